@@ -1,0 +1,171 @@
+// Encode and decode zeromesh frames: a 5-byte header (signature, version, type) and one
+// MessagePack value. Settings are chosen so that any process, restarted or not, decodes
+// any frame on its own: no shared record structures, no structured clone, int64 as numbers.
+import { Packr, Unpackr } from 'msgpackr'
+import {
+  SIGNATURE, HEADER_SIZE, PROTOCOL_VERSION, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX,
+  MessageType, Status, ProtocolErrorCode, Limits,
+} from './constants.js'
+import { checkValue, checkList, checkMeta, isUint, fail } from './validate.js'
+
+const packr = new Packr({ useRecords: false, structuredClone: false })
+const unpackr = new Unpackr({
+  useRecords: false, mapsAsObjects: true, structuredClone: false, int64AsType: 'number',
+})
+
+const knownTypes = new Set(Object.values(MessageType))
+
+/** Whether a frame starts with the zeromesh signature (whatever its version). */
+export function hasSignature (frame) {
+  return frame.length >= 3 && frame[0] === SIGNATURE[0] && frame[1] === SIGNATURE[1] && frame[2] === SIGNATURE[2]
+}
+
+function frame (type, body) {
+  const payload = packr.pack(body)
+  const out = Buffer.allocUnsafe(HEADER_SIZE + payload.length)
+  out[0] = SIGNATURE[0]; out[1] = SIGNATURE[1]; out[2] = SIGNATURE[2]
+  out[3] = PROTOCOL_VERSION
+  out[4] = type
+  out.set(payload, HEADER_SIZE)
+  return out
+}
+
+/**
+ * A REQUEST frame carrying one or more requests.
+ * @param {Array<[id: number, method: string, args: unknown, timeoutMs: number]>} entries
+ */
+export function encodeRequest (entries) {
+  return frame(MessageType.REQUEST, entries)
+}
+
+/**
+ * A REPLY frame. `meta` is a map of peer information (unknown keys are ignored by
+ * receivers); each entry is [id, status, value] where value is the result for Status.OK
+ * and [message, code|null] for any other status.
+ */
+export function encodeReply (meta, entries) {
+  return frame(MessageType.REPLY, [meta, entries])
+}
+
+export function encodePing (seq) {
+  return frame(MessageType.PING, [seq])
+}
+
+export function encodePong (seq, meta) {
+  return frame(MessageType.PONG, [seq, meta])
+}
+
+/** An ERROR frame: the peer could not handle a frame at all. */
+export function encodeError (code, message) {
+  return frame(MessageType.ERROR, [code, message, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX])
+}
+
+/**
+ * Decode and validate one frame. Returns a plain message object, or throws ProtocolError.
+ * A ProtocolError with `protocolCode` set is one the sender should be told about with an
+ * ERROR frame (unsupported version, unknown type); any other is dropped and counted.
+ * @param {Uint8Array} buf
+ * @param {Partial<typeof Limits>} [limits]
+ */
+export function decode (buf, limits = Limits) {
+  const maxMessageSize = limits.maxMessageSize ?? Limits.maxMessageSize
+  const maxDepth = limits.maxDepth ?? Limits.maxDepth
+  const maxBatch = limits.maxBatch ?? Limits.maxBatch
+  if (!(buf instanceof Uint8Array)) throw fail('frame must be bytes')
+  if (buf.length > maxMessageSize) throw fail(`frame of ${buf.length} bytes is larger than ${maxMessageSize}`)
+  if (buf.length < HEADER_SIZE + 1) throw fail(`frame of ${buf.length} bytes is too short`)
+  if (!hasSignature(buf)) throw fail('frame has no zeromesh signature')
+  const version = buf[3]
+  if (version < PROTOCOL_VERSION_MIN || version > PROTOCOL_VERSION_MAX) {
+    const err = fail(`protocol version ${version} is not supported (${PROTOCOL_VERSION_MIN}..${PROTOCOL_VERSION_MAX})`)
+    err.protocolCode = ProtocolErrorCode.UNSUPPORTED_VERSION
+    throw err
+  }
+  const type = buf[4]
+  if (!knownTypes.has(type)) {
+    const err = fail(`unknown message type ${type}`)
+    err.protocolCode = ProtocolErrorCode.UNKNOWN_TYPE
+    throw err
+  }
+  let body
+  try {
+    body = unpackr.unpack(buf.subarray(HEADER_SIZE))
+  } catch (cause) {
+    // msgpackr throws Error or RangeError (deep nesting); both become a ProtocolError.
+    const err = fail(`undecodable body: ${cause?.message ?? cause}`)
+    err.cause = cause
+    throw err
+  }
+  switch (type) {
+    case MessageType.REQUEST: return decodeRequest(body, version, maxBatch, maxDepth, limits.maxMethodLength ?? Limits.maxMethodLength)
+    case MessageType.REPLY: return decodeReply(body, version, maxBatch, maxDepth)
+    case MessageType.PING: return decodePing(body, version)
+    case MessageType.PONG: return decodePong(body, version)
+    default: return decodeError(body, version)
+  }
+}
+
+function decodeRequest (body, version, maxBatch, maxDepth, maxMethodLength) {
+  checkList(body, 'request list', maxBatch)
+  const requests = []
+  const invalid = [] // entries with a usable id but a bad field: answered INVALID_REQUEST
+  for (const e of body) {
+    if (!Array.isArray(e) || e.length < 4) throw fail('a request entry must be [id, method, args, timeoutMs]')
+    const [id, method, args, timeoutMs] = e
+    if (!isUint(id)) throw fail('a request id must be an integer from 0 to 2^53-1')
+    let reason = null
+    if (typeof method !== 'string' || method.length === 0 || method.length > maxMethodLength) {
+      reason = `method must be a string of 1 to ${maxMethodLength} characters`
+    } else if (!isUint(timeoutMs)) {
+      reason = 'timeoutMs must be a non-negative integer'
+    } else {
+      reason = checkValue(args, maxDepth)
+    }
+    if (reason === null) requests.push({ id, method, args, timeoutMs })
+    else invalid.push({ id, reason })
+  }
+  return { type: MessageType.REQUEST, version, requests, invalid }
+}
+
+function decodeReply (body, version, maxBatch, maxDepth) {
+  if (!Array.isArray(body) || body.length < 2) throw fail('a reply must be [meta, entries]')
+  const meta = checkMeta(body[0])
+  const list = checkList(body[1], 'reply list', maxBatch)
+  const replies = new Array(list.length)
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i]
+    if (!Array.isArray(e) || e.length < 3) throw fail('a reply entry must be [id, status, value]')
+    const [id, status, value] = e
+    if (!isUint(id)) throw fail('a reply id must be an integer from 0 to 2^53-1')
+    if (!isUint(status, 255)) throw fail('a reply status must be an integer from 0 to 255')
+    if (status === Status.OK) {
+      const reason = checkValue(value, maxDepth)
+      if (reason !== null) throw fail(`reply value: ${reason}`)
+      replies[i] = { id, status, value }
+    } else {
+      if (!Array.isArray(value) || typeof value[0] !== 'string' || (value[1] != null && typeof value[1] !== 'string')) {
+        throw fail('an error reply value must be [message, code|nil]')
+      }
+      replies[i] = { id, status, message: value[0], code: value[1] ?? null }
+    }
+  }
+  return { type: MessageType.REPLY, version, meta, replies }
+}
+
+function decodePing (body, version) {
+  if (!Array.isArray(body) || !isUint(body[0])) throw fail('a ping must be [seq]')
+  return { type: MessageType.PING, version, seq: body[0] }
+}
+
+function decodePong (body, version) {
+  if (!Array.isArray(body) || !isUint(body[0])) throw fail('a pong must be [seq, meta]')
+  return { type: MessageType.PONG, version, seq: body[0], meta: checkMeta(body[1]) }
+}
+
+function decodeError (body, version) {
+  if (!Array.isArray(body) || !isUint(body[0], 255) || typeof body[1] !== 'string' ||
+      !isUint(body[2], 255) || !isUint(body[3], 255)) {
+    throw fail('an error must be [code, message, minVersion, maxVersion]')
+  }
+  return { type: MessageType.ERROR, version, code: body[0], message: body[1], minVersion: body[2], maxVersion: body[3] }
+}

@@ -1,0 +1,58 @@
+// The numbers of the wire format. Everything here is part of the protocol itself:
+// WARNING: ONLY APPEND to the tables below. Never renumber or reuse a value.
+// protocol/PROTOCOL.md is the normative description; test/protocol.vectors.test.js holds
+// this file and that document to each other.
+
+/** First bytes of every zeromesh frame. 0xA7 can never start a UTF-8 string. */
+export const SIGNATURE = Object.freeze([0xa7, 0x5a, 0x4d]) // "\xA7ZM"
+export const HEADER_SIZE = 5 // signature (3) + version (1) + type (1)
+
+/** Protocol versions this build speaks; a frame outside [MIN, MAX] is refused. */
+export const PROTOCOL_VERSION = 1
+export const PROTOCOL_VERSION_MIN = 1
+export const PROTOCOL_VERSION_MAX = 1
+
+/** Message types (byte 4 of a frame). Append only. */
+export const MessageType = Object.freeze({
+  REQUEST: 1, // client -> peer: one or more requests
+  REPLY: 2, //   peer -> client: one or more replies, plus peer metadata
+  PING: 3, //    either way: liveness probe
+  PONG: 4, //    answer to PING
+  ERROR: 5, //   peer -> sender: the frame could not be handled at all (version, type)
+})
+
+/** Status of one reply entry. Append only. */
+export const Status = Object.freeze({
+  OK: 0,
+  UNKNOWN_METHOD: 1, // no handler of that name
+  REMOTE: 2, //         the handler threw; [message, code] travel back
+  BUSY: 3, //           the peer is overloaded and did not start the request
+  DRAINING: 4, //       the peer is stopping and did not start the request
+  INVALID_REQUEST: 5, // the entry failed validation and was not run
+})
+
+/** Codes of an ERROR message. Append only. */
+export const ProtocolErrorCode = Object.freeze({
+  UNSUPPORTED_VERSION: 1,
+  UNKNOWN_TYPE: 2,
+})
+
+/** 10/FLP (Freelance Protocol) heartbeat frames. */
+export const FLP_PING = 'PING'
+export const FLP_PONG = 'PONG'
+
+/** Default limits. Each is an option of Peer and Client as well. */
+export const Limits = Object.freeze({
+  // Largest frame accepted or sent, in bytes. Set as ZMQ_MAXMSGSIZE on every socket, so a
+  // larger frame drops that one connection; the client refuses to send one.
+  maxMessageSize: 1024 * 1024,
+  // Deepest nesting of arrays/objects accepted inside args or a result.
+  maxDepth: 64,
+  // Most entries (requests or replies) in one frame.
+  maxBatch: 1024,
+  // Longest method name, in UTF-16 code units.
+  maxMethodLength: 256,
+})
+
+/** Largest request id: ids must stay exact in a JS number. */
+export const MAX_REQUEST_ID = Number.MAX_SAFE_INTEGER

@@ -1,0 +1,60 @@
+// Error classes of zeromesh. Match on `code`, never on the message: codes are stable,
+// messages may improve. `retryable` says whether trying again (elsewhere) makes sense.
+
+export class ZeromeshError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ code?: string, retryable?: boolean, cause?: unknown }} [opts]
+   */
+  constructor (message, opts = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause })
+    this.name = new.target.name
+    this.code = opts.code ?? new.target.code ?? 'ERR_ZEROMESH'
+    this.retryable = opts.retryable ?? new.target.retryable ?? false
+  }
+}
+
+function define (name, code, retryable, defaultMessage) {
+  const cls = {
+    [name]: class extends ZeromeshError {
+      constructor (message = defaultMessage, opts) { super(message, opts) }
+    },
+  }[name]
+  cls.code = code
+  cls.retryable = retryable
+  return cls
+}
+
+/** No reply within the deadline, after the retries allowed. */
+export const TimeoutError = define('TimeoutError', 'ERR_ZEROMESH_TIMEOUT', true, 'request timed out')
+/** No peer could be reached before the deadline. */
+export const NoPeersError = define('NoPeersError', 'ERR_ZEROMESH_NO_PEERS', true, 'no reachable peer')
+/** The peer has no handler of that name. */
+export const UnknownMethodError = define('UnknownMethodError', 'ERR_ZEROMESH_UNKNOWN_METHOD', false, 'unknown method')
+/** The handler threw; `message` is the remote error's, `remoteCode` its `code` (or null). */
+export class RemoteError extends ZeromeshError {
+  static code = 'ERR_ZEROMESH_REMOTE'
+  static retryable = false
+  constructor (message = 'remote handler failed', opts = {}) {
+    super(message, opts)
+    this.remoteCode = opts.remoteCode ?? null
+  }
+}
+/** Every peer tried was overloaded. */
+export const BusyError = define('BusyError', 'ERR_ZEROMESH_BUSY', true, 'peer busy')
+/** Every peer tried was stopping. */
+export const DrainingError = define('DrainingError', 'ERR_ZEROMESH_DRAINING', true, 'peer draining')
+/** The client or peer was closed. */
+export const ClosedError = define('ClosedError', 'ERR_ZEROMESH_CLOSED', false, 'closed')
+/** An argument or option is wrong; the message says what to use instead. */
+export const InvalidArgumentError = define('InvalidArgumentError', 'ERR_ZEROMESH_INVALID_ARGUMENT', false, 'invalid argument')
+/** The connection to the peer was lost while a non-idempotent request was in flight: it may or may not have run. */
+export const ConnectionLostError = define('ConnectionLostError', 'ERR_ZEROMESH_CONNECTION_LOST', false, 'connection to the peer lost; the request may or may not have run')
+/** The request was cancelled through its AbortSignal. */
+export const AbortError = define('AbortError', 'ERR_ZEROMESH_ABORTED', false, 'request aborted')
+/** A frame broke the wire format (shape, type, size, depth, version). */
+export const ProtocolError = define('ProtocolError', 'ERR_ZEROMESH_PROTOCOL', false, 'protocol error')
+
+export function invalidArgument (message) {
+  return new InvalidArgumentError(`zeromesh: ${message}`)
+}

@@ -1,0 +1,7 @@
+// The wire format of zeromesh: constants, codec, validation, FLP classification, errors.
+// No sockets here.
+export * from './constants.js'
+export * from './errors.js'
+export { encodeRequest, encodeReply, encodePing, encodePong, encodeError, decode, hasSignature } from './codec.js'
+export { classify, Kind } from './flp.js'
+export { checkValue } from './validate.js'

@@ -1,0 +1,50 @@
+// Option checking shared by Client and Peer: unknown keys are refused with the list of
+// known ones, every value is checked where it enters, and messages name the library.
+import { invalidArgument } from './errors.js'
+
+/**
+ * @param {string} what   e.g. "Peer options"
+ * @param {object|undefined} given
+ * @param {Record<string, (v: any, name: string) => any>} spec  key -> checker(value) returning the value to use
+ */
+export function checkOptions (what, given, spec) {
+  if (given === undefined) given = {}
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw invalidArgument(`${what} must be an object`)
+  for (const k of Object.keys(given)) {
+    if (!Object.hasOwn(spec, k)) throw invalidArgument(`unknown ${what} key "${k}"; known keys: ${Object.keys(spec).join(', ')}`)
+  }
+  const out = {}
+  for (const [k, check] of Object.entries(spec)) out[k] = check(given[k], k)
+  return out
+}
+
+/** A whole number in [min, max], or `def` when undefined. */
+export function int (def, min, max = Number.MAX_SAFE_INTEGER) {
+  return (v, name) => {
+    if (v === undefined) return def
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      throw invalidArgument(`${name} must be a whole number from ${min} to ${max}, got ${String(v)}`)
+    }
+    return v
+  }
+}
+
+export function bool (def) {
+  return (v, name) => {
+    if (v === undefined) return def
+    if (typeof v !== 'boolean') throw invalidArgument(`${name} must be true or false, got ${String(v)}`)
+    return v
+  }
+}
+
+export function fn (def) {
+  return (v, name) => {
+    if (v === undefined) return def
+    if (typeof v !== 'function') throw invalidArgument(`${name} must be a function`)
+    return v
+  }
+}
+
+export function any (def) {
+  return (v) => v === undefined ? def : v
+}

@@ -1,0 +1,62 @@
+// Holds protocol/PROTOCOL.md and the codec to each other: every ```vector block of the
+// document is encoded and decoded here, byte for byte.
+import { readFileSync } from 'node:fs'
+import { expect } from 'chai'
+import {
+  encodeRequest, encodeReply, encodePing, encodePong, encodeError, decode, classify, Kind,
+  MessageType, ProtocolError,
+} from '../protocol/index.js'
+
+const doc = readFileSync(new URL('../protocol/PROTOCOL.md', import.meta.url), 'utf8')
+const vectors = [...doc.matchAll(/```vector\n(.*)\n([0-9a-f ]+)\n```/g)].map((m) => ({
+  spec: JSON.parse(m[1]),
+  bytes: Buffer.from(m[2].replace(/ /g, ''), 'hex'),
+}))
+
+const encoders = {
+  request: (b) => encodeRequest(b),
+  reply: (b) => encodeReply(b[0], b[1]),
+  ping: (b) => encodePing(b[0]),
+  pong: (b) => encodePong(b[0], b[1]),
+  error: (b) => encodeError(b[0], b[1]),
+}
+
+function decodedBody (msg) {
+  switch (msg.type) {
+    case MessageType.REQUEST: return msg.requests.map((r) => [r.id, r.method, r.args, r.timeoutMs])
+    case MessageType.REPLY: return [msg.meta, msg.replies.map((r) => [r.id, r.status, r.status === 0 ? r.value : [r.message, r.code]])]
+    case MessageType.PING: return [msg.seq]
+    case MessageType.PONG: return [msg.seq, msg.meta]
+    default: return [msg.code, msg.message, msg.minVersion, msg.maxVersion]
+  }
+}
+
+describe('PROTOCOL.md test vectors', () => {
+  it('the document has vectors of every kind', () => {
+    const kinds = new Set(vectors.map((v) => v.spec.kind))
+    expect([...kinds].sort()).to.deep.equal(['error', 'flp', 'ping', 'pong', 'reject', 'reply', 'request'])
+    expect(vectors.length).to.be.at.least(14)
+  })
+
+  for (const { spec, bytes } of vectors) {
+    if (spec.kind === 'flp') {
+      it(`FLP frame ${spec.frames[0]} is ${bytes.toString('hex')} and is not a zeromesh message`, () => {
+        expect(Buffer.from(spec.frames[0])).to.deep.equal(bytes)
+        expect(classify([bytes])).to.equal(spec.frames[0] === 'PING' ? Kind.FLP_PING : Kind.INVALID)
+      })
+    } else if (spec.kind === 'reject') {
+      it(`rejects: ${spec.why}`, () => {
+        let err
+        try { decode(bytes) } catch (e) { err = e }
+        expect(err).to.be.instanceOf(ProtocolError)
+        expect(err.protocolCode).to.equal(spec.errorCode)
+      })
+    } else {
+      it(`${spec.kind} ${JSON.stringify(spec.body)} encodes and decodes`, () => {
+        expect(encoders[spec.kind](spec.body).toString('hex')).to.equal(bytes.toString('hex'))
+        expect(classify([bytes])).to.equal(Kind.ZEROMESH)
+        expect(decodedBody(decode(bytes))).to.deep.equal(spec.body)
+      })
+    }
+  }
+})
