@@ -1,0 +1,47 @@
+// One request as the client tracks it across attempts: its deadline, the peers it tried,
+// the peer of its current attempt, and the promise handed to the caller.
+import { AbortError } from '../protocol/errors.js'
+
+export class Call {
+  constructor (id, method, args, o, now) {
+    this.id = id
+    this.method = method
+    this.args = args
+    this.idempotent = o.idempotent
+    this.timeout = o.timeout
+    this.deadline = now + o.timeout
+    this.signal = o.signal
+    this.onAbort = null
+    this.timer = null
+    this.retryTimer = null
+    this.tried = new Set() // endpoints tried in this round
+    this.rounds = 0
+    this.attempts = 0
+    this.peer = null // PeerEntry of the current attempt
+    this.sentAt = 0
+    this.sent = false // ZeroMQ took the current attempt: a reply may come
+    this.lost = false // an earlier attempt was lost with its connection: it may have run
+    this.lastError = null // why the last peer refused (busy, draining)
+    this.settled = false
+    this.promise = new Promise((resolve, reject) => { this.resolve = resolve; this.reject = reject })
+  }
+
+  abortError () {
+    return new AbortError(`zeromesh: "${this.method}" was aborted`, { cause: this.signal?.reason })
+  }
+
+  succeed (value) {
+    this.finish()
+    this.resolve(value)
+  }
+
+  fail (err) {
+    this.finish()
+    this.reject(err)
+  }
+
+  finish () {
+    this.settled = true
+    if (this.onAbort !== null) this.signal.removeEventListener('abort', this.onAbort)
+  }
+}

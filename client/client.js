@@ -1,0 +1,279 @@
+// The embeddable client: keeps a table of peers, picks one per request through the
+// strategy, sends, and fails over. No promise outlives its deadline.
+import { EventEmitter } from 'node:events'
+import { ClientTransport } from './transport.js'
+import { PeerTable } from './peer-table.js'
+import { resolveClientOptions, resolveRequestOptions } from './options.js'
+import { resolveStrategy } from './strategies/index.js'
+import { Call } from './call.js'
+import { encodeRequest, decode, hasSignature } from '../protocol/codec.js'
+import { MessageType, Status, MAX_REQUEST_ID } from '../protocol/constants.js'
+import {
+  ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
+  DrainingError, ConnectionLostError, ProtocolError, invalidArgument,
+} from '../protocol/errors.js'
+
+const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
+
+export class Client extends EventEmitter {
+  /** @param {import('../index.js').ClientOptions} options */
+  constructor (options) {
+    super()
+    const o = resolveClientOptions(options)
+    this.options = o
+    this.clock = o.clock
+    this.strategy = resolveStrategy(o.strategy, { random: o.random })
+    this.table = new PeerTable((snapshot) => this.emit('peer', snapshot))
+    this.pending = new Map() // id -> Call
+    this.parked = new Set() //  calls waiting for any peer to come up
+    this.nextId = 1
+    this.closing = null
+    this.counts = { requests: 0, ok: 0, retries: 0, malformed: 0, failed: {} }
+    this.transport = new ClientTransport({
+      maxMessageSize: o.maxMessageSize,
+      heartbeatInterval: o.heartbeatInterval,
+      heartbeatTimeout: o.heartbeatTimeout,
+      onMessage: (ep, frames) => this.onMessage(ep, frames),
+      onUp: (ep) => this.onUp(ep),
+      onDown: (ep) => this.onDown(ep, 'disconnected'),
+    })
+    for (const ep of o.seeds) this.addPeer(ep)
+  }
+
+  addPeer (endpoint) {
+    const e = this.table.add(endpoint)
+    this.transport.connect(endpoint)
+    return e
+  }
+
+  /**
+   * Sends `method(args)` to a peer and resolves with its result.
+   * @param {string} method
+   * @param {unknown} [args]
+   * @param {{ timeout?: number, idempotent?: boolean, signal?: AbortSignal }} [options]
+   */
+  request (method, args, options) {
+    let o
+    try {
+      if (typeof method !== 'string' || method.length === 0 || method.length > 256) {
+        throw invalidArgument(`method must be a non-empty string of at most 256 characters, got ${typeof method === 'string' ? JSON.stringify(method) : typeof method}`)
+      }
+      o = resolveRequestOptions(options, this.options)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
+    const id = this.nextId
+    this.nextId = id === MAX_REQUEST_ID ? 1 : id + 1
+    const call = new Call(id, method, args, o, this.clock.now())
+    if (o.signal?.aborted) {
+      call.fail(call.abortError())
+      return call.promise
+    }
+    this.counts.requests++
+    this.pending.set(id, call)
+    call.timer = this.clock.setTimeout(() => this.onDeadline(call), o.timeout)
+    if (o.signal !== undefined) {
+      call.onAbort = () => this.settle(call, call.abortError())
+      o.signal.addEventListener('abort', call.onAbort, { once: true })
+    }
+    this.dispatch(call)
+    return call.promise
+  }
+
+  /** Picks a peer for the call's next attempt, or parks the call until one is up. */
+  dispatch (call) {
+    if (call.settled) return
+    const up = this.table.up()
+    if (up.length === 0) { this.parked.add(call); return }
+    const candidates = call.tried.size === 0 ? up : up.filter((e) => !call.tried.has(e.endpoint))
+    if (candidates.length === 0) {
+      // Every healthy peer refused this call (busy, draining, unreachable): try them all
+      // again after a pause that doubles each round, so refusals do not spin.
+      call.tried.clear()
+      const pause = Math.min(MAX_ROUND_PAUSE_MS, 5 * 2 ** call.rounds++)
+      call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, pause)
+      return
+    }
+    let peer = this.strategy.select(candidates, call)
+    if (!candidates.includes(peer)) peer = candidates[0] // a custom strategy returned something else
+    this.attempt(call, peer)
+  }
+
+  attempt (call, peer) {
+    const remaining = Math.max(1, Math.ceil(call.deadline - this.clock.now()))
+    let frame
+    try {
+      frame = encodeRequest([[call.id, call.method, call.args, remaining]])
+    } catch (err) {
+      return this.settle(call, invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`))
+    }
+    if (frame.length > this.options.maxMessageSize) {
+      return this.settle(call, invalidArgument(`request "${call.method}" is ${frame.length} bytes, larger than maxMessageSize ${this.options.maxMessageSize}`))
+    }
+    if (call.attempts > 0) this.counts.retries++
+    call.attempts++
+    call.tried.add(peer.endpoint)
+    call.peer = peer
+    call.sent = false
+    call.sentAt = this.clock.now()
+    peer.calls.add(call)
+    this.transport.send(peer.endpoint, [frame], (code) => this.onSent(call, peer, code))
+  }
+
+  onSent (call, peer, code) {
+    if (code === null) { call.sent = true; return }
+    if (call.settled || call.peer !== peer) return
+    // ZeroMQ refused the message: the peer certainly never saw it, so go elsewhere at once.
+    this.detach(call)
+    if (code === 'EHOSTUNREACH') {
+      this.table.setState(peer, 'down', 'unreachable')
+    } else {
+      this.table.recordFailure(peer, `send failed: ${code}`)
+    }
+    this.dispatch(call)
+  }
+
+  onMessage (endpoint, frames) {
+    if (frames.length !== 1 || !hasSignature(frames[0])) { this.counts.malformed++; return }
+    let msg
+    try {
+      msg = decode(frames[0], this.options)
+    } catch {
+      this.counts.malformed++
+      return
+    }
+    const peer = this.table.get(endpoint)
+    if (peer === undefined) return
+    if (msg.type === MessageType.REPLY) {
+      for (const r of msg.replies) this.onReply(peer, r)
+    } else if (msg.type === MessageType.ERROR) {
+      // The peer cannot read what we send (another protocol version): nothing was run.
+      this.table.setState(peer, 'down', `protocol error from peer: ${msg.message} (peer speaks versions ${msg.minVersion}..${msg.maxVersion})`)
+      this.failOver(peer, true)
+    }
+  }
+
+  onReply (peer, r) {
+    const call = this.pending.get(r.id)
+    if (call === undefined) return // late: timed out, aborted or answered by another peer
+    switch (r.status) {
+      case Status.OK:
+        if (call.peer === peer) this.table.recordSuccess(peer, this.clock.now() - call.sentAt)
+        return this.settle(call, null, r.value)
+      case Status.UNKNOWN_METHOD:
+        return this.settle(call, new UnknownMethodError(r.message))
+      case Status.REMOTE:
+        return this.settle(call, new RemoteError(r.message, { remoteCode: r.code }))
+      case Status.INVALID_REQUEST:
+        return this.settle(call, invalidArgument(`peer ${peer.endpoint} refused the request: ${r.message}`))
+      case Status.BUSY:
+      case Status.DRAINING:
+        if (call.peer !== peer) return
+        this.detach(call)
+        if (r.status === Status.DRAINING) {
+          this.table.setState(peer, 'draining', 'draining')
+          call.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${peer.endpoint})`)
+        } else {
+          this.table.recordFailure(peer, 'busy')
+          call.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${peer.endpoint}: ${r.message})`)
+        }
+        return this.dispatch(call)
+      default:
+        return this.settle(call, new ProtocolError(`zeromesh: peer ${peer.endpoint} answered with unknown status ${r.status}`))
+    }
+  }
+
+  onUp (endpoint) {
+    const peer = this.table.get(endpoint)
+    if (peer === undefined) return
+    peer.failures = 0
+    this.table.setState(peer, 'up')
+    const parked = [...this.parked]
+    this.parked.clear()
+    for (const call of parked) this.dispatch(call)
+  }
+
+  onDown (endpoint, reason) {
+    const peer = this.table.get(endpoint)
+    if (peer === undefined) return
+    this.table.setState(peer, 'down', reason)
+    this.failOver(peer, false)
+  }
+
+  /**
+   * Moves the calls in flight on `peer` elsewhere. When the peer certainly did not run them
+   * (`notTaken`) every call moves; otherwise only idempotent ones do, and the others fail
+   * with ConnectionLostError because they may or may not have run.
+   */
+  failOver (peer, notTaken) {
+    const calls = [...peer.calls]
+    for (const call of calls) {
+      this.detach(call)
+      if (!notTaken) call.lost = true
+      if (notTaken || call.idempotent) this.dispatch(call)
+      else this.settle(call, new ConnectionLostError(`zeromesh: lost the connection to ${peer.endpoint} while "${call.method}" was in flight; it is not idempotent, so it was not retried and may or may not have run`))
+    }
+  }
+
+  detach (call) {
+    if (call.peer !== null) {
+      call.peer.calls.delete(call)
+      call.peer = null
+    }
+  }
+
+  onDeadline (call) {
+    call.timer = null
+    const ms = call.timeout
+    let err
+    if ((call.peer !== null && call.sent) || call.lost) {
+      // An attempt is out, or was lost in flight: the request may have run, no reply came.
+      err = new TimeoutError(`zeromesh: "${call.method}" got no reply within ${ms} ms (${call.attempts} attempt${call.attempts === 1 ? '' : 's'})`)
+    } else if (call.lastError !== null) {
+      err = call.lastError
+    } else if (!this.table.anyEverUp()) {
+      err = new NoPeersError(`zeromesh: no peer reachable within ${ms} ms (tried ${[...this.table.entries.keys()].join(', ')})`)
+    } else {
+      err = new NoPeersError(`zeromesh: no peer was up for "${call.method}" within ${ms} ms`)
+    }
+    this.settle(call, err)
+  }
+
+  settle (call, err, value) {
+    if (call.settled) return
+    this.pending.delete(call.id)
+    this.parked.delete(call)
+    this.detach(call)
+    if (call.timer !== null) this.clock.clearTimeout(call.timer)
+    if (call.retryTimer !== null) this.clock.clearTimeout(call.retryTimer)
+    if (err === null) {
+      this.counts.ok++
+      call.succeed(value)
+    } else {
+      this.counts.failed[err.code] = (this.counts.failed[err.code] ?? 0) + 1
+      call.fail(err)
+    }
+  }
+
+  /** The peers this client knows, with their state as this client sees it. */
+  peers () {
+    return this.table.snapshot()
+  }
+
+  /** Counters: requests, successes, retries, failures by error code. */
+  stats () {
+    return { ...this.counts, failed: { ...this.counts.failed }, inflight: this.pending.size }
+  }
+
+  /** Rejects every pending request with ClosedError and closes the socket. */
+  close () {
+    if (this.closing !== null) return this.closing
+    const err = new ClosedError('zeromesh: the client was closed')
+    this.closing = (async () => {
+      for (const call of [...this.pending.values()]) this.settle(call, err)
+      await this.transport.close()
+    })()
+    return this.closing
+  }
+}

@@ -1,0 +1,3 @@
+export { Client } from './client.js'
+export { clientDefaults } from './options.js'
+export { strategyNames } from './strategies/index.js'

@@ -1,0 +1,50 @@
+// Client options and per-request options: defaults, one per line with the reason, and checks.
+import { checkOptions, int, bool, any } from '../protocol/options.js'
+import { invalidArgument } from '../protocol/errors.js'
+import { Limits } from '../protocol/constants.js'
+import { systemClock } from '../protocol/clock.js'
+import { seedList } from '../protocol/endpoint.js'
+
+export const clientDefaults = Object.freeze({
+  timeout: 5000, //            whole deadline of a request, retries included
+  idempotent: true, //         requests may be re-sent to another peer after a lost connection
+  strategy: 'round-robin', //  how a peer is picked among the healthy ones
+  heartbeatInterval: 1000, //  ZMTP ping per peer connection, so a frozen peer is noticed...
+  heartbeatTimeout: 3000, //   ...and disconnected after 3 s of silence
+  maxMessageSize: Limits.maxMessageSize, // larger requests are refused before sending
+  maxDepth: Limits.maxDepth, // deeper results are refused as protocol errors
+})
+
+const MAX_TIMEOUT = 2 ** 31 - 1 // setTimeout's limit
+
+export function resolveClientOptions (given) {
+  return checkOptions('Client options', given, {
+    seeds: (v) => {
+      const list = seedList(v)
+      if (list.length === 0) throw invalidArgument('Client needs seeds: at least one peer endpoint, such as ["tcp://127.0.0.1:5555"]')
+      return list
+    },
+    timeout: int(clientDefaults.timeout, 1, MAX_TIMEOUT),
+    idempotent: bool(clientDefaults.idempotent),
+    strategy: any(clientDefaults.strategy),
+    heartbeatInterval: int(clientDefaults.heartbeatInterval, 0, 3600000),
+    heartbeatTimeout: int(clientDefaults.heartbeatTimeout, 0, 3600000),
+    maxMessageSize: int(clientDefaults.maxMessageSize, 64, 2 ** 31 - 1),
+    maxDepth: int(clientDefaults.maxDepth, 1, 1000),
+    clock: any(systemClock),
+    random: any(Math.random),
+  })
+}
+
+/** Checks the options of one request, filling in the client's defaults. */
+export function resolveRequestOptions (given, defaults) {
+  const o = checkOptions('request options', given, {
+    timeout: int(defaults.timeout, 1, MAX_TIMEOUT),
+    idempotent: bool(defaults.idempotent),
+    signal: (v) => {
+      if (v !== undefined && !(v instanceof AbortSignal)) throw invalidArgument('signal must be an AbortSignal')
+      return v
+    },
+  })
+  return o
+}

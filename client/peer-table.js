@@ -1,0 +1,84 @@
+// The client's view of the peers it knows: state (up, down, draining), requests in flight,
+// latency and failures. Changes are reported through `onChange(snapshot)`.
+
+const EWMA_WEIGHT = 0.2 // weight of a new latency sample in the moving average
+
+export class PeerEntry {
+  constructor (endpoint) {
+    this.endpoint = endpoint
+    this.state = 'down' // down until its handshake completes
+    this.calls = new Set() // calls whose current attempt is on this peer
+    this.latencyMs = null
+    this.failures = 0 // consecutive
+    this.lastError = null
+    this.everUp = false
+  }
+
+  snapshot () {
+    return {
+      endpoint: this.endpoint,
+      state: this.state,
+      inflight: this.calls.size,
+      latencyMs: this.latencyMs,
+      failures: this.failures,
+      lastError: this.lastError,
+    }
+  }
+}
+
+export class PeerTable {
+  /** @param {(snapshot: object) => void} onChange */
+  constructor (onChange) {
+    this.entries = new Map()
+    this.onChange = onChange
+    this.upList = [] // cached list of entries in state up, rebuilt on every change
+  }
+
+  add (endpoint) {
+    let e = this.entries.get(endpoint)
+    if (e === undefined) {
+      e = new PeerEntry(endpoint)
+      this.entries.set(endpoint, e)
+      this.onChange(e.snapshot())
+    }
+    return e
+  }
+
+  get (endpoint) {
+    return this.entries.get(endpoint)
+  }
+
+  setState (e, state, reason = null) {
+    if (state === 'up') e.everUp = true
+    if (reason !== null) e.lastError = reason
+    if (e.state === state) return false
+    e.state = state
+    this.upList = [...this.entries.values()].filter((x) => x.state === 'up')
+    this.onChange(e.snapshot())
+    return true
+  }
+
+  /** Peers in state up. */
+  up () {
+    return this.upList
+  }
+
+  anyEverUp () {
+    for (const e of this.entries.values()) if (e.everUp) return true
+    return false
+  }
+
+  recordSuccess (e, latencyMs) {
+    e.failures = 0
+    e.latencyMs = e.latencyMs === null ? latencyMs : e.latencyMs + EWMA_WEIGHT * (latencyMs - e.latencyMs)
+  }
+
+  recordFailure (e, reason) {
+    e.failures++
+    e.lastError = reason
+  }
+
+  snapshot () {
+    return [...this.entries.values()].map((e) => e.snapshot())
+  }
+}

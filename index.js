@@ -1,0 +1,7 @@
+// zeromesh: ZeroMQ peer-to-peer, client-side load balancing.
+export { Peer, peerDefaults } from './peer/index.js'
+export { Client, clientDefaults, strategyNames } from './client/index.js'
+export {
+  ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
+  DrainingError, ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, ProtocolError,
+} from './protocol/errors.js'

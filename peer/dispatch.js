@@ -1,0 +1,127 @@
+// Runs requests against inline handlers and turns every outcome into a reply entry:
+// a result, a thrown error (message and code kept), an unknown method, busy, draining.
+// Knows nothing of sockets: it is handed a `reply(entry)` callback per request.
+import { Status } from '../protocol/constants.js'
+
+export class Dispatcher {
+  /**
+   * @param {object} o
+   * @param {Record<string, Function>} o.handlers
+   * @param {number} o.maxInflight
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {string} o.endpoint
+   */
+  constructor (o) {
+    this.handlers = o.handlers
+    this.maxInflight = o.maxInflight
+    this.clock = o.clock
+    this.endpoint = o.endpoint
+    this.inflight = 0
+    this.draining = false
+    this.idleWaiters = []
+    this.counts = { requests: 0, ok: 0, errors: 0, unknown: 0, busy: 0, drained: 0, invalid: 0 }
+  }
+
+  /**
+   * Runs one decoded request; calls `reply([id, status, value])` exactly once,
+   * synchronously for the refusals and when the handler returns synchronously.
+   */
+  run (req, reply) {
+    this.counts.requests++
+    if (this.draining) {
+      this.counts.drained++
+      return reply([req.id, Status.DRAINING, ['peer is draining', null]])
+    }
+    const fn = Object.hasOwn(this.handlers, req.method) ? this.handlers[req.method] : undefined
+    if (typeof fn !== 'function') {
+      this.counts.unknown++
+      return reply([req.id, Status.UNKNOWN_METHOD, [`unknown method "${req.method}"`, null]])
+    }
+    if (this.inflight >= this.maxInflight) {
+      this.counts.busy++
+      return reply([req.id, Status.BUSY, [`peer busy: ${this.inflight} requests in flight`, null]])
+    }
+    const ctx = new RequestContext(req, this.endpoint, this.clock)
+    let out
+    try {
+      out = fn(req.args, ctx)
+    } catch (err) {
+      ctx.done()
+      return reply(this.failure(req.id, err))
+    }
+    if (out === null || typeof out !== 'object' || typeof out.then !== 'function') {
+      ctx.done()
+      this.counts.ok++
+      return reply([req.id, Status.OK, out])
+    }
+    this.inflight++
+    out.then(
+      (value) => { this.counts.ok++; reply([req.id, Status.OK, value]) },
+      (err) => reply(this.failure(req.id, err)),
+    ).finally(() => {
+      ctx.done()
+      this.inflight--
+      if (this.inflight === 0) this.wakeIdle()
+    })
+  }
+
+  /** An entry that failed validation: answered, never run. */
+  invalid (item, reply) {
+    this.counts.invalid++
+    reply([item.id, Status.INVALID_REQUEST, [`invalid request: ${item.reason}`, null]])
+  }
+
+  failure (id, err) {
+    this.counts.errors++
+    const message = err instanceof Error ? err.message : String(err)
+    const code = typeof err?.code === 'string' ? err.code : null
+    return [id, Status.REMOTE, [message, code]]
+  }
+
+  /** From now on new requests are refused with DRAINING; resolves once in-flight ones finish. */
+  drain () {
+    this.draining = true
+    if (this.inflight === 0) return Promise.resolve()
+    return new Promise((resolve) => this.idleWaiters.push(resolve))
+  }
+
+  wakeIdle () {
+    const w = this.idleWaiters
+    this.idleWaiters = []
+    for (const resolve of w) resolve()
+  }
+}
+
+/** The `ctx` a handler gets: who it is, its deadline and a signal that fires at the deadline. */
+class RequestContext {
+  constructor (req, endpoint, clock) {
+    this.method = req.method
+    this.requestId = req.id
+    this.endpoint = endpoint
+    this.timeoutMs = req.timeoutMs // 0: the client set no deadline
+    this.deadline = req.timeoutMs > 0 ? clock.now() + req.timeoutMs : Infinity
+    this._clock = clock
+    this._ac = null
+    this._timer = null
+  }
+
+  /** Milliseconds left before the client gives up (Infinity without a deadline). */
+  remaining () {
+    return Math.max(0, this.deadline - this._clock.now())
+  }
+
+  /** Aborted when the deadline passes; created on first use, so it costs nothing unused. */
+  get signal () {
+    if (this._ac === null) {
+      this._ac = new AbortController()
+      if (this.deadline !== Infinity) {
+        this._timer = this._clock.setTimeout(() => this._ac.abort(new Error('deadline passed')), this.remaining())
+      }
+    }
+    return this._ac.signal
+  }
+
+  done () {
+    if (this._timer !== null) this._clock.clearTimeout(this._timer)
+  }
+}

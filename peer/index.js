@@ -1,0 +1,2 @@
+export { Peer } from './peer.js'
+export { peerDefaults } from './options.js'

@@ -1,0 +1,54 @@
+// Peer options: defaults, one per line with the reason, and checks.
+import { checkOptions, int, fn, any } from '../protocol/options.js'
+import { normalizeEndpoint, normalizeRemote, seedList } from '../protocol/endpoint.js'
+import { invalidArgument } from '../protocol/errors.js'
+import { Limits } from '../protocol/constants.js'
+import { systemClock } from '../protocol/clock.js'
+
+export const peerDefaults = Object.freeze({
+  bind: 'tcp://127.0.0.1:0', //        loopback, ephemeral port: safe to start anywhere
+  maxInflight: 1024, //                 async handlers running at once before new work is answered BUSY
+  drainTimeout: 10000, //               stop() waits this long for in-flight work, then closes anyway
+  stopLinger: 500, //                   once closed, replies already queued may take this long to leave (ZMQ_LINGER)
+  heartbeatInterval: 1000, //           ZMTP ping per connection: a frozen client is noticed...
+  heartbeatTimeout: 3000, //            ...and dropped after 3 s of silence
+  maxMessageSize: Limits.maxMessageSize, // larger frames drop that connection (ZMQ_MAXMSGSIZE)
+  maxDepth: Limits.maxDepth, //         deeper args are refused with INVALID_REQUEST
+  maxBatch: Limits.maxBatch, //         more entries in one frame: the frame is dropped
+})
+
+/** Default answer to a 10/FLP request: echo the body frames. */
+export function flpEcho (frames) {
+  return frames
+}
+
+export function resolvePeerOptions (given) {
+  const o = checkOptions('Peer options', given, {
+    bind: (v) => normalizeEndpoint(v ?? peerDefaults.bind, 'bind'),
+    advertise: (v) => v === undefined ? undefined : normalizeRemote(v, 'advertise'),
+    seeds: seedList,
+    handlers: handlerObject,
+    flpHandler: fn(flpEcho),
+    maxInflight: int(peerDefaults.maxInflight, 1),
+    drainTimeout: int(peerDefaults.drainTimeout, 0),
+    stopLinger: int(peerDefaults.stopLinger, 0, 60000),
+    heartbeatInterval: int(peerDefaults.heartbeatInterval, 0, 3600000),
+    heartbeatTimeout: int(peerDefaults.heartbeatTimeout, 0, 3600000),
+    maxMessageSize: int(peerDefaults.maxMessageSize, 64, 2 ** 31 - 1),
+    maxDepth: int(peerDefaults.maxDepth, 1, 1000),
+    maxBatch: int(peerDefaults.maxBatch, 1, 65535),
+    clock: any(systemClock),
+  })
+  return o
+}
+
+function handlerObject (v) {
+  if (v === undefined) return Object.create(null)
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw invalidArgument('handlers must be an object of functions, such as { echo: async (args, ctx) => args }')
+  }
+  for (const [k, f] of Object.entries(v)) {
+    if (typeof f !== 'function') throw invalidArgument(`handlers.${k} must be a function, got ${typeof f}`)
+  }
+  return v
+}

@@ -1,0 +1,150 @@
+// The peer's ZeroMQ ROUTER socket: binds with its routing id set to the advertised endpoint
+// (10/FLP: a server's identity is its endpoint), receives, and sends replies without ever
+// blocking. Only this file of peer/ imports zeromq.
+import * as zmq from 'zeromq'
+import { bindSpec, defaultAdvertiseHost, normalizeRemote, portOf } from '../protocol/endpoint.js'
+import { invalidArgument } from '../protocol/errors.js'
+
+const REBIND_ATTEMPTS = 20 // an ephemeral port can be taken between probe and rebind
+const EAGAIN_RETRY_MS = 2 //  pause before re-sending a reply that met a full pipe
+const EAGAIN_GIVE_UP_MS = 2000 // after this a reply to a client that never drains is dropped
+
+export class PeerTransport {
+  /**
+   * @param {object} o
+   * @param {string} o.bind
+   * @param {string|undefined} o.advertise
+   * @param {number} o.linger
+   * @param {number} o.maxMessageSize
+   * @param {number} o.heartbeatInterval
+   * @param {number} o.heartbeatTimeout
+   * @param {(clientId: Buffer, frames: Buffer[]) => void} o.onMessage
+   * @param {(event: string) => void} o.onDrop  a reply was dropped (client gone or stuck)
+   */
+  constructor (o) {
+    this.o = o
+    this.endpoint = null
+    this.socket = null
+    this.loop = null
+    this.retry = [] // [deadline, msg][] replies waiting for room in a full pipe
+    this.retryTimer = null
+  }
+
+  async bind () {
+    const { bindTo, wildcardHost } = bindSpec(this.o.bind)
+    let lastErr
+    for (let i = 0; i < REBIND_ATTEMPTS; i++) {
+      let target = bindTo
+      let s = null
+      try {
+        // The routing id has to be set before bind, and with port 0 the port is only known
+        // after a bind: a probe socket learns a free port, then the real one binds it.
+        if (bindTo.endsWith(':*')) target = await probePort(bindTo)
+        const endpoint = this.advertised(target, wildcardHost)
+        s = this.createSocket(endpoint)
+        await s.bind(target)
+        this.socket = s
+        this.endpoint = endpoint
+        this.loop = this.receiveLoop()
+        return endpoint
+      } catch (err) {
+        s?.close()
+        lastErr = err
+        if (err.code !== 'EADDRINUSE' || !bindTo.endsWith(':*')) break
+      }
+    }
+    throw invalidArgument(`cannot bind ${this.o.bind}: ${lastErr?.message ?? lastErr}`)
+  }
+
+  advertised (bound, wildcardHost) {
+    if (this.o.advertise !== undefined) return this.o.advertise
+    if (!wildcardHost) return normalizeRemote(bound, 'bound endpoint')
+    return `tcp://${defaultAdvertiseHost()}:${portOf(bound)}`
+  }
+
+  createSocket (routingId) {
+    return new zmq.Router({
+      routingId, //            10/FLP: a server's identity is its endpoint
+      // How long replies already handed to ZeroMQ may take to leave once the socket closes.
+      // Bounded, so a process never hangs at exit (zmq-facts 2: the default -1 does).
+      linger: this.o.linger,
+      mandatory: true, //      unroutable replies fail instead of vanishing
+      sendTimeout: 0, //       replies never block: EHOSTUNREACH/EAGAIN come back at once
+      maxMessageSize: this.o.maxMessageSize,
+      heartbeatInterval: this.o.heartbeatInterval,
+      heartbeatTimeout: this.o.heartbeatTimeout,
+      heartbeatTimeToLive: this.o.heartbeatTimeout,
+      handshakeInterval: 5000, // a connection that never completes its handshake is dropped
+      sendHighWaterMark: 10000,
+      receiveHighWaterMark: 10000,
+    })
+  }
+
+  async receiveLoop () {
+    const s = this.socket
+    try {
+      for await (const msg of s) {
+        const clientId = msg[0]
+        try {
+          this.o.onMessage(clientId, msg.length > 1 ? msg.slice(1) : [])
+        } catch {
+          // onMessage handles its own errors; this is the last line that keeps the loop alive.
+          this.o.onDrop('handler-error')
+        }
+      }
+    } catch (err) {
+      if (!s.closed) throw err
+    }
+  }
+
+  /** Sends a reply. Never throws and never blocks; a reply to a client that left is dropped. */
+  send (clientId, frames) {
+    const s = this.socket
+    if (s === null || s.closed) { this.o.onDrop('closed'); return }
+    const msg = [clientId, ...frames]
+    s.send(msg).catch((err) => this.sendFailed(err, msg, Date.now() + EAGAIN_GIVE_UP_MS))
+  }
+
+  sendFailed (err, msg, deadline) {
+    if (err?.code === 'EAGAIN' && Date.now() < deadline && this.socket !== null && !this.socket.closed) {
+      this.retry.push([deadline, msg])
+      this.retryTimer ??= setTimeout(() => this.flushRetries(), EAGAIN_RETRY_MS)
+      return
+    }
+    this.o.onDrop(err?.code === 'EHOSTUNREACH' ? 'client-gone' : `send-${err?.code ?? 'error'}`)
+  }
+
+  flushRetries () {
+    this.retryTimer = null
+    const list = this.retry
+    this.retry = []
+    for (const [deadline, msg] of list) {
+      if (this.socket === null || this.socket.closed) { this.o.onDrop('closed'); continue }
+      this.socket.send(msg).catch((err) => this.sendFailed(err, msg, deadline))
+    }
+  }
+
+  /** Closes the socket; replies already handed to ZeroMQ have `linger` ms to leave. */
+  async close () {
+    const s = this.socket
+    if (s === null) return
+    this.socket = null
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer)
+    for (let i = 0; i < this.retry.length; i++) this.o.onDrop('closed')
+    this.retry = []
+    s.close()
+    await this.loop?.catch(() => {})
+  }
+}
+
+async function probePort (bindTo) {
+  const probe = new zmq.Router({ linger: 0 })
+  try {
+    await probe.bind(bindTo)
+    const ep = probe.lastEndpoint
+    await probe.unbind(ep)
+    return ep
+  } finally {
+    probe.close()
+  }
+}

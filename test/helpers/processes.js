@@ -1,0 +1,49 @@
+// Real child processes for tests: `zeromesh peer` and `zeromesh request`, each started
+// with ephemeral ports and killed by PID in the test's cleanup.
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+export const BIN = fileURLToPath(new URL('../../bin/zeromesh.js', import.meta.url))
+
+const children = new Set()
+
+/** Kills every child still running (SIGKILL), for `after` hooks. */
+export async function killAll () {
+  const list = [...children]
+  for (const c of list) {
+    try { process.kill(c.pid, 'SIGCONT') } catch {}
+    try { process.kill(c.pid, 'SIGKILL') } catch {}
+  }
+  await Promise.all(list.map((c) => c.exited))
+}
+
+/** Starts `zeromesh <args>` and collects its output. */
+export function run (args, { env } = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+  const c = { child, pid: child.pid, stdout: '', stderr: '' }
+  child.stdout.setEncoding('utf8').on('data', (d) => { c.stdout += d })
+  child.stderr.setEncoding('utf8').on('data', (d) => { c.stderr += d })
+  c.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
+    children.delete(c)
+    c.code = code
+    c.signal = signal
+    resolve({ code, signal })
+  }))
+  children.add(c)
+  return c
+}
+
+/** Starts a `zeromesh peer` child and resolves once it printed its endpoint. */
+export async function startPeer (args = [], { timeout = 10000 } = {}) {
+  const c = run(['peer', '--bind', 'tcp://127.0.0.1:0', ...args])
+  c.endpoint = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`peer did not start in ${timeout} ms: ${c.stderr}`)), timeout)
+    const check = () => {
+      const line = c.stdout.split('\n')[0]
+      if (c.stdout.includes('\n')) { clearTimeout(timer); resolve(line.trim()) }
+    }
+    c.child.stdout.on('data', check)
+    c.exited.then(({ code, signal }) => { clearTimeout(timer); reject(new Error(`peer exited (${code ?? signal}) before starting: ${c.stderr}`)) })
+  })
+  return c
+}
