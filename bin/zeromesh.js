@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+// The zeromesh command line. Results go to stdout, logs and errors to stderr.
+import { parseArgs } from 'node:util'
+import path from 'node:path'
+import process from 'node:process'
+import { pathToFileURL } from 'node:url'
+import { Peer, Client } from '../index.js'
+
+const USAGE = {
+  main: `usage: zeromesh <command> [options]
+
+commands:
+  peer      run a peer node that serves requests
+  request   send one request and print its JSON result
+
+Run "zeromesh <command> --help" for the options of a command.`,
+  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE]
+
+Runs a peer. Prints its endpoint alone on stdout once bound; logs go to stderr.
+SIGTERM or SIGINT stops it gracefully (in-flight requests finish) and it exits 0.
+
+  --bind EP          endpoint to bind (default tcp://127.0.0.1:0, an ephemeral port)
+  --advertise EP     endpoint others should use (for a wildcard bind such as tcp://0.0.0.0:5555)
+  --seeds EP,EP      peers to join through (comma-separated)
+  --handlers MODULE  module whose exported functions (or default-export object) are the
+                     methods; default: the demo handlers echo, whoami, spin, sleep
+  --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)`,
+  request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent]
+
+Sends METHOD(JSON-ARGS) and prints the JSON result alone on stdout.
+On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
+
+  --seeds EP,EP      peers to send to (comma-separated)
+  --timeout MS       whole deadline, retries included (default 5000)
+  --no-idempotent    never re-send after a lost connection`,
+}
+
+class UsageError extends Error {}
+
+async function main (argv) {
+  const [command, ...rest] = argv
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE.main + '\n')
+    return 0
+  }
+  if (command === 'peer') return runPeer(rest)
+  if (command === 'request') return runRequest(rest)
+  throw new UsageError(`unknown command "${command}"\n\n${USAGE.main}`)
+}
+
+function parse (args, options, usage, allowPositionals = false) {
+  let parsed
+  try {
+    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true })
+  } catch (err) {
+    throw new UsageError(`${err.message}\n\n${usage}`)
+  }
+  return parsed
+}
+
+function intOption (v, name, usage) {
+  if (v === undefined) return undefined
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number of milliseconds, got "${v}"\n\n${usage}`)
+  return n
+}
+
+async function loadHandlers (spec) {
+  if (spec === undefined) return import('../demo/handlers.js')
+  const url = /^[a-z]+:/i.test(spec) ? spec : pathToFileURL(path.resolve(spec)).href
+  const mod = await import(url)
+  // Methods are the module's exported functions and the functions of a default-export object.
+  const handlers = {}
+  if (mod.default !== null && typeof mod.default === 'object') {
+    for (const [name, f] of Object.entries(mod.default)) if (typeof f === 'function') handlers[name] = f
+  }
+  for (const [name, f] of Object.entries(mod)) if (typeof f === 'function' && name !== 'default') handlers[name] = f
+  if (Object.keys(handlers).length === 0) throw new UsageError(`--handlers ${spec} exports no functions`)
+  return handlers
+}
+
+async function runPeer (args) {
+  const { values } = parse(args, {
+    bind: { type: 'string' },
+    advertise: { type: 'string' },
+    seeds: { type: 'string' },
+    handlers: { type: 'string' },
+    'drain-timeout': { type: 'string' },
+  }, USAGE.peer)
+  if (values.help) { process.stdout.write(USAGE.peer + '\n'); return 0 }
+  const handlers = await loadHandlers(values.handlers)
+  const peer = new Peer({
+    bind: values.bind,
+    advertise: values.advertise,
+    seeds: values.seeds,
+    handlers: { ...handlers },
+    drainTimeout: intOption(values['drain-timeout'], 'drain-timeout', USAGE.peer),
+  })
+  const endpoint = await peer.start()
+  process.stdout.write(endpoint + '\n')
+  log(`peer ${endpoint} pid ${process.pid} serving ${Object.keys(handlers).join(', ')}`)
+  return new Promise((resolve) => {
+    let stopping = false
+    const onSignal = (sig) => {
+      if (stopping) { log(`${sig} again: exiting now`); process.exit(130) }
+      stopping = true
+      log(`${sig}: draining`)
+      peer.stop().then(() => { log('stopped'); resolve(0) }, (err) => { log(`stop failed: ${err.message}`); resolve(1) })
+    }
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  })
+}
+
+async function runRequest (args) {
+  const { values, positionals } = parse(args, {
+    seeds: { type: 'string' },
+    timeout: { type: 'string' },
+    'no-idempotent': { type: 'boolean' },
+  }, USAGE.request, true)
+  if (values.help) { process.stdout.write(USAGE.request + '\n'); return 0 }
+  if (values.seeds === undefined) throw new UsageError(`--seeds is required\n\n${USAGE.request}`)
+  if (positionals.length < 1 || positionals.length > 2) throw new UsageError(`give METHOD and at most one JSON-ARGS\n\n${USAGE.request}`)
+  const [method, json] = positionals
+  let params
+  if (json !== undefined) {
+    try { params = JSON.parse(json) } catch (err) { throw new UsageError(`JSON-ARGS is not valid JSON: ${err.message}`) }
+  }
+  const client = new Client({ seeds: values.seeds })
+  try {
+    const result = await client.request(method, params, {
+      timeout: intOption(values.timeout, 'timeout', USAGE.request),
+      idempotent: values['no-idempotent'] ? false : undefined,
+    })
+    process.stdout.write(JSON.stringify(result ?? null) + '\n')
+    return 0
+  } finally {
+    await client.close()
+  }
+}
+
+function log (msg) {
+  process.stderr.write(`[zeromesh ${new Date().toISOString()}] ${msg}\n`)
+}
+
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code
+}, (err) => {
+  if (err instanceof UsageError) {
+    process.stderr.write(`zeromesh: ${err.message}\n`)
+    process.exitCode = 2
+  } else if (typeof err?.code === 'string') {
+    process.stderr.write(`${err.code}: ${err.message}${err.remoteCode ? ` (remote code ${err.remoteCode})` : ''}\n`)
+    process.exitCode = err.code === 'ERR_ZEROMESH_INVALID_ARGUMENT' ? 2 : 1
+  } else {
+    process.stderr.write(`zeromesh: ${err?.stack ?? err}\n`)
+    process.exitCode = 1
+  }
+})

@@ -1,0 +1,147 @@
+// The command line, run as real child processes: peers that start, serve, fail and stop
+// the way peers really do (SIGTERM, SIGKILL), and `zeromesh request` as a user runs it.
+import { expect } from 'chai'
+import { run, startPeer, killAll } from './helpers/processes.js'
+import { harness } from './helpers/cluster.js'
+import { eventually } from './helpers/eventually.js'
+
+describe('zeromesh command line', function () {
+  this.timeout(30000)
+  const h = harness()
+  afterEach(async () => {
+    await h.cleanup()
+    await killAll()
+  })
+
+  it('--help prints usage and exits 0, for every command', async () => {
+    for (const args of [['--help'], ['peer', '--help'], ['request', '--help']]) {
+      const c = run(args)
+      const { code } = await c.exited
+      expect(code, args.join(' ')).to.equal(0)
+      expect(c.stdout).to.match(/^usage: zeromesh/)
+    }
+  })
+
+  it('bad usage exits 2 with a message on stderr', async () => {
+    for (const args of [['frobnicate'], ['peer', '--bogus'], ['request', 'echo'], ['request', '--seeds', 'tcp://127.0.0.1:9', 'echo', '{bad json'], ['request', '--seeds', 'nonsense', 'echo']]) {
+      const c = run(args)
+      const { code } = await c.exited
+      expect(code, args.join(' ')).to.equal(2)
+      expect(c.stdout).to.equal('')
+      expect(c.stderr.length).to.be.greaterThan(0)
+    }
+  })
+
+  it('a peer serves the demo handlers; request prints the JSON result alone on stdout', async () => {
+    const p = await startPeer()
+    expect(p.endpoint).to.match(/^tcp:\/\/127\.0\.0\.1:\d+$/)
+    const echo = run(['request', '--seeds', p.endpoint, 'echo', '{"a":[1,"two",null]}'])
+    expect((await echo.exited).code).to.equal(0)
+    expect(JSON.parse(echo.stdout)).to.deep.equal({ a: [1, 'two', null] })
+    const who = run(['request', '--seeds', p.endpoint, 'whoami'])
+    await who.exited
+    expect(JSON.parse(who.stdout)).to.deep.equal({ endpoint: p.endpoint, pid: p.pid })
+    const spin = run(['request', '--seeds', p.endpoint, 'spin', '{"n":1000}'])
+    await spin.exited
+    expect(JSON.parse(spin.stdout).n).to.equal(1000)
+    const sleep = run(['request', '--seeds', p.endpoint, 'sleep', '{"ms":20}'])
+    await sleep.exited
+    expect(JSON.parse(sleep.stdout)).to.deep.equal({ slept: 20 })
+  })
+
+  it('a failed request prints CODE: message on stderr and exits 1', async () => {
+    const p = await startPeer()
+    const c = run(['request', '--seeds', p.endpoint, 'nope'])
+    expect((await c.exited).code).to.equal(1)
+    expect(c.stdout).to.equal('')
+    expect(c.stderr).to.match(/^ERR_ZEROMESH_UNKNOWN_METHOD: unknown method "nope"/)
+    const r = run(['request', '--seeds', p.endpoint, 'spin', '{"n":-1}'])
+    expect((await r.exited).code).to.equal(1)
+    expect(r.stderr).to.match(/^ERR_ZEROMESH_REMOTE: spin: n must be .*\(remote code BAD_N\)/)
+    const dead = run(['request', '--seeds', 'tcp://127.0.0.1:9', '--timeout', '300', 'echo'])
+    expect((await dead.exited).code).to.equal(1)
+    expect(dead.stderr).to.match(/^ERR_ZEROMESH_NO_PEERS/)
+  })
+
+  it('--handlers loads a module of functions', async () => {
+    const mod = 'data:text/javascript,export const add = ({ a, b }) => a + b; export default { neg: (x) => -x, note: "not a function" }'
+    const p = await startPeer(['--handlers', mod])
+    const c = run(['request', '--seeds', p.endpoint, 'add', '{"a":2,"b":3}'])
+    await c.exited
+    expect(c.stdout.trim()).to.equal('5')
+    const n = run(['request', '--seeds', p.endpoint, 'neg', '4'])
+    await n.exited
+    expect(n.stdout.trim()).to.equal('-4')
+    expect(p.stderr).to.match(/serving (add, neg|neg, add)\n/)
+    const none = run(['peer', '--handlers', 'data:text/javascript,export const x = 1'])
+    expect((await none.exited).code).to.equal(2)
+    expect(none.stderr).to.match(/exports no functions/)
+  })
+
+  it('SIGTERM drains: requests in flight complete, and the peer exits 0', async () => {
+    const p = await startPeer()
+    const client = h.client({ seeds: [p.endpoint], idempotent: false })
+    await client.request('echo', 1)
+    const inflight = Array.from({ length: 10 }, () => client.request('sleep', { ms: 400 }))
+    await eventually(() => expect(client.peers()[0].inflight).to.equal(10))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    process.kill(p.pid, 'SIGTERM')
+    const out = await Promise.all(inflight)
+    expect(out).to.deep.equal(Array(10).fill({ slept: 400 }))
+    expect(await p.exited).to.deep.equal({ code: 0, signal: null })
+    expect(p.stderr).to.match(/SIGTERM: draining/)
+  })
+
+  it('SIGKILL of one of two peers: idempotent requests under load all succeed on the other', async () => {
+    const a = await startPeer()
+    const b = await startPeer()
+    const client = h.client({ seeds: [a.endpoint, b.endpoint] })
+    await eventually(() => expect(client.peers().filter((x) => x.state === 'up')).to.have.length(2))
+    let stop = false
+    const failures = []
+    let ok = 0
+    const load = Promise.all(Array.from({ length: 16 }, async () => {
+      while (!stop) {
+        try { await client.request('sleep', { ms: 5 }, { timeout: 2000 }); ok++ } catch (err) { failures.push(err); if (err.code === 'ERR_ZEROMESH_CLOSED') return }
+      }
+    }))
+    try {
+      await eventually(() => expect(ok).to.be.at.least(100))
+      process.kill(a.pid, 'SIGKILL')
+      await eventually(() => expect(client.peers().find((x) => x.endpoint === a.endpoint).state).to.equal('down'))
+      const before = ok
+      await eventually(() => expect(ok).to.be.at.least(before + 200))
+    } finally {
+      stop = true
+      await load
+    }
+    expect(failures.map((e) => `${e.code} ${e.message}`)).to.deep.equal([])
+    expect(client.stats().retries).to.be.at.least(1)
+  })
+
+  it('a peer restarted at the same endpoint is used again', async () => {
+    const a = await startPeer()
+    const client = h.client({ seeds: [a.endpoint] })
+    expect((await client.request('whoami')).pid).to.equal(a.pid)
+    process.kill(a.pid, 'SIGKILL')
+    await a.exited
+    await eventually(() => expect(client.peers()[0].state).to.equal('down'))
+    const a2 = await startPeer(['--bind', a.endpoint])
+    expect(a2.endpoint).to.equal(a.endpoint)
+    expect((await client.request('whoami', null, { timeout: 5000 })).pid).to.equal(a2.pid)
+  })
+
+  it('a non-idempotent request in flight on a killed peer fails with ERR_ZEROMESH_CONNECTION_LOST, not a hang', async () => {
+    const a = await startPeer()
+    const client = h.client({ seeds: [a.endpoint] })
+    await client.request('echo', 1)
+    const pending = client.request('sleep', { ms: 3000 }, { idempotent: false, timeout: 10000 })
+    await eventually(() => expect(client.peers()[0].inflight).to.equal(1))
+    const t0 = Date.now()
+    process.kill(a.pid, 'SIGKILL')
+    let err
+    try { await pending } catch (e) { err = e }
+    expect(err?.code).to.equal('ERR_ZEROMESH_CONNECTION_LOST')
+    expect(Date.now() - t0).to.be.below(2000)
+  })
+})
