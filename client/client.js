@@ -29,7 +29,8 @@ export class Client extends EventEmitter {
     this.nextId = 1
     this.closing = null
     this.counts = { requests: 0, ok: 0, retries: 0, malformed: 0, failed: {} }
-    this.transport = new ClientTransport({
+    const makeTransport = o.transport ?? ((t) => new ClientTransport(t))
+    this.transport = makeTransport({
       maxMessageSize: o.maxMessageSize,
       heartbeatInterval: o.heartbeatInterval,
       heartbeatTimeout: o.heartbeatTimeout,

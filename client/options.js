@@ -1,8 +1,8 @@
 // Client options and per-request options: defaults, one per line with the reason, and checks.
-import { checkOptions, int, bool, any } from '../protocol/options.js'
+import { checkOptions, int, bool, any, fn } from '../protocol/options.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
-import { systemClock } from '../protocol/clock.js'
+import { clockOption } from '../protocol/clock.js'
 import { seedList } from '../protocol/endpoint.js'
 
 export const clientDefaults = Object.freeze({
@@ -31,8 +31,9 @@ export function resolveClientOptions (given) {
     heartbeatTimeout: int(clientDefaults.heartbeatTimeout, 0, 3600000),
     maxMessageSize: int(clientDefaults.maxMessageSize, 64, 2 ** 31 - 1),
     maxDepth: int(clientDefaults.maxDepth, 1, 1000),
-    clock: any(systemClock),
+    clock: clockOption,
     random: any(Math.random),
+    transport: fn(undefined),
   })
 }
 

@@ -4,8 +4,9 @@
 const EWMA_WEIGHT = 0.2 // weight of a new latency sample in the moving average
 
 export class PeerEntry {
-  constructor (endpoint) {
+  constructor (endpoint, order) {
     this.endpoint = endpoint
+    this.order = order // position in the order peers were learned; lists keep this order
     this.state = 'down' // down until its handshake completes
     this.calls = new Set() // calls whose current attempt is on this peer
     this.latencyMs = null
@@ -30,6 +31,7 @@ export class PeerTable {
   /** @param {(snapshot: object) => void} onChange */
   constructor (onChange) {
     this.entries = new Map()
+    this.nextOrder = 0
     this.onChange = onChange
     this.upList = [] // cached list of entries in state up, rebuilt on every change
   }
@@ -37,7 +39,7 @@ export class PeerTable {
   add (endpoint) {
     let e = this.entries.get(endpoint)
     if (e === undefined) {
-      e = new PeerEntry(endpoint)
+      e = new PeerEntry(endpoint, this.nextOrder++)
       this.entries.set(endpoint, e)
       this.onChange(e.snapshot())
     }

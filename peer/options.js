@@ -3,7 +3,7 @@ import { checkOptions, int, fn, any } from '../protocol/options.js'
 import { normalizeEndpoint, normalizeRemote, seedList } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
-import { systemClock } from '../protocol/clock.js'
+import { clockOption } from '../protocol/clock.js'
 
 export const peerDefaults = Object.freeze({
   bind: 'tcp://127.0.0.1:0', //        loopback, ephemeral port: safe to start anywhere
@@ -37,7 +37,7 @@ export function resolvePeerOptions (given) {
     maxMessageSize: int(peerDefaults.maxMessageSize, 64, 2 ** 31 - 1),
     maxDepth: int(peerDefaults.maxDepth, 1, 1000),
     maxBatch: int(peerDefaults.maxBatch, 1, 65535),
-    clock: any(systemClock),
+    clock: clockOption,
   })
   return o
 }

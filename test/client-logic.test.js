@@ -1,0 +1,165 @@
+// The client's failover logic on an in-memory transport and a fake clock: which peer gets
+// each attempt, when a call gives up and with which error. No sockets, no sleeping.
+import { expect } from 'chai'
+import FakeTimers from '@sinonjs/fake-timers'
+import { Client } from '../index.js'
+import { FakeNetwork } from './helpers/fake-transport.js'
+
+const A = 'tcp://127.0.0.1:1001'
+const B = 'tcp://127.0.0.1:1002'
+const C = 'tcp://127.0.0.1:1003'
+
+function setup (options = {}, peers = [A, B, C]) {
+  const fake = FakeTimers.createClock(0)
+  const clock = {
+    now: () => fake.now,
+    setTimeout: (f, ms) => fake.setTimeout(f, ms),
+    clearTimeout: (t) => fake.clearTimeout(t),
+    tick: (ms) => fake.tick(ms),
+  }
+  const net = new FakeNetwork(clock)
+  for (const ep of peers) net.define(ep)
+  const client = new Client({ seeds: peers, clock, transport: net.factory(), ...options })
+  return { clock, net, client }
+}
+
+/** Settles a promise into { value } or { code }, so a test can tick the clock first. */
+function track (promise) {
+  const out = { done: false }
+  promise.then((value) => Object.assign(out, { done: true, value }), (err) => Object.assign(out, { done: true, code: err.code, err }))
+  return out
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve))
+async function tick (clock, ms) {
+  for (let i = 0; i < ms; i++) { clock.tick(1); await flush() }
+}
+
+describe('client failover logic (fake transport, fake clock)', () => {
+  it('a request with no peer up waits, and is sent when one comes up', async () => {
+    const { clock, net, client } = setup()
+    const r = track(client.request('echo', 'hi', { timeout: 1000 }))
+    await tick(clock, 300)
+    expect(r.done).to.equal(false)
+    net.up(B)
+    await tick(clock, 5)
+    expect(r).to.include({ done: true, value: 'hi' })
+    expect(net.log.map((x) => x[0])).to.deep.equal([B])
+  })
+
+  it('no peer ever up: ERR_ZEROMESH_NO_PEERS exactly at the deadline', async () => {
+    const { clock, client } = setup()
+    const r = track(client.request('echo', 1, { timeout: 500 }))
+    await tick(clock, 499)
+    expect(r.done).to.equal(false)
+    await tick(clock, 2)
+    expect(r.code).to.equal('ERR_ZEROMESH_NO_PEERS')
+  })
+
+  // Scenario table: what each peer does, and the peers the request must visit in order.
+  const scenarios = [
+    { name: 'busy A: goes to B', behave: { [A]: ['busy'] }, visits: [A, B], result: 'ok' },
+    { name: 'draining A and B: goes to C', behave: { [A]: ['draining'], [B]: ['draining'] }, visits: [A, B, C], result: 'ok' },
+    { name: 'unreachable A: goes to B without A seeing it', behave: { [A]: ['unreachable'] }, visits: [B], result: 'ok' },
+    { name: 'remote error on A: not retried', behave: { [A]: ['remote', 'nope', 'E_X'] }, visits: [A], result: 'ERR_ZEROMESH_REMOTE' },
+  ]
+  for (const s of scenarios) {
+    it(`scenario: ${s.name}`, async () => {
+      const { clock, net, client } = setup({ strategy: 'round-robin' })
+      for (const [ep, outcome] of Object.entries(s.behave)) net.peers.get(ep).behave = () => outcome
+      for (const ep of [A, B, C]) net.up(ep)
+      const r = track(client.request('echo', 'x', { timeout: 1000 }))
+      await tick(clock, 20)
+      expect(net.log.map((x) => x[0])).to.deep.equal(s.visits)
+      if (s.result === 'ok') expect(r.value).to.equal('x')
+      else expect(r.code).to.equal(s.result)
+    })
+  }
+
+  it('every peer busy: rounds are paced (5, 10, 20 ... 200 ms) and the call fails ERR_ZEROMESH_BUSY', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    for (const ep of [A, B]) { net.peers.get(ep).behave = () => ['busy']; net.up(ep) }
+    const r = track(client.request('echo', 1, { timeout: 1000 }))
+    await tick(clock, 1001)
+    expect(r.code).to.equal('ERR_ZEROMESH_BUSY')
+    // Rounds of 2 attempts each; pauses 5+10+20+40+80+160 = 315 ms, then 200 ms apiece.
+    const attempts = net.log.length
+    expect(attempts).to.be.within(18, 22)
+    expect(client.stats().retries).to.equal(attempts - 1)
+  })
+
+  it('a lost connection moves an idempotent request to another peer', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.peers.get(A).behave = () => ['silent']
+    net.up(A); net.up(B)
+    const r = track(client.request('echo', 'again', { timeout: 1000 }))
+    await tick(clock, 10)
+    expect(r.done).to.equal(false)
+    net.down(A)
+    await tick(clock, 5)
+    expect(r.value).to.equal('again')
+    expect(net.log.map((x) => x[0])).to.deep.equal([A, B])
+  })
+
+  it('a lost connection fails a non-idempotent request with ERR_ZEROMESH_CONNECTION_LOST, at once', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.peers.get(A).behave = () => ['silent']
+    net.up(A); net.up(B)
+    const r = track(client.request('echo', 1, { timeout: 1000, idempotent: false }))
+    await tick(clock, 10)
+    net.down(A)
+    await flush()
+    expect(r.code).to.equal('ERR_ZEROMESH_CONNECTION_LOST')
+    expect(net.log).to.have.length(1)
+  })
+
+  it('a non-idempotent request still moves when the peer certainly did not take it (busy)', async () => {
+    const { clock, net, client } = setup({ idempotent: false }, [A, B])
+    net.peers.get(A).behave = () => ['busy']
+    net.up(A); net.up(B)
+    const r = track(client.request('echo', 'moved', { timeout: 1000 }))
+    await tick(clock, 10)
+    expect(r.value).to.equal('moved')
+  })
+
+  it('a silent peer: ERR_ZEROMESH_TIMEOUT at the deadline; the late reply is ignored', async () => {
+    const { clock, net, client } = setup({}, [A])
+    net.define(A, { latency: 800 })
+    net.up(A)
+    const r = track(client.request('echo', 1, { timeout: 500 }))
+    await tick(clock, 501)
+    expect(r.code).to.equal('ERR_ZEROMESH_TIMEOUT')
+    await tick(clock, 400) // the reply arrives now and must change nothing
+    expect(client.stats()).to.include({ ok: 0, inflight: 0 })
+  })
+
+  it('round robin skips a peer that went down on request k and takes it back when it returns', async () => {
+    const { clock, net, client } = setup({ strategy: 'round-robin' })
+    for (const ep of [A, B, C]) net.up(ep)
+    const order = []
+    for (let k = 0; k < 9; k++) {
+      if (k === 3) net.down(B)
+      if (k === 6) net.up(B)
+      const r = track(client.request('echo', k))
+      await tick(clock, 2)
+      expect(r.value).to.equal(k)
+      order.push(net.log.at(-1)[0])
+    }
+    expect(order.slice(3, 6)).to.not.include(B)
+    expect(order.filter((ep) => ep === B).length).to.be.at.least(2)
+    expect(client.peers().map((p) => p.state)).to.deep.equal(['up', 'up', 'up'])
+  })
+
+  it('a custom strategy object picks the peer; one that returns a stranger falls back to the first candidate', async () => {
+    const { clock, net, client } = setup({ strategy: { select: (peers) => peers.at(-1) } })
+    for (const ep of [A, B, C]) net.up(ep)
+    track(client.request('echo', 1))
+    await tick(clock, 2)
+    expect(net.log.at(-1)[0]).to.equal(C)
+    const odd = setup({ strategy: { select: () => ({ endpoint: 'nobody' }) } })
+    for (const ep of [A, B, C]) odd.net.up(ep)
+    const r = track(odd.client.request('echo', 2))
+    await tick(odd.clock, 2)
+    expect(r.value).to.equal(2)
+  })
+})

@@ -1,0 +1,54 @@
+// An in-memory stand-in for the client's ZeroMQ transport, driven by a fake clock: each
+// fake peer has a behaviour that decides what happens to every request sent to it.
+import { encodeReply, decode, Status } from '../../protocol/index.js'
+
+export class FakeNetwork {
+  constructor (clock) {
+    this.clock = clock
+    this.peers = new Map() // endpoint -> { up, behave, latency, got: [] }
+    this.transport = null
+    this.log = [] // [endpoint, method, id] per request that reached a peer
+  }
+
+  /** A `transport` option for Client. */
+  factory () {
+    return (handlers) => {
+      this.h = handlers
+      this.transport = {
+        connect: (ep) => { if (!this.peers.has(ep)) this.define(ep) },
+        send: (ep, frames, done) => this.send(ep, frames, done),
+        close: async () => {},
+      }
+      return this.transport
+    }
+  }
+
+  /**
+   * behave(request) returns one of: ['ok', value], ['busy'], ['draining'], ['remote', msg, code],
+   * ['silent'] (never answers), ['unreachable'] (the send fails with EHOSTUNREACH).
+   */
+  define (ep, { behave = (r) => ['ok', r.args], latency = 1 } = {}) {
+    const p = { up: false, behave, latency }
+    this.peers.set(ep, p)
+    return p
+  }
+
+  up (ep) { this.peers.get(ep).up = true; this.h.onUp(ep) }
+  down (ep) { this.peers.get(ep).up = false; this.h.onDown(ep) }
+
+  send (ep, frames, done) {
+    const p = this.peers.get(ep)
+    const req = decode(frames[0]).requests[0]
+    const outcome = p.up ? p.behave(req) : ['unreachable']
+    if (outcome[0] === 'unreachable') { queueMicrotask(() => done('EHOSTUNREACH')); return }
+    queueMicrotask(() => done(null))
+    this.log.push([ep, req.method, req.id])
+    if (outcome[0] === 'silent') return
+    const entry = outcome[0] === 'ok'
+      ? [req.id, Status.OK, outcome[1]]
+      : outcome[0] === 'remote'
+        ? [req.id, Status.REMOTE, [outcome[1], outcome[2] ?? null]]
+        : [req.id, outcome[0] === 'busy' ? Status.BUSY : Status.DRAINING, [outcome[0], null]]
+    this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [encodeReply({}, [entry])]) }, p.latency)
+  }
+}
