@@ -45,6 +45,10 @@ async function main (argv) {
   }
   if (command === 'peer') return runPeer(rest)
   if (command === 'request') return runRequest(rest)
+  if (command === 'demo' || command === 'bench' || command === 'members') {
+    process.stderr.write(`zeromesh: "${command}" is not in this version yet; "zeromesh peer" and "zeromesh request" are (see README, Status)\n`)
+    return 1
+  }
   throw new UsageError(`unknown command "${command}"\n\n${USAGE.main}`)
 }
 

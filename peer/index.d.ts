@@ -1,0 +1,1 @@
+export { Peer, peerDefaults, PeerOptions, PeerStats, Handler, Handlers, RequestContext } from '../index.js'

@@ -1,0 +1,46 @@
+// The package surface: entry points, error classes and their stable codes.
+import { expect } from 'chai'
+import * as root from 'zeromesh'
+import * as peer from 'zeromesh/peer'
+import * as client from 'zeromesh/client'
+import * as protocol from 'zeromesh/protocol'
+
+const codes = {
+  TimeoutError: ['ERR_ZEROMESH_TIMEOUT', true],
+  NoPeersError: ['ERR_ZEROMESH_NO_PEERS', true],
+  UnknownMethodError: ['ERR_ZEROMESH_UNKNOWN_METHOD', false],
+  RemoteError: ['ERR_ZEROMESH_REMOTE', false],
+  BusyError: ['ERR_ZEROMESH_BUSY', true],
+  DrainingError: ['ERR_ZEROMESH_DRAINING', true],
+  ClosedError: ['ERR_ZEROMESH_CLOSED', false],
+  InvalidArgumentError: ['ERR_ZEROMESH_INVALID_ARGUMENT', false],
+  ConnectionLostError: ['ERR_ZEROMESH_CONNECTION_LOST', false],
+  AbortError: ['ERR_ZEROMESH_ABORTED', false],
+  ProtocolError: ['ERR_ZEROMESH_PROTOCOL', false],
+}
+
+describe('package surface', () => {
+  it('entry points export what the docs and types promise', () => {
+    expect(Object.keys(root).sort()).to.deep.equal(['Client', 'Peer', 'ZeromeshError', 'clientDefaults', 'peerDefaults', 'strategyNames', ...Object.keys(codes)].sort())
+    expect(peer.Peer).to.equal(root.Peer)
+    expect(client.Client).to.equal(root.Client)
+    expect(protocol.decode).to.be.a('function')
+    expect(protocol.ProtocolError).to.equal(root.ProtocolError)
+  })
+
+  for (const [name, [code, retryable]] of Object.entries(codes)) {
+    it(`${name} has code ${code}, retryable ${retryable}, a name and a default message`, () => {
+      const err = new root[name]()
+      expect(err).to.be.instanceOf(root.ZeromeshError).and.instanceOf(Error)
+      expect(err).to.include({ code, retryable, name })
+      expect(err.message.length).to.be.greaterThan(0)
+      expect(root[name].code).to.equal(code)
+    })
+  }
+
+  it('message types, statuses and error codes keep their numbers (append only)', () => {
+    expect(protocol.MessageType).to.deep.equal({ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5 })
+    expect(protocol.Status).to.deep.equal({ OK: 0, UNKNOWN_METHOD: 1, REMOTE: 2, BUSY: 3, DRAINING: 4, INVALID_REQUEST: 5 })
+    expect(protocol.ProtocolErrorCode).to.deep.equal({ UNSUPPORTED_VERSION: 1, UNKNOWN_TYPE: 2 })
+  })
+})

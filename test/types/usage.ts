@@ -1,0 +1,38 @@
+// Compiled (not run) by `npm run test:types`: the public API as a user writes it.
+import { Peer, Client, RemoteError, ZeromeshError, type PeerInfo, type Strategy } from 'zeromesh'
+import { Peer as Peer2 } from 'zeromesh/peer'
+import { Client as Client2 } from 'zeromesh/client'
+import { encodeRequest, decode, MessageType, Status } from 'zeromesh/protocol'
+
+async function main (): Promise<void> {
+  const peer = new Peer({
+    bind: 'tcp://127.0.0.1:0',
+    handlers: {
+      echo: async (args) => args,
+      whoami: (_args, ctx) => ({ endpoint: ctx.endpoint, left: ctx.remaining(), aborted: ctx.signal.aborted }),
+    },
+    maxInflight: 100,
+  })
+  const endpoint: string = await peer.start()
+  const first: Strategy = { select: (peers) => peers[0] }
+  const client = new Client({ seeds: [endpoint], timeout: 1000, strategy: first })
+  client.on('peer', (p: PeerInfo) => { console.log(p.endpoint, p.state) })
+  const ac = new AbortController()
+  try {
+    const out = await client.request<{ n: number }>('echo', { n: 1 }, { timeout: 500, idempotent: true, signal: ac.signal })
+    console.log(out.n)
+  } catch (err) {
+    if (err instanceof RemoteError) console.log(err.remoteCode)
+    if (err instanceof ZeromeshError && err.code === 'ERR_ZEROMESH_TIMEOUT' && err.retryable) console.log('retry later')
+  }
+  console.log(client.peers()[0]?.inflight, client.stats().retries, peer.stats().malformed)
+  const frame = encodeRequest([[1, 'echo', null, 0]])
+  const msg = decode(frame)
+  if (msg.type === MessageType.REQUEST) console.log(msg.requests[0].method, Status.OK)
+  await client.close()
+  await peer.stop()
+  void Peer2
+  void Client2
+}
+
+void main()
