@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events'
 import { ClientTransport } from './transport.js'
 import { PeerTable } from './peer-table.js'
-import { resolveClientOptions, resolveRequestOptions } from './options.js'
+import { resolveClientOptions, requestOptionsChecker } from './options.js'
 import { resolveStrategy } from './strategies/index.js'
 import { Call } from './call.js'
 import { encodeRequest, decode, hasSignature } from '../protocol/codec.js'
@@ -21,6 +21,7 @@ export class Client extends EventEmitter {
     super()
     const o = resolveClientOptions(options)
     this.options = o
+    this.requestOptions = requestOptionsChecker(o)
     this.clock = o.clock
     this.strategy = resolveStrategy(o.strategy, { random: o.random })
     this.table = new PeerTable((snapshot) => this.emit('peer', snapshot))
@@ -59,7 +60,7 @@ export class Client extends EventEmitter {
       if (typeof method !== 'string' || method.length === 0 || method.length > 256) {
         throw invalidArgument(`method must be a non-empty string of at most 256 characters, got ${typeof method === 'string' ? JSON.stringify(method) : typeof method}`)
       }
-      o = resolveRequestOptions(options, this.options)
+      o = this.requestOptions(options)
     } catch (err) {
       return Promise.reject(err)
     }

@@ -37,15 +37,19 @@ export function resolveClientOptions (given) {
   })
 }
 
-/** Checks the options of one request, filling in the client's defaults. */
-export function resolveRequestOptions (given, defaults) {
-  const o = checkOptions('request options', given, {
+/**
+ * A checker of per-request options against the client's defaults. A request without options
+ * gets one shared frozen object, so the common call allocates nothing here.
+ */
+export function requestOptionsChecker (defaults) {
+  const spec = {
     timeout: int(defaults.timeout, 1, MAX_TIMEOUT),
     idempotent: bool(defaults.idempotent),
     signal: (v) => {
       if (v !== undefined && !(v instanceof AbortSignal)) throw invalidArgument('signal must be an AbortSignal')
       return v
     },
-  })
-  return o
+  }
+  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, signal: undefined })
+  return (given) => given === undefined ? none : checkOptions('request options', given, spec)
 }

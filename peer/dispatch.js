@@ -55,7 +55,7 @@ export class Dispatcher {
       return reply([req.id, Status.OK, out])
     }
     this.inflight++
-    out.then(
+    Promise.resolve(out).then(
       (value) => { this.counts.ok++; reply([req.id, Status.OK, value]) },
       (err) => reply(this.failure(req.id, err)),
     ).finally(() => {
