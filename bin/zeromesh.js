@@ -10,14 +10,17 @@ const USAGE = {
   main: `usage: zeromesh <command> [options]
 
 commands:
-  peer      run a peer node that serves requests
+  peer      run a peer node that serves requests and joins its cluster
   request   send one request and print its JSON result
+  members   print a peer's view of the cluster membership
 
 Run "zeromesh <command> --help" for the options of a command.`,
   peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE]
 
-Runs a peer. Prints its endpoint alone on stdout once bound; logs go to stderr.
-SIGTERM or SIGINT stops it gracefully (in-flight requests finish) and it exits 0.
+Runs a peer. Prints its endpoint alone on stdout once bound; logs go to stderr. It joins the
+cluster through --seeds (retrying unreachable seeds) and logs membership changes.
+SIGTERM or SIGINT stops it gracefully (announces its leave, in-flight requests finish) and it
+exits 0.
 
   --bind EP          endpoint to bind (default tcp://127.0.0.1:0, an ephemeral port)
   --advertise EP     endpoint others should use (for a wildcard bind such as tcp://0.0.0.0:5555)
@@ -25,6 +28,14 @@ SIGTERM or SIGINT stops it gracefully (in-flight requests finish) and it exits 0
   --handlers MODULE  module whose exported functions (or default-export object) are the
                      methods; default: the demo handlers echo, whoami, spin, sleep
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)`,
+  members: `usage: zeromesh members --seeds EP [--json] [--timeout MS]
+
+Prints the membership as the peer at EP (the first seed) sees it, itself included: a table,
+or with --json the same objects as peer.members() as a JSON array, alone on stdout.
+
+  --seeds EP         the peer to ask
+  --json             machine-readable output
+  --timeout MS       give up after this long (default 5000)`,
   request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent]
 
 Sends METHOD(JSON-ARGS) and prints the JSON result alone on stdout.
@@ -45,8 +56,9 @@ async function main (argv) {
   }
   if (command === 'peer') return runPeer(rest)
   if (command === 'request') return runRequest(rest)
-  if (command === 'demo' || command === 'bench' || command === 'members') {
-    process.stderr.write(`zeromesh: "${command}" is not in this version yet; "zeromesh peer" and "zeromesh request" are (see README, Status)\n`)
+  if (command === 'members') return runMembers(rest)
+  if (command === 'demo' || command === 'bench') {
+    process.stderr.write(`zeromesh: "${command}" is not in this version yet; "zeromesh peer", "request" and "members" are (see README, Status)\n`)
     return 1
   }
   throw new UsageError(`unknown command "${command}"\n\n${USAGE.main}`)
@@ -100,6 +112,7 @@ async function runPeer (args) {
     handlers: { ...handlers },
     drainTimeout: intOption(values['drain-timeout'], 'drain-timeout', USAGE.peer),
   })
+  peer.on('member', (m) => { if (m.endpoint !== peer.endpoint) log(`member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`) })
   const endpoint = await peer.start()
   process.stdout.write(endpoint + '\n')
   log(`peer ${endpoint} pid ${process.pid} serving ${Object.keys(handlers).join(', ')}`)
@@ -137,6 +150,32 @@ async function runRequest (args) {
       idempotent: values['no-idempotent'] ? false : undefined,
     })
     process.stdout.write(JSON.stringify(result ?? null) + '\n')
+    return 0
+  } finally {
+    await client.close()
+  }
+}
+
+async function runMembers (args) {
+  const { values } = parse(args, {
+    seeds: { type: 'string' },
+    json: { type: 'boolean' },
+    timeout: { type: 'string' },
+  }, USAGE.members)
+  if (values.help) { process.stdout.write(USAGE.members + '\n'); return 0 }
+  if (values.seeds === undefined) throw new UsageError(`--seeds is required\n\n${USAGE.members}`)
+  const from = values.seeds.split(',')[0].trim()
+  const client = new Client({ seeds: from, discover: false, timeout: intOption(values.timeout, 'timeout', USAGE.members) })
+  try {
+    const members = await client.members(from)
+    if (values.json) {
+      process.stdout.write(JSON.stringify(members) + '\n')
+    } else {
+      const rows = [['ENDPOINT', 'STATE', 'INCARNATION', 'META']]
+      for (const m of members) rows.push([m.endpoint, m.state, String(m.incarnation), JSON.stringify(m.meta)])
+      const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
+      for (const r of rows) process.stdout.write(r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i])).join('  ') + '\n')
+    }
     return 0
   } finally {
     await client.close()

@@ -6,14 +6,20 @@ import { PeerTable } from './peer-table.js'
 import { resolveClientOptions, requestOptionsChecker } from './options.js'
 import { resolveStrategy } from './strategies/index.js'
 import { Call } from './call.js'
+import { Discovery } from './discovery.js'
 import { encodeRequest, decode, hasSignature } from '../protocol/codec.js'
-import { MessageType, Status, MAX_REQUEST_ID } from '../protocol/constants.js'
+import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ConnectionLostError, ProtocolError, invalidArgument,
 } from '../protocol/errors.js'
+import { normalizeRemote } from '../protocol/endpoint.js'
 
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
+
+function stateName (n) {
+  return memberStateNames[n] ?? 'unknown'
+}
 
 export class Client extends EventEmitter {
   /** @param {import('../index.js').ClientOptions} options */
@@ -39,13 +45,50 @@ export class Client extends EventEmitter {
       onUp: (ep) => this.onUp(ep),
       onDown: (ep) => this.onDown(ep, 'disconnected'),
     })
+    this.seeds = new Set(o.seeds)
     for (const ep of o.seeds) this.addPeer(ep)
+    this.discovery = new Discovery({
+      send: (ep, frames, done) => this.transport.send(ep, frames, done),
+      clock: o.clock,
+      random: o.random,
+      timeout: o.membersTimeout,
+      refreshInterval: o.discover ? o.refreshInterval : 0,
+      upPeers: () => this.table.up(),
+      onList: (list) => this.learn(list.members),
+    })
+    this.discovery.start()
   }
 
   addPeer (endpoint) {
     const e = this.table.add(endpoint)
     this.transport.connect(endpoint)
     return e
+  }
+
+  /**
+   * Takes in a member list: alive and suspect members are connected and used; dead and left
+   * ones stop getting new requests and are dropped once their connection closes. Seeds are
+   * kept whatever the list says, as the way back in when every known peer is gone.
+   */
+  learn (members) {
+    if (this.closing !== null) return
+    for (const m of members) {
+      const known = this.table.get(m.endpoint)
+      if (m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT) {
+        if (known === undefined) this.addPeer(m.endpoint)
+        else known.gone = false
+      } else if (known !== undefined && !this.seeds.has(m.endpoint)) {
+        known.gone = true
+        if (known.state === 'up') this.table.setState(known, 'draining', stateName(m.state))
+        else if (known.state === 'down') this.removePeer(known)
+      }
+    }
+  }
+
+  removePeer (peer) {
+    this.failOver(peer, false)
+    this.table.remove(peer)
+    this.transport.disconnect(peer.endpoint)
   }
 
   /**
@@ -149,6 +192,9 @@ export class Client extends EventEmitter {
     if (peer === undefined) return
     if (msg.type === MessageType.REPLY) {
       for (const r of msg.replies) this.onReply(peer, r)
+      if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
+    } else if (msg.type === MessageType.MEMBERS) {
+      this.discovery.onMembers(msg)
     } else if (msg.type === MessageType.ERROR) {
       // The peer cannot read what we send (another protocol version): nothing was run.
       this.table.setState(peer, 'down', `protocol error from peer: ${msg.message} (peer speaks versions ${msg.minVersion}..${msg.maxVersion})`)
@@ -200,7 +246,8 @@ export class Client extends EventEmitter {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
     this.table.setState(peer, 'down', reason)
-    this.failOver(peer, false)
+    if (peer.gone) this.removePeer(peer)
+    else this.failOver(peer, false)
   }
 
   /**
@@ -263,9 +310,38 @@ export class Client extends EventEmitter {
     return this.table.snapshot()
   }
 
-  /** Counters: requests, successes, retries, failures by error code. */
+  /** Counters: requests, successes, retries, failures by error code, member lists fetched. */
   stats () {
-    return { ...this.counts, failed: { ...this.counts.failed }, inflight: this.pending.size }
+    return { ...this.counts, failed: { ...this.counts.failed }, inflight: this.pending.size, memberLists: this.discovery.counts.lists }
+  }
+
+  /**
+   * A peer's view of the cluster (`from`, or a random up peer): resolves with
+   * [{ endpoint, state, incarnation, meta }], as that peer's `members()` shows it.
+   */
+  async members (from) {
+    if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
+    let endpoint = from
+    if (endpoint === undefined) {
+      const deadline = this.clock.now() + this.options.timeout
+      while (this.table.up().length === 0 && this.clock.now() < deadline && this.closing === null) {
+        await new Promise((resolve) => this.clock.setTimeout(resolve, 10))
+      }
+      const up = this.table.up()
+      if (up.length === 0) throw new NoPeersError(`zeromesh: no peer reachable within ${this.options.timeout} ms to ask for members`)
+      endpoint = up[Math.floor(this.options.random() * up.length)].endpoint
+    } else {
+      endpoint = normalizeRemote(from, 'from')
+      if (this.table.get(endpoint) === undefined) this.addPeer(endpoint)
+      const deadline = this.clock.now() + this.options.timeout
+      while (this.table.get(endpoint)?.state !== 'up' && this.clock.now() < deadline && this.closing === null) {
+        await new Promise((resolve) => this.clock.setTimeout(resolve, 10))
+      }
+      if (this.table.get(endpoint)?.state !== 'up') throw new NoPeersError(`zeromesh: ${endpoint} not reachable within ${this.options.timeout} ms`)
+    }
+    const list = await this.discovery.fetch(endpoint)
+    if (list === null) throw new TimeoutError(`zeromesh: ${endpoint} sent no member list within ${this.options.membersTimeout} ms`)
+    return list.members.map((m) => ({ endpoint: m.endpoint, state: stateName(m.state), incarnation: m.incarnation, meta: m.meta }))
   }
 
   /** Rejects every pending request with ClosedError and closes the socket. */
@@ -273,6 +349,7 @@ export class Client extends EventEmitter {
     if (this.closing !== null) return this.closing
     const err = new ClosedError('zeromesh: the client was closed')
     this.closing = (async () => {
+      this.discovery.stop()
       for (const call of [...this.pending.values()]) this.settle(call, err)
       await this.transport.close()
     })()

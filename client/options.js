@@ -13,6 +13,9 @@ export const clientDefaults = Object.freeze({
   heartbeatTimeout: 3000, //   ...and disconnected after 3 s of silence
   maxMessageSize: Limits.maxMessageSize, // larger requests are refused before sending
   maxDepth: Limits.maxDepth, // deeper results are refused as protocol errors
+  discover: true, //           learn peers from the member lists of the peers it talks to
+  refreshInterval: 5000, //    also fetch a member list from a random peer this often (0: never)
+  membersTimeout: 1000, //     wait this long for a member list
 })
 
 const MAX_TIMEOUT = 2 ** 31 - 1 // setTimeout's limit
@@ -31,8 +34,11 @@ export function resolveClientOptions (given) {
     heartbeatTimeout: int(clientDefaults.heartbeatTimeout, 0, 3600000),
     maxMessageSize: int(clientDefaults.maxMessageSize, 64, 2 ** 31 - 1),
     maxDepth: int(clientDefaults.maxDepth, 1, 1000),
+    discover: bool(clientDefaults.discover),
+    refreshInterval: int(clientDefaults.refreshInterval, 0, MAX_TIMEOUT),
+    membersTimeout: int(clientDefaults.membersTimeout, 1, MAX_TIMEOUT),
     clock: clockOption,
-    random: any(Math.random),
+    random: fn(Math.random),
     transport: fn(undefined),
   })
 }

@@ -13,6 +13,7 @@ export class PeerEntry {
     this.failures = 0 // consecutive
     this.lastError = null
     this.everUp = false
+    this.gone = false // the cluster says it left or died: drop it once its connection closes
   }
 
   snapshot () {
@@ -48,6 +49,15 @@ export class PeerTable {
 
   get (endpoint) {
     return this.entries.get(endpoint)
+  }
+
+  /** Forgets a peer (it left the cluster). */
+  remove (e) {
+    if (this.entries.get(e.endpoint) !== e) return
+    this.entries.delete(e.endpoint)
+    this.upList = this.upList.filter((x) => x !== e)
+    e.state = 'down'
+    this.onChange({ ...e.snapshot(), removed: true })
   }
 
   setState (e, state, reason = null) {

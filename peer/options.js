@@ -3,6 +3,8 @@ import { checkOptions, int, fn, any } from '../protocol/options.js'
 import { normalizeEndpoint, normalizeRemote, seedList } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
+import { checkValue } from '../protocol/validate.js'
+import { resolveMembershipOptions } from './membership/config.js'
 import { clockOption } from '../protocol/clock.js'
 
 export const peerDefaults = Object.freeze({
@@ -38,6 +40,9 @@ export function resolvePeerOptions (given) {
     maxDepth: int(peerDefaults.maxDepth, 1, 1000),
     maxBatch: int(peerDefaults.maxBatch, 1, 65535),
     clock: clockOption,
+    random: fn(Math.random),
+    meta: metaObject,
+    membership: (v) => resolveMembershipOptions(v),
   })
   return o
 }
@@ -49,6 +54,14 @@ function handlerObject (v) {
   }
   for (const [k, f] of Object.entries(v)) {
     if (typeof f !== 'function') throw invalidArgument(`handlers.${k} must be a function, got ${typeof f}`)
+  }
+  return v
+}
+
+function metaObject (v) {
+  if (v === undefined) return {}
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || checkValue(v, Limits.maxMetaDepth) !== null) {
+    throw invalidArgument(`meta must be a plain object of plain data nested at most ${Limits.maxMetaDepth} deep, such as { zone: "a", capacity: 4 }`)
   }
   return v
 }

@@ -1,16 +1,19 @@
 // A zeromesh peer: binds its socket, answers zeromesh requests through the dispatcher,
 // answers 10/FLP pings and requests, and stops gracefully.
 import { EventEmitter } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { PeerTransport } from './transport.js'
+import { GossipTransport } from './gossip-transport.js'
+import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
 import { resolvePeerOptions } from './options.js'
-import { decode, encodeReply, encodePong, encodeError } from '../protocol/codec.js'
+import { decode, encodeReply, encodePong, encodeError, encodeGossip, encodeMembers } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
 import { ClosedError, ProtocolError } from '../protocol/errors.js'
 
 const PONG = Buffer.from(FLP_PONG)
-const NO_META = Object.freeze({})
+const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
 
 export class Peer extends EventEmitter {
   /** @param {import('../index.js').PeerOptions} [options] */
@@ -23,6 +26,9 @@ export class Peer extends EventEmitter {
     this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, protocolErrors: 0, dropped: 0 }
     this.stopping = null
     this.starting = null
+    this.gossip = null
+    this.membership = null
+    this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
   }
 
   /** The endpoint clients and other peers use to reach this peer (set once started). */
@@ -56,11 +62,35 @@ export class Peer extends EventEmitter {
       this.state = 'stopped'
       throw err
     }
-    this.dispatcher = new Dispatcher({
-      handlers: o.handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint: this.transport.endpoint,
+    const endpoint = this.transport.endpoint
+    this.dispatcher = new Dispatcher({ handlers: o.handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint })
+    this.gossip = new GossipTransport({
+      limits: o,
+      heartbeatInterval: o.heartbeatInterval,
+      heartbeatTimeout: o.heartbeatTimeout,
+      onDisconnect: (ep) => this.membership?.probeNow(ep),
     })
+    this.membership = new Membership({
+      endpoint,
+      incarnation: Date.now(), // wall clock: a restarted peer starts above its earlier life
+      meta: { version: VERSION, ...o.meta },
+      seeds: o.seeds,
+      net: this.gossip,
+      clock: o.clock,
+      random: o.random,
+      config: o.membership,
+    })
+    this.membership.on('member', (m) => this.onMember(m))
+    this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
-    return this.transport.endpoint
+    this.membership.start()
+    return endpoint
+  }
+
+  onMember (m) {
+    this.replyMeta = Object.freeze({ mv: this.membership.version })
+    if (m.endpoint !== this.endpoint && (m.state === 'dead' || m.state === 'left')) this.gossip.forget(m.endpoint)
+    this.emit('member', m)
   }
 
   onMessage (clientId, frames) {
@@ -96,22 +126,36 @@ export class Peer extends EventEmitter {
         return
       }
       case MessageType.PING:
-        return this.transport.send(clientId, [encodePong(msg.seq, NO_META)])
+        return this.transport.send(clientId, [encodePong(msg.seq, this.replyMeta)])
+      case MessageType.PROBE:
+      case MessageType.PROBE_REQ:
+      case MessageType.SYNC:
+        return this.onGossip(clientId, msg)
+      case MessageType.MEMBERS_GET:
+        return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
       default:
-        // REPLY, PONG and ERROR are not sent to a peer by clients: counted and dropped.
+        // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's
+        // bound socket: counted and dropped.
         this.counts.malformed++
     }
   }
 
+  onGossip (clientId, msg) {
+    this.membership.handle(msg.gossip).then((reply) => {
+      if (reply !== null && this.transport?.socket != null) this.transport.send(clientId, [encodeGossip(msg.seq, reply)])
+    }, () => { this.counts.dropped++ })
+  }
+
   sendReply (clientId, entry) {
+    const meta = this.replyMeta
     let frame
     try {
-      frame = encodeReply(NO_META, [entry])
+      frame = encodeReply(meta, [entry])
     } catch (err) {
-      frame = encodeReply(NO_META, [[entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']]])
+      frame = encodeReply(meta, [[entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']]])
     }
     if (frame.length > this.options.maxMessageSize) {
-      frame = encodeReply(NO_META, [[entry[0], Status.REMOTE,
+      frame = encodeReply(meta, [[entry[0], Status.REMOTE,
         [`reply of ${frame.length} bytes is larger than maxMessageSize ${this.options.maxMessageSize}`, 'ERR_ZEROMESH_TOO_LARGE']]])
     }
     this.transport.send(clientId, [frame])
@@ -135,12 +179,23 @@ export class Peer extends EventEmitter {
 
   /** Counters of what this peer received, answered and dropped. */
   stats () {
-    return { ...this.counts, ...(this.dispatcher?.counts ?? {}), inflight: this.dispatcher?.inflight ?? 0 }
+    return {
+      ...this.counts,
+      ...(this.dispatcher?.counts ?? {}),
+      inflight: this.dispatcher?.inflight ?? 0,
+      membership: { ...(this.membership?.counts ?? {}), gossipSent: this.gossip?.counts.sent ?? 0, gossipBytes: this.gossip?.counts.bytes ?? 0 },
+    }
+  }
+
+  /** This peer's view of the cluster, itself included: [{ endpoint, state, incarnation, meta }]. */
+  members () {
+    return this.membership?.members() ?? []
   }
 
   /**
-   * Graceful stop: new requests are answered DRAINING (the client goes elsewhere at once),
-   * in-flight requests finish (up to drainTimeout), their replies leave, the socket closes.
+   * Graceful stop: the leave is announced to every member (shown as `left` at once), new
+   * requests are answered DRAINING (the client goes elsewhere at once), in-flight requests
+   * finish (up to drainTimeout), their replies leave, the sockets close.
    */
   stop () {
     if (this.stopping !== null) return this.stopping
@@ -153,12 +208,15 @@ export class Peer extends EventEmitter {
     await this.starting?.catch(() => {})
     this.state = 'stopping'
     const { clock, drainTimeout } = this.options
+    const leaving = this.membership?.leave()
     if (this.dispatcher !== null) {
       let timer
       const timedOut = new Promise((resolve) => { timer = clock.setTimeout(resolve, drainTimeout) })
       await Promise.race([this.dispatcher.drain(), timedOut])
       clock.clearTimeout(timer)
     }
+    await leaving
+    await this.gossip?.close()
     await this.transport?.close()
     this.state = 'stopped'
   }

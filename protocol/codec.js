@@ -55,6 +55,46 @@ export function encodePong (seq, meta) {
   return frame(MessageType.PONG, [seq, meta])
 }
 
+const gossipTypes = {
+  probe: MessageType.PROBE,
+  ack: MessageType.ACK,
+  'probe-req': MessageType.PROBE_REQ,
+  nack: MessageType.NACK,
+  sync: MessageType.SYNC,
+}
+
+function claim (c) {
+  return c.by === undefined
+    ? [c.endpoint, c.incarnation, c.state, c.meta ?? {}]
+    : [c.endpoint, c.incarnation, c.state, c.meta ?? {}, c.by]
+}
+
+/**
+ * A membership frame between peers. `msg` is { type: 'probe'|'ack'|'probe-req'|'nack'|'sync',
+ * from, target?, updates?, members? }; claims are { endpoint, incarnation, state, meta, by? }.
+ */
+export function encodeGossip (seq, msg) {
+  const type = gossipTypes[msg.type]
+  switch (type) {
+    case MessageType.PROBE:
+    case MessageType.PROBE_REQ: return frame(type, [seq, msg.from, msg.target, msg.updates.map(claim)])
+    case MessageType.ACK: return frame(type, [seq, msg.from, msg.updates.map(claim)])
+    case MessageType.NACK: return frame(type, [seq, msg.from])
+    case MessageType.SYNC: return frame(type, [seq, msg.from, msg.members.map(claim)])
+    default: throw new TypeError(`not a membership message: ${msg.type}`)
+  }
+}
+
+/** A client's request for a peer's member list. */
+export function encodeMembersGet (seq) {
+  return frame(MessageType.MEMBERS_GET, [seq])
+}
+
+/** A peer's member list, with the digest clients compare (`version`). */
+export function encodeMembers (seq, version, members) {
+  return frame(MessageType.MEMBERS, [seq, version, members.map(claim)])
+}
+
 /** An ERROR frame: the peer could not handle a frame at all. */
 export function encodeError (code, message) {
   return frame(MessageType.ERROR, [code, message, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX])
@@ -101,8 +141,73 @@ export function decode (buf, limits = Limits) {
     case MessageType.REPLY: return decodeReply(body, version, maxBatch, maxDepth)
     case MessageType.PING: return decodePing(body, version)
     case MessageType.PONG: return decodePong(body, version)
-    default: return decodeError(body, version)
+    case MessageType.ERROR: return decodeError(body, version)
+    case MessageType.MEMBERS_GET: return decodeMembersGet(body, version)
+    case MessageType.MEMBERS: return decodeMembers(body, version, limits)
+    default: return decodeGossip(type, body, version, limits)
   }
+}
+
+const gossipNames = { [MessageType.PROBE]: 'probe', [MessageType.ACK]: 'ack', [MessageType.PROBE_REQ]: 'probe-req', [MessageType.NACK]: 'nack', [MessageType.SYNC]: 'sync' }
+
+function endpointField (v, what) {
+  if (typeof v !== 'string' || v.length === 0 || v.length > 255) throw fail(`${what} must be an endpoint string of 1 to 255 characters`)
+  return v
+}
+
+function decodeClaims (list, what, max, limits) {
+  if (!Array.isArray(list)) throw fail(`${what} must be an array`)
+  if (list.length > max) throw fail(`${what} has ${list.length} entries, more than ${max}`)
+  const maxMetaDepth = limits.maxMetaDepth ?? Limits.maxMetaDepth
+  const out = new Array(list.length)
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i]
+    if (!Array.isArray(c) || c.length < 4) throw fail('a claim must be [endpoint, incarnation, state, meta, by?]')
+    const [endpoint, incarnation, state, meta, by] = c
+    endpointField(endpoint, 'a claim endpoint')
+    if (!isUint(incarnation)) throw fail('a claim incarnation must be an integer from 0 to 2^53-1')
+    if (!isUint(state, 3)) throw fail('a claim state must be 0 (alive), 1 (suspect), 2 (dead) or 3 (left)')
+    checkMeta(meta)
+    const reason = checkValue(meta, maxMetaDepth)
+    if (reason !== null) throw fail(`claim meta: ${reason}`)
+    const entry = { endpoint, incarnation, state, meta }
+    if (by !== undefined && by !== null) entry.by = endpointField(by, 'a claim "by"')
+    out[i] = entry
+  }
+  return out
+}
+
+function decodeGossip (type, body, version, limits) {
+  if (!Array.isArray(body) || !isUint(body[0])) throw fail('a membership message must start with [seq, from, ...]')
+  const seq = body[0]
+  const from = endpointField(body[1], 'from')
+  const maxBatch = limits.maxBatch ?? Limits.maxBatch
+  const msg = { type: gossipNames[type], from }
+  switch (type) {
+    case MessageType.PROBE:
+    case MessageType.PROBE_REQ:
+      msg.target = endpointField(body[2], 'target')
+      msg.updates = decodeClaims(body[3], 'updates', maxBatch, limits)
+      break
+    case MessageType.ACK:
+      msg.updates = decodeClaims(body[2], 'updates', maxBatch, limits)
+      break
+    case MessageType.SYNC:
+      msg.members = decodeClaims(body[2], 'members', limits.maxMembers ?? Limits.maxMembers, limits)
+      break
+    default: // NACK
+  }
+  return { type, version, seq, gossip: msg }
+}
+
+function decodeMembersGet (body, version) {
+  if (!Array.isArray(body) || !isUint(body[0])) throw fail('a members request must be [seq]')
+  return { type: MessageType.MEMBERS_GET, version, seq: body[0] }
+}
+
+function decodeMembers (body, version, limits) {
+  if (!Array.isArray(body) || !isUint(body[0]) || !isUint(body[1], 0xffffffff)) throw fail('a member list must be [seq, version, members]')
+  return { type: MessageType.MEMBERS, version, seq: body[0], membersVersion: body[1], members: decodeClaims(body[2], 'members', limits.maxMembers ?? Limits.maxMembers, limits) }
 }
 
 function decodeRequest (body, version, maxBatch, maxDepth, maxMethodLength) {

@@ -19,7 +19,19 @@ export const MessageType = Object.freeze({
   PING: 3, //    either way: liveness probe
   PONG: 4, //    answer to PING
   ERROR: 5, //   peer -> sender: the frame could not be handled at all (version, type)
+  PROBE: 6, //       peer -> peer: SWIM direct probe, with piggybacked membership claims
+  ACK: 7, //         answer to PROBE (or to PROBE_REQ, for the target)
+  PROBE_REQ: 8, //   peer -> peer: please probe the target for me
+  NACK: 9, //        answer to PROBE_REQ: the target did not answer
+  SYNC: 10, //       peer -> peer: full state exchange (push-pull); answered with SYNC
+  MEMBERS_GET: 11, // client -> peer: send me your member list
+  MEMBERS: 12, //    answer to MEMBERS_GET
 })
+
+/** Member states in membership claims. Append only. */
+export const MemberState = Object.freeze({ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 })
+/** The names of member states, by number, as `peer.members()` shows them. */
+export const memberStateNames = Object.freeze(['alive', 'suspect', 'dead', 'left'])
 
 /** Status of one reply entry. Append only. */
 export const Status = Object.freeze({
@@ -52,6 +64,10 @@ export const Limits = Object.freeze({
   maxBatch: 1024,
   // Longest method name, in UTF-16 code units.
   maxMethodLength: 256,
+  // Most members in one SYNC or MEMBERS message.
+  maxMembers: 65535,
+  // Deepest nesting of a member's metadata.
+  maxMetaDepth: 8,
 })
 
 /** Largest request id: ids must stay exact in a JS number. */

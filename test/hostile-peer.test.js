@@ -17,7 +17,7 @@ function garbage () {
   for (let i = 0; i < 60; i++) list.push([randomBytes(1 + (i * 7) % 300)]) //                random frames
   for (let i = 0; i < 60; i++) list.push([Buffer.concat([header(1 + (i % 5)), randomBytes(1 + i)])]) // signature + junk
   for (let i = 0; i < 30; i++) list.push([Buffer.concat([header(1, 2 + i), packr.pack([[i, 'echo', 1, 0]])])]) // wrong version
-  for (let i = 0; i < 30; i++) list.push([Buffer.concat([header(6 + i), packr.pack([i])])]) //  unknown type
+  for (let i = 0; i < 30; i++) list.push([Buffer.concat([header(100 + i), packr.pack([i])])]) //  unknown type
   for (let i = 0; i < 30; i++) list.push([Buffer.concat([header(1), packr.pack({ shape: i })])]) // wrong shape
   for (let i = 0; i < 30; i++) list.push([Buffer.concat([header(1), Buffer.alloc(5000 + i, 0x91)])]) // deep nesting
   for (let i = 0; i < 30; i++) list.push([Buffer.concat([header(2), packr.pack([{}, [[i, 0, 'not for a peer']]])])]) // a reply sent to a peer

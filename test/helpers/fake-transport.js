@@ -16,6 +16,7 @@ export class FakeNetwork {
       this.h = handlers
       this.transport = {
         connect: (ep) => { if (!this.peers.has(ep)) this.define(ep) },
+        disconnect: () => {},
         send: (ep, frames, done) => this.send(ep, frames, done),
         close: async () => {},
       }

@@ -1,0 +1,95 @@
+// How a client learns peers without being a member: every reply carries the peer's
+// membership digest; when it differs from the digest of the last member list the client
+// took in, the client fetches the list from that peer (one fetch at a time, at most every
+// MIN_GAP_MS). It also refreshes from a random up peer every `refreshInterval`.
+import { encodeMembersGet } from '../protocol/codec.js'
+
+const MIN_GAP_MS = 50 // between two fetches prompted by replies
+
+export class Discovery {
+  /**
+   * @param {object} o
+   * @param {(endpoint: string, frames: Buffer[], done: (code: string|null) => void) => void} o.send
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {() => number} o.random
+   * @param {number} o.timeout            wait for a member list
+   * @param {number} o.refreshInterval    0: no periodic refresh
+   * @param {() => Array<{ endpoint: string }>} o.upPeers
+   * @param {(list: { version: number, members: object[] }, from: string) => void} o.onList
+   */
+  constructor (o) {
+    this.o = o
+    this.known = null // digest of the last list taken in
+    this.busy = false
+    this.last = -Infinity
+    this.seq = 0
+    this.pending = new Map() // seq -> finish(list|null)
+    this.timer = null
+    this.counts = { fetches: 0, lists: 0 }
+  }
+
+  start () {
+    if (this.o.refreshInterval > 0) this.schedule()
+  }
+
+  schedule () {
+    this.timer = this.o.clock.setTimeout(() => {
+      this.timer = null
+      const up = this.o.upPeers()
+      if (up.length > 0) this.refresh(up[Math.floor(this.o.random() * up.length)].endpoint, true)
+      this.schedule()
+    }, this.o.refreshInterval)
+    this.timer?.unref?.() // a forgotten client must not keep the process alive for this
+  }
+
+  /** A reply from `endpoint` carried membership digest `mv`. */
+  seen (endpoint, mv) {
+    if (typeof mv !== 'number' || mv === this.known) return
+    if (this.o.clock.now() - this.last < MIN_GAP_MS) return
+    this.refresh(endpoint, false)
+  }
+
+  async refresh (endpoint, periodic) {
+    if (this.busy) return
+    this.busy = true
+    this.last = this.o.clock.now()
+    try {
+      const list = await this.fetch(endpoint)
+      if (list === null) return
+      if (!periodic && list.version === this.known) return
+      this.known = list.version
+      this.counts.lists++
+      this.o.onList(list, endpoint)
+    } finally {
+      this.busy = false
+    }
+  }
+
+  /** Asks `endpoint` for its member list; resolves with { version, members } or null. */
+  fetch (endpoint) {
+    const seq = this.seq = this.seq >= Number.MAX_SAFE_INTEGER ? 1 : this.seq + 1
+    this.counts.fetches++
+    return new Promise((resolve) => {
+      const timer = this.o.clock.setTimeout(() => finish(null), this.o.timeout)
+      const finish = (list) => {
+        if (!this.pending.has(seq)) return
+        this.pending.delete(seq)
+        this.o.clock.clearTimeout(timer)
+        resolve(list)
+      }
+      this.pending.set(seq, finish)
+      this.o.send(endpoint, [encodeMembersGet(seq)], (code) => { if (code !== null) finish(null) })
+    })
+  }
+
+  /** A MEMBERS message arrived. */
+  onMembers (msg) {
+    this.pending.get(msg.seq)?.({ version: msg.membersVersion, members: msg.members })
+  }
+
+  stop () {
+    if (this.timer !== null) this.o.clock.clearTimeout(this.timer)
+    this.timer = null
+    for (const finish of [...this.pending.values()]) finish(null)
+  }
+}

@@ -1,0 +1,78 @@
+// The peer's outgoing ZeroMQ socket for membership traffic: a ROUTER connected to other
+// peers by endpoint alias, sending requests (probe, probe-req, sync) and matching answers
+// by sequence number. Answers to requests *from* other peers go out on the bound socket.
+// A dropped connection is reported so the member is probed at once.
+import * as zmq from 'zeromq'
+import { encodeGossip, decode } from '../protocol/codec.js'
+import { connectingRouterOptions, connectByAlias } from '../protocol/socket-settings.js'
+
+export class GossipTransport {
+  /**
+   * @param {object} o
+   * @param {object} o.limits   decode limits (maxMessageSize, maxBatch, ...)
+   * @param {number} o.heartbeatInterval
+   * @param {number} o.heartbeatTimeout
+   * @param {(endpoint: string) => void} o.onDisconnect
+   */
+  constructor (o) {
+    this.o = o
+    this.seq = 0
+    this.pending = new Map() // seq -> finish(reply|null)
+    this.connected = new Set()
+    this.counts = { sent: 0, bytes: 0, malformed: 0 }
+    this.socket = new zmq.Router(connectingRouterOptions({ ...o, maxMessageSize: o.limits.maxMessageSize, sendHighWaterMark: 1000 }))
+    this.socket.events.on('disconnect', (e) => this.connected.has(e.address) && o.onDisconnect(e.address))
+    this.loop = this.receiveLoop()
+  }
+
+  /** Sends a membership request; resolves with the answer, or null after `timeoutMs`. */
+  request (endpoint, msg, timeoutMs) {
+    if (this.socket.closed) return Promise.resolve(null)
+    if (!this.connected.has(endpoint)) {
+      this.connected.add(endpoint)
+      connectByAlias(this.socket, endpoint)
+    }
+    const seq = this.seq = this.seq >= Number.MAX_SAFE_INTEGER ? 1 : this.seq + 1
+    const frame = encodeGossip(seq, msg)
+    this.counts.sent++
+    this.counts.bytes += frame.length
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => finish(null), timeoutMs)
+      const finish = (reply) => {
+        if (!this.pending.has(seq)) return
+        this.pending.delete(seq)
+        clearTimeout(timer)
+        resolve(reply)
+      }
+      this.pending.set(seq, finish)
+      this.socket.send([endpoint, frame]).catch(() => finish(null))
+    })
+  }
+
+  /** Stops connecting to a member that is dead or left; a later request reconnects. */
+  forget (endpoint) {
+    if (!this.connected.delete(endpoint) || this.socket.closed) return
+    try { this.socket.disconnect(endpoint) } catch { /* not connected */ }
+  }
+
+  async receiveLoop () {
+    const s = this.socket
+    try {
+      for await (const msg of s) {
+        if (msg.length !== 2) { this.counts.malformed++; continue }
+        let m
+        try { m = decode(msg[1], this.o.limits) } catch { this.counts.malformed++; continue }
+        if (m.gossip === undefined) { this.counts.malformed++; continue }
+        this.pending.get(m.seq)?.(m.gossip)
+      }
+    } catch (err) {
+      if (!s.closed) throw err
+    }
+  }
+
+  async close () {
+    for (const finish of [...this.pending.values()]) finish(null)
+    if (!this.socket.closed) this.socket.close()
+    await this.loop.catch(() => {})
+  }
+}

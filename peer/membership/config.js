@@ -1,0 +1,38 @@
+// Membership defaults, one per line with the reason. The reference is memberlist's LAN
+// config (probe 1 s, timeout 500 ms, 3 indirect checks, suspicion multiplier 4); zeromesh
+// peers live on one LAN or one host, where a round trip is well under a millisecond, so
+// everything is about 4x faster.
+import { checkOptions, int } from '../../protocol/options.js'
+
+export const membershipDefaults = Object.freeze({
+  probeInterval: 250, //      one member probed per interval: detection in ~e/(e-1) intervals
+  probeTimeout: 120, //       a LAN round trip is <1 ms; this leaves room for GC and busy loops
+  indirectChecks: 3, //       peers asked to probe for us when a direct probe fails
+  suspicionMult: 4, //        suspicion lasts at least 4 probe intervals x log10(N) (1 s for N < 10)...
+  suspicionMaxMult: 4, //     ...and at most 4x that, shortened by independent confirmations
+  retransmitMult: 4, //       each change is piggybacked 4 x ceil(log10(N+1)) times
+  maxPiggyback: 16, //        changes per message at most: message size bounded whatever N is
+  pushPullInterval: 5000, //  full state exchange with a random member, for anti-entropy
+  syncTimeout: 1000, //       wait for a push-pull answer (a full member list)
+  joinRetryMin: 100, //       first pause before retrying unreachable seeds...
+  joinRetryMax: 5000, //      ...doubling up to this, with jitter
+  leaveTimeout: 300, //       how long stop() waits for members to acknowledge the leave
+})
+
+export function resolveMembershipOptions (given) {
+  const d = membershipDefaults
+  return checkOptions('membership options', given, {
+    probeInterval: int(d.probeInterval, 10, 600000),
+    probeTimeout: int(d.probeTimeout, 1, 600000),
+    indirectChecks: int(d.indirectChecks, 0, 16),
+    suspicionMult: int(d.suspicionMult, 1, 100),
+    suspicionMaxMult: int(d.suspicionMaxMult, 1, 100),
+    retransmitMult: int(d.retransmitMult, 1, 100),
+    maxPiggyback: int(d.maxPiggyback, 1, 1024),
+    pushPullInterval: int(d.pushPullInterval, 0, 3600000),
+    syncTimeout: int(d.syncTimeout, 1, 600000),
+    joinRetryMin: int(d.joinRetryMin, 1, 600000),
+    joinRetryMax: int(d.joinRetryMax, 1, 3600000),
+    leaveTimeout: int(d.leaveTimeout, 0, 600000),
+  })
+}

@@ -1,0 +1,83 @@
+// The member table and its merge rules: which of two claims about a member wins.
+// A claim is { endpoint, incarnation, state, meta }. A higher incarnation always wins; at
+// the same incarnation the stronger state wins (alive < suspect < dead < left). Claims about
+// this peer itself are never applied: they are refuted by raising its incarnation.
+
+import { MemberState, memberStateNames } from '../../protocol/constants.js'
+
+export const State = MemberState
+export const stateNames = memberStateNames
+
+/** Whether `update` replaces `current` (undefined: a member not known yet). Pure. */
+export function supersedes (current, update) {
+  if (current === undefined) return update.state === State.ALIVE || update.state === State.SUSPECT
+  if (update.incarnation !== current.incarnation) return update.incarnation > current.incarnation
+  return update.state > current.state
+}
+
+export class MemberTable {
+  /** @param {{ endpoint: string, incarnation: number, meta: object }} self */
+  constructor (self) {
+    this.self = { endpoint: self.endpoint, incarnation: self.incarnation, state: State.ALIVE, meta: self.meta }
+    this.map = new Map([[self.endpoint, this.self]])
+  }
+
+  get (endpoint) {
+    return this.map.get(endpoint)
+  }
+
+  /** Every member, this peer included. */
+  all () {
+    return [...this.map.values()]
+  }
+
+  /** Members other than this peer that are alive or suspect: the ones to probe and gossip with. */
+  live () {
+    const out = []
+    for (const m of this.map.values()) if (m !== this.self && m.state <= State.SUSPECT) out.push(m)
+    return out
+  }
+
+  /**
+   * Applies a claim. Returns 'changed' (the table changed: pass the claim on), 'refute'
+   * (a claim that this peer is not alive: the caller must refute it) or null (stale).
+   */
+  apply (update) {
+    if (update.endpoint === this.self.endpoint) {
+      if (update.incarnation < this.self.incarnation) return null
+      if (update.state === State.ALIVE && update.incarnation === this.self.incarnation) return null
+      return 'refute'
+    }
+    const current = this.map.get(update.endpoint)
+    if (!supersedes(current, update)) return null
+    this.map.set(update.endpoint, {
+      endpoint: update.endpoint,
+      incarnation: update.incarnation,
+      state: update.state,
+      meta: update.meta ?? current?.meta ?? {},
+    })
+    return 'changed'
+  }
+
+  /** Raises this peer's incarnation above `seen` and returns its new alive claim. */
+  refute (seen) {
+    this.self.incarnation = Math.max(this.self.incarnation, seen) + 1
+    return { ...this.self }
+  }
+
+  /**
+   * A short digest of who is alive or suspect, equal on every peer that agrees: clients
+   * compare it to know when to fetch the member list again. FNV-1a over sorted entries.
+   */
+  digest () {
+    const keys = []
+    for (const m of this.map.values()) if (m.state <= State.SUSPECT) keys.push(`${m.endpoint}#${m.incarnation}`)
+    keys.sort()
+    let h = 0x811c9dc5
+    for (const k of keys) {
+      for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 0x01000193) >>> 0
+      h = Math.imul(h ^ 0x2c, 0x01000193) >>> 0
+    }
+    return h
+  }
+}

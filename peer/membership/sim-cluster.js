@@ -1,0 +1,92 @@
+// A cluster of Membership instances on a MemoryNetwork and a fake clock, for tests and for
+// bench/gossip-sim.js. Nodes are added, killed (silently gone), frozen (cut off, then back),
+// and asked what they think of each other.
+import FakeTimers from '@sinonjs/fake-timers'
+import { Membership } from './swim.js'
+import { MemoryNetwork } from './memory-network.js'
+import { resolveMembershipOptions } from './config.js'
+
+/** A deterministic random source (LCG), so a simulation run can be replayed. */
+export function seededRandom (seed = 1) {
+  let s = seed >>> 0
+  return () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 4294967296 }
+}
+
+export class SimCluster {
+  constructor ({ loss = 0, delay = 1, seed = 1, config = {}, sizeOf } = {}) {
+    const fake = FakeTimers.createClock(0)
+    this.fake = fake
+    this.clock = {
+      now: () => fake.now,
+      setTimeout: (fn, ms) => fake.setTimeout(fn, ms),
+      clearTimeout: (t) => fake.clearTimeout(t),
+    }
+    this.random = seededRandom(seed)
+    this.net = new MemoryNetwork({ clock: this.clock, random: this.random, loss, delay, sizeOf })
+    this.config = resolveMembershipOptions(config)
+    this.nodes = new Map()
+    this.lives = new Map() // endpoint -> times started, for incarnations of restarted nodes
+  }
+
+  /** Starts a node that joins through `seeds`. */
+  add (endpoint, seeds = []) {
+    const life = (this.lives.get(endpoint) ?? 0) + 1
+    this.lives.set(endpoint, life)
+    let m = null
+    const link = this.net.attach(endpoint, (msg) => m.handle(msg))
+    m = new Membership({
+      endpoint, incarnation: life * 1000, seeds, net: link, clock: this.clock, random: this.random, config: this.config,
+    })
+    m.link = link
+    this.nodes.set(endpoint, m)
+    m.start()
+    return m
+  }
+
+  /** Gone without a word (SIGKILL). */
+  kill (endpoint) {
+    const m = this.nodes.get(endpoint)
+    m.stop()
+    m.link.close()
+    this.nodes.delete(endpoint)
+  }
+
+  /** Cut off from everyone, still running (SIGSTOP-like as others see it). */
+  isolate (endpoint) {
+    this.net.partition([endpoint], [...this.nodes.keys()].filter((e) => e !== endpoint))
+  }
+
+  /** The state `observer` holds for `endpoint` ('alive', 'suspect', 'dead', 'left' or undefined). */
+  view (observer, endpoint) {
+    return this.nodes.get(observer).members().find((m) => m.endpoint === endpoint)?.state
+  }
+
+  /** Whether every running node other than `endpoint` sees it in one of `states`. */
+  allSee (endpoint, states) {
+    for (const [ep, m] of this.nodes) {
+      if (ep === endpoint) continue
+      const s = m.members().find((x) => x.endpoint === endpoint)?.state
+      if (!states.includes(s)) return false
+    }
+    return true
+  }
+
+  /** Advances fake time by `ms`, letting every promise chain run between timers. */
+  async run (ms) {
+    await this.fake.tickAsync(ms)
+  }
+
+  /** Advances in `step` ms steps until `cond()` holds; returns the time it took, or -1. */
+  async until (cond, { max = 60000, step = 10 } = {}) {
+    const t0 = this.fake.now
+    while (this.fake.now - t0 <= max) {
+      if (cond()) return this.fake.now - t0
+      await this.fake.tickAsync(step)
+    }
+    return -1
+  }
+
+  stop () {
+    for (const m of this.nodes.values()) m.stop()
+  }
+}

@@ -1,0 +1,314 @@
+// SWIM membership for one peer: joins through seeds with a push-pull exchange, probes one
+// member per interval (directly, then through k others), suspects and declares dead with
+// Lifeguard suspicion, spreads changes on probe traffic, syncs full state now and then,
+// refutes suspicions of itself and announces its leave. Written against an injected
+// network, clock and random source, so it runs on ZeroMQ and on an in-memory network alike.
+//
+// The network: `net.request(endpoint, msg, timeoutMs)` resolves with the reply message or
+// null (timeout, unreachable); incoming messages are handed to `handle(msg)`.
+import { EventEmitter } from 'node:events'
+import { MemberTable, State, stateNames } from './member-table.js'
+import { Suspicion, suspicionBounds } from './suspicion.js'
+import { BroadcastQueue } from './broadcast-queue.js'
+
+export class Membership extends EventEmitter {
+  /**
+   * @param {object} o
+   * @param {string} o.endpoint       this peer
+   * @param {number} o.incarnation    starting incarnation: higher than any earlier life of this endpoint
+   * @param {object} [o.meta]         carried in gossip (version, capacity, tags)
+   * @param {string[]} o.seeds
+   * @param {{ request(endpoint: string, msg: object, timeoutMs: number): Promise<object|null> }} o.net
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {() => number} o.random
+   * @param {ReturnType<typeof import('./config.js').resolveMembershipOptions>} o.config
+   */
+  constructor (o) {
+    super()
+    this.o = o
+    this.c = o.config
+    this.endpoint = o.endpoint
+    this.table = new MemberTable({ endpoint: o.endpoint, incarnation: o.incarnation, meta: o.meta ?? {} })
+    this.queue = new BroadcastQueue({ retransmitMult: this.c.retransmitMult })
+    this.suspicions = new Map() // endpoint -> Suspicion
+    this.seeds = o.seeds.filter((s) => s !== o.endpoint)
+    this.order = [] //   probe order: a shuffled list, consumed round robin
+    this.probing = new Set() // endpoints with a probe in progress
+    this.timers = new Set()
+    this.running = false
+    this.joined = this.seeds.length === 0
+    this.joinPause = this.c.joinRetryMin
+    this.version = this.table.digest()
+    this.counts = { probes: 0, indirect: 0, suspected: 0, died: 0, refuted: 0, syncs: 0, joinAttempts: 0 }
+  }
+
+  // ---- life cycle --------------------------------------------------------------------
+
+  start () {
+    this.running = true
+    this.queue.enqueue(this.claimOf(this.table.self))
+    if (!this.joined) this.join()
+    this.every(this.c.probeInterval, () => this.probeRound(), this.jitter(this.c.probeInterval))
+    if (this.c.pushPullInterval > 0) this.every(this.c.pushPullInterval, () => this.pushPull(), this.jitter(this.c.pushPullInterval))
+  }
+
+  /** Announces the leave to every live member (bounded by leaveTimeout), then stops. */
+  async leave () {
+    if (!this.running) return
+    const self = this.table.self
+    self.state = State.LEFT
+    this.emitMember(self)
+    const claim = this.claimOf(self)
+    this.queue.enqueue(claim)
+    const targets = this.table.live()
+    await Promise.all(targets.map((m) => this.o.net.request(m.endpoint, {
+      type: 'probe', from: this.endpoint, target: m.endpoint, updates: [claim],
+    }, this.c.leaveTimeout)))
+    this.stop()
+  }
+
+  stop () {
+    this.running = false
+    for (const t of this.timers) this.o.clock.clearTimeout(t)
+    this.timers.clear()
+    for (const s of this.suspicions.values()) s.cancel()
+    this.suspicions.clear()
+  }
+
+  every (ms, fn, first = ms) {
+    const run = () => {
+      this.timers.delete(timer)
+      if (!this.running) return
+      timer = this.o.clock.setTimeout(run, ms)
+      this.timers.add(timer)
+      fn()
+    }
+    let timer = this.o.clock.setTimeout(run, first)
+    this.timers.add(timer)
+  }
+
+  after (ms, fn) {
+    const timer = this.o.clock.setTimeout(() => { this.timers.delete(timer); if (this.running) fn() }, ms)
+    this.timers.add(timer)
+  }
+
+  jitter (ms) {
+    return Math.floor(this.o.random() * ms)
+  }
+
+  // ---- joining and anti-entropy ------------------------------------------------------
+
+  async join () {
+    if (!this.running || this.joined) return
+    this.counts.joinAttempts++
+    const results = await Promise.all(this.seeds.map((s) => this.sync(s)))
+    if (results.some(Boolean)) {
+      this.joined = true
+      this.joinPause = this.c.joinRetryMin
+      this.emit('joined')
+      return
+    }
+    // No seed answered: keep serving, try again later (exponential backoff with jitter).
+    const pause = this.joinPause
+    this.joinPause = Math.min(this.c.joinRetryMax, this.joinPause * 2)
+    this.after(pause / 2 + this.jitter(pause / 2), () => this.join())
+  }
+
+  async sync (endpoint) {
+    const reply = await this.o.net.request(endpoint, { type: 'sync', from: this.endpoint, members: this.fullState() }, this.c.syncTimeout)
+    if (reply?.type !== 'sync') return false
+    this.counts.syncs++
+    this.absorb(reply.members, reply.from)
+    return true
+  }
+
+  pushPull () {
+    const live = this.table.live().filter((m) => m.state === State.ALIVE)
+    if (live.length > 0) return this.sync(live[Math.floor(this.o.random() * live.length)].endpoint)
+    // Everyone we knew is gone: fall back to the seeds.
+    if (this.seeds.length > 0) { this.joined = false; return this.join() }
+  }
+
+  fullState () {
+    return this.table.all().map((m) => this.claimOf(m))
+  }
+
+  // ---- failure detection -------------------------------------------------------------
+
+  nextTarget () {
+    for (let tries = 0; tries < 2; tries++) {
+      while (this.order.length > 0) {
+        const m = this.table.get(this.order.pop())
+        if (m !== undefined && m.state <= State.SUSPECT && !this.probing.has(m.endpoint)) return m
+      }
+      this.order = this.shuffle(this.table.live().map((m) => m.endpoint))
+    }
+    return undefined
+  }
+
+  probeRound () {
+    const target = this.nextTarget()
+    if (target !== undefined) this.probe(target)
+  }
+
+  /** Probes now, out of turn: used when the connection to a member drops. */
+  probeNow (endpoint) {
+    const m = this.table.get(endpoint)
+    if (this.running && m !== undefined && m !== this.table.self && m.state <= State.SUSPECT && !this.probing.has(endpoint)) this.probe(m)
+  }
+
+  async probe (target) {
+    const ep = target.endpoint
+    const incarnation = target.incarnation
+    this.probing.add(ep)
+    this.counts.probes++
+    try {
+      const ack = await this.o.net.request(ep, this.message('probe', ep), this.c.probeTimeout)
+      if (ack?.type === 'ack') { this.absorb(ack.updates, ack.from); return }
+      if (!this.running) return
+      const helpers = this.shuffle(this.table.live().filter((m) => m.endpoint !== ep && m.state === State.ALIVE)).slice(0, this.c.indirectChecks)
+      this.counts.indirect += helpers.length
+      const replies = await Promise.all(helpers.map((h) => this.o.net.request(h.endpoint, this.message('probe-req', ep), this.c.probeTimeout * 2)))
+      let reached = false
+      for (const r of replies) {
+        if (r === null) continue
+        this.absorb(r.updates, r.from)
+        if (r.type === 'ack') reached = true
+      }
+      if (!reached && this.running) this.suspect(ep, incarnation)
+    } finally {
+      this.probing.delete(ep)
+    }
+  }
+
+  message (type, target) {
+    const n = this.table.map.size
+    return { type, from: this.endpoint, target, updates: this.queue.take(n, this.c.maxPiggyback) }
+  }
+
+  suspect (endpoint, incarnation) {
+    const m = this.table.get(endpoint)
+    if (m === undefined || m.incarnation !== incarnation || m.state !== State.ALIVE) return
+    this.absorb([{ endpoint, incarnation, state: State.SUSPECT, meta: m.meta, by: this.endpoint }], this.endpoint)
+  }
+
+  startSuspicion (endpoint, by) {
+    const n = this.table.live().length + 1
+    const { min, max } = suspicionBounds(n, this.c.probeInterval, this.c.suspicionMult, this.c.suspicionMaxMult)
+    // Confirmations expected: as many as could independently suspect, at most indirectChecks.
+    const k = Math.max(0, Math.min(this.c.indirectChecks, n - 2))
+    this.suspicions.get(endpoint)?.cancel()
+    this.suspicions.set(endpoint, new Suspicion({
+      from: by, k, min, max, clock: this.o.clock,
+      onExpire: () => {
+        this.suspicions.delete(endpoint)
+        const m = this.table.get(endpoint)
+        if (!this.running || m === undefined || m.state !== State.SUSPECT) return
+        this.counts.died++
+        this.absorb([{ endpoint, incarnation: m.incarnation, state: State.DEAD, meta: m.meta }], this.endpoint)
+      },
+    }))
+  }
+
+  // ---- applying claims ---------------------------------------------------------------
+
+  /** Applies claims received from `from`; passes on the ones that changed something. */
+  absorb (updates, from) {
+    if (!Array.isArray(updates)) return
+    for (const u of updates) {
+      const before = this.table.get(u.endpoint)
+      const result = this.table.apply(u)
+      if (result === 'refute') {
+        if (this.table.self.state !== State.ALIVE) continue // leaving: never come back to life
+        this.counts.refuted++
+        const claim = this.table.refute(u.incarnation)
+        this.queue.enqueue(this.claimOf(claim))
+        this.changed(this.table.self)
+      } else if (result === 'changed') {
+        const m = this.table.get(u.endpoint)
+        this.queue.enqueue(u.state === State.SUSPECT ? { ...this.claimOf(m), by: u.by ?? from } : this.claimOf(m))
+        if (m.state === State.SUSPECT) {
+          this.counts.suspected++
+          this.startSuspicion(m.endpoint, u.by ?? from)
+        } else {
+          this.suspicions.get(m.endpoint)?.cancel()
+          this.suspicions.delete(m.endpoint)
+        }
+        if (before === undefined || before.state !== m.state || before.incarnation !== m.incarnation) this.changed(m)
+      } else if (u.state === State.SUSPECT && before?.state === State.SUSPECT && before.incarnation === u.incarnation) {
+        // Another peer independently suspects the same member: shortens the timeout.
+        if (this.suspicions.get(u.endpoint)?.confirm(u.by ?? from)) this.queue.enqueue({ ...this.claimOf(before), by: u.by ?? from })
+      }
+    }
+  }
+
+  changed (m) {
+    this.version = this.table.digest()
+    this.emitMember(m)
+  }
+
+  emitMember (m) {
+    this.emit('member', toPublic(m))
+  }
+
+  claimOf (m) {
+    return { endpoint: m.endpoint, incarnation: m.incarnation, state: m.state, meta: m.meta }
+  }
+
+  // ---- incoming ----------------------------------------------------------------------
+
+  /** Answers a membership message from another peer. Resolves with the reply, or null. */
+  async handle (msg) {
+    if (!this.running) return null
+    switch (msg.type) {
+      case 'probe': {
+        this.absorb(msg.updates, msg.from)
+        return this.ackTo(msg.from, this.endpoint)
+      }
+      case 'probe-req': {
+        this.absorb(msg.updates, msg.from)
+        const ack = await this.o.net.request(msg.target, this.message('probe', msg.target), this.c.probeTimeout)
+        if (ack?.type !== 'ack') return { type: 'nack', from: this.endpoint }
+        this.absorb(ack.updates, ack.from)
+        return this.ackTo(msg.from, msg.target)
+      }
+      case 'sync': {
+        this.counts.syncs++
+        this.absorb(msg.members, msg.from)
+        return { type: 'sync', from: this.endpoint, members: this.fullState() }
+      }
+      default:
+        return null
+    }
+  }
+
+  /** An ack that also tells `to` what we think of it when that is not "alive", so it refutes. */
+  ackTo (to, from) {
+    const reply = this.message('ack', undefined)
+    reply.from = from
+    const view = this.table.get(to)
+    if (view !== undefined && view.state !== State.ALIVE && !reply.updates.some((u) => u.endpoint === to)) {
+      reply.updates.push(this.claimOf(view))
+    }
+    return reply
+  }
+
+  // ---- views -------------------------------------------------------------------------
+
+  /** Every member, this peer included: { endpoint, state, incarnation, meta }. */
+  members () {
+    return this.table.all().map(toPublic)
+  }
+
+  shuffle (list) {
+    for (let i = list.length - 1; i > 0; i--) {
+      const j = Math.floor(this.o.random() * (i + 1))
+      const t = list[i]; list[i] = list[j]; list[j] = t
+    }
+    return list
+  }
+}
+
+export function toPublic (m) {
+  return { endpoint: m.endpoint, state: stateNames[m.state], incarnation: m.incarnation, meta: m.meta }
+}
