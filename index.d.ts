@@ -57,7 +57,48 @@ export interface PeerOptions {
   maxDepth?: number
   /** Most requests in one frame. Default 1024. */
   maxBatch?: number
+  /** Metadata gossiped with this peer's membership (plain data, depth <= 8). `version` is added. */
+  meta?: Record<string, unknown>
+  /** Membership (SWIM) tuning; see membershipDefaults. */
+  membership?: MembershipOptions
   clock?: Clock
+  /** Random source in [0, 1). Default Math.random. */
+  random?: () => number
+}
+
+export interface MembershipOptions {
+  /** One member probed per interval. Default 250. */
+  probeInterval?: number
+  /** Wait for a direct probe's answer. Default 120. */
+  probeTimeout?: number
+  /** Peers asked to probe when a direct probe fails. Default 3. */
+  indirectChecks?: number
+  /** Suspicion lasts at least suspicionMult x probeInterval x max(1, log10 N). Default 4. */
+  suspicionMult?: number
+  /** ...and at most suspicionMaxMult times that. Default 4. */
+  suspicionMaxMult?: number
+  /** Each change is piggybacked retransmitMult x ceil(log10(N+1)) times. Default 4. */
+  retransmitMult?: number
+  /** Changes per message at most. Default 16. */
+  maxPiggyback?: number
+  /** Full state exchange with a random member this often (0: never). Default 5000. */
+  pushPullInterval?: number
+  /** Wait for a push-pull answer. Default 1000. */
+  syncTimeout?: number
+  /** First pause before retrying unreachable seeds. Default 100. */
+  joinRetryMin?: number
+  /** Longest pause between seed retries. Default 5000. */
+  joinRetryMax?: number
+  /** How long stop() waits for members to acknowledge the leave. Default 300. */
+  leaveTimeout?: number
+}
+
+/** A member as a peer sees it. */
+export interface Member {
+  endpoint: string
+  state: 'alive' | 'suspect' | 'dead' | 'left'
+  incarnation: number
+  meta: Record<string, unknown>
 }
 
 export interface PeerStats {
@@ -75,6 +116,7 @@ export interface PeerStats {
   drained: number
   invalid: number
   inflight: number
+  membership: Record<string, number>
 }
 
 export declare class Peer extends EventEmitter {
@@ -85,9 +127,15 @@ export declare class Peer extends EventEmitter {
   readonly endpoint: string | null
   readonly state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped'
   stats(): PeerStats
-  /** Graceful: refuses new work (draining), finishes in-flight work, closes. */
+  /** This peer's view of the cluster, itself included. */
+  members(): Member[]
+  /** Graceful: announces its leave, refuses new work (draining), finishes in-flight work, closes. */
   stop(): Promise<void>
+  on(event: 'member', listener: (member: Member) => void): this
+  on(event: string | symbol, listener: (...args: any[]) => void): this
 }
+
+export declare const membershipDefaults: Readonly<Required<MembershipOptions>>
 
 export declare const peerDefaults: Readonly<Required<Pick<PeerOptions,
   'bind' | 'maxInflight' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch'>>>
@@ -119,6 +167,7 @@ export interface ClientTransportHandlers {
 
 export interface ClientTransport {
   connect(endpoint: string): void
+  disconnect(endpoint: string): void
   send(endpoint: string, frames: Buffer[], done: (code: string | null) => void): void
   close(): Promise<void>
 }
@@ -140,6 +189,12 @@ export interface ClientOptions {
   maxMessageSize?: number
   /** Deepest nesting accepted in results. Default 64. */
   maxDepth?: number
+  /** Learn peers from the member lists of the peers it talks to. Default true. */
+  discover?: boolean
+  /** Also fetch a member list from a random up peer this often (0: never). Default 5000. */
+  refreshInterval?: number
+  /** Wait for a member list. Default 1000. */
+  membersTimeout?: number
   clock?: Clock
   /** Random source in [0, 1). Default Math.random. */
   random?: () => number
@@ -156,6 +211,8 @@ export interface RequestOptions {
 }
 
 export interface PeerInfo {
+  /** Set on the event that reports a peer dropped because it left the cluster or died. */
+  removed?: boolean
   endpoint: string
   state: 'up' | 'down' | 'draining'
   inflight: number
@@ -171,6 +228,7 @@ export interface ClientStats {
   malformed: number
   failed: Record<string, number>
   inflight: number
+  memberLists: number
 }
 
 export declare class Client extends EventEmitter {
@@ -178,6 +236,8 @@ export declare class Client extends EventEmitter {
   request<T = unknown>(method: string, args?: unknown, options?: RequestOptions): Promise<T>
   peers(): PeerInfo[]
   stats(): ClientStats
+  /** A peer's view of the cluster (`from`, or a random up peer). */
+  members(from?: string): Promise<Member[]>
   close(): Promise<void>
   on(event: 'peer', listener: (peer: PeerInfo) => void): this
   on(event: string | symbol, listener: (...args: any[]) => void): this
@@ -191,6 +251,9 @@ export declare const clientDefaults: Readonly<{
   heartbeatTimeout: number
   maxMessageSize: number
   maxDepth: number
+  discover: boolean
+  refreshInterval: number
+  membersTimeout: number
 }>
 export declare const strategyNames: readonly string[]
 

@@ -16,6 +16,7 @@ import {
 import { normalizeRemote } from '../protocol/endpoint.js'
 
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
+const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -252,16 +253,22 @@ export class Client extends EventEmitter {
 
   /**
    * Moves the calls in flight on `peer` elsewhere. When the peer certainly did not run them
-   * (`notTaken`) every call moves; otherwise only idempotent ones do, and the others fail
-   * with ConnectionLostError because they may or may not have run.
+   * (`notTaken`) every call moves at once. Otherwise the connection was lost: replies that
+   * arrived before it dropped may still be waiting to be read (ZeroMQ reports the disconnect
+   * on another path than the messages), so each call gets LOST_GRACE_MS for its reply; then
+   * an idempotent call moves to another peer, and any other fails with ConnectionLostError
+   * because it may or may not have run.
    */
   failOver (peer, notTaken) {
-    const calls = [...peer.calls]
-    for (const call of calls) {
+    for (const call of [...peer.calls]) {
       this.detach(call)
-      if (!notTaken) call.lost = true
-      if (notTaken || call.idempotent) this.dispatch(call)
-      else this.settle(call, new ConnectionLostError(`zeromesh: lost the connection to ${peer.endpoint} while "${call.method}" was in flight; it is not idempotent, so it was not retried and may or may not have run`))
+      if (notTaken) { this.dispatch(call); continue }
+      call.lost = true
+      call.retryTimer = this.clock.setTimeout(() => {
+        call.retryTimer = null
+        if (call.idempotent) this.dispatch(call)
+        else this.settle(call, new ConnectionLostError(`zeromesh: lost the connection to ${peer.endpoint} while "${call.method}" was in flight; it is not idempotent, so it was not retried and may or may not have run`))
+      }, LOST_GRACE_MS)
     }
   }
 

@@ -1,1 +1,1 @@
-export { Peer, peerDefaults, PeerOptions, PeerStats, Handler, Handlers, RequestContext } from '../index.js'
+export { Peer, peerDefaults, membershipDefaults, Member, MembershipOptions, PeerOptions, PeerStats, Handler, Handlers, RequestContext } from '../index.js'

@@ -42,7 +42,7 @@ export class PeerTransport {
         if (bindTo.endsWith(':*')) target = await probePort(bindTo)
         const endpoint = this.advertised(target, wildcardHost)
         s = this.createSocket(endpoint)
-        await s.bind(target)
+        await bindSoon(s, target, bindTo.endsWith(':*'))
         this.socket = s
         this.endpoint = endpoint
         this.loop = this.receiveLoop()
@@ -134,6 +134,22 @@ export class PeerTransport {
     this.retry = []
     s.close()
     await this.loop?.catch(() => {})
+  }
+}
+
+/**
+ * Binds `target`. A port the probe socket just released can still be held for a moment by
+ * ZeroMQ's I/O thread (the listener closes asynchronously), so EADDRINUSE on a probed port is
+ * retried a few times, pausing 5, 10, 20, 40, 80 ms, before the caller tries another port.
+ */
+async function bindSoon (socket, target, probed) {
+  for (let pause = 5; ; pause *= 2) {
+    try {
+      return await socket.bind(target)
+    } catch (err) {
+      if (!probed || err.code !== 'EADDRINUSE' || pause > 80) throw err
+      await new Promise((resolve) => setTimeout(resolve, pause))
+    }
   }
 }
 

@@ -9,13 +9,23 @@ export declare const HEADER_SIZE: 5
 export declare const PROTOCOL_VERSION: number
 export declare const PROTOCOL_VERSION_MIN: number
 export declare const PROTOCOL_VERSION_MAX: number
-export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5 }>
+export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12 }>
+export declare const MemberState: Readonly<{ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 }>
+export declare const memberStateNames: readonly ['alive', 'suspect', 'dead', 'left']
 export declare const Status: Readonly<{ OK: 0, UNKNOWN_METHOD: 1, REMOTE: 2, BUSY: 3, DRAINING: 4, INVALID_REQUEST: 5 }>
 export declare const ProtocolErrorCode: Readonly<{ UNSUPPORTED_VERSION: 1, UNKNOWN_TYPE: 2 }>
 export declare const FLP_PING: 'PING'
 export declare const FLP_PONG: 'PONG'
 export declare const MAX_REQUEST_ID: number
-export declare const Limits: Readonly<{ maxMessageSize: number, maxDepth: number, maxBatch: number, maxMethodLength: number }>
+export declare const Limits: Readonly<{ maxMessageSize: number, maxDepth: number, maxBatch: number, maxMethodLength: number, maxMembers: number, maxMetaDepth: number }>
+
+/** What a peer believes about one member. */
+export interface Claim { endpoint: string, incarnation: number, state: number, meta: Record<string, unknown>, by?: string }
+export type GossipMessage =
+  | { type: 'probe' | 'probe-req', from: string, target: string, updates: Claim[] }
+  | { type: 'ack', from: string, updates: Claim[] }
+  | { type: 'nack', from: string }
+  | { type: 'sync', from: string, members: Claim[] }
 
 export type RequestEntry = [id: number, method: string, args: unknown, timeoutMs: number]
 export type ReplyEntry = [id: number, status: number, value: unknown]
@@ -25,13 +35,19 @@ export interface DecodedReply { type: 2, version: number, meta: Record<string, u
 export interface DecodedPing { type: 3, version: number, seq: number }
 export interface DecodedPong { type: 4, version: number, seq: number, meta: Record<string, unknown> }
 export interface DecodedError { type: 5, version: number, code: number, message: string, minVersion: number, maxVersion: number }
-export type Decoded = DecodedRequest | DecodedReply | DecodedPing | DecodedPong | DecodedError
+export interface DecodedGossip { type: 6 | 7 | 8 | 9 | 10, version: number, seq: number, gossip: GossipMessage }
+export interface DecodedMembersGet { type: 11, version: number, seq: number }
+export interface DecodedMembers { type: 12, version: number, seq: number, membersVersion: number, members: Claim[] }
+export type Decoded = DecodedRequest | DecodedReply | DecodedPing | DecodedPong | DecodedError | DecodedGossip | DecodedMembersGet | DecodedMembers
 
 export declare function encodeRequest(entries: RequestEntry[]): Buffer
 export declare function encodeReply(meta: Record<string, unknown>, entries: ReplyEntry[]): Buffer
 export declare function encodePing(seq: number): Buffer
 export declare function encodePong(seq: number, meta: Record<string, unknown>): Buffer
 export declare function encodeError(code: number, message: string): Buffer
+export declare function encodeGossip(seq: number, msg: GossipMessage): Buffer
+export declare function encodeMembersGet(seq: number): Buffer
+export declare function encodeMembers(seq: number, digest: number, members: Claim[]): Buffer
 export declare function decode(frame: Uint8Array, limits?: Partial<{ maxMessageSize: number, maxDepth: number, maxBatch: number, maxMethodLength: number }>): Decoded
 export declare function hasSignature(frame: Uint8Array): boolean
 export declare const Kind: Readonly<{ ZEROMESH: 'zeromesh', FLP_PING: 'flp-ping', FLP_REQUEST: 'flp-request', INVALID: 'invalid' }>

@@ -4,6 +4,7 @@ import { expect } from 'chai'
 import FakeTimers from '@sinonjs/fake-timers'
 import { Client } from '../index.js'
 import { FakeNetwork } from './helpers/fake-transport.js'
+import { encodeReply } from '../protocol/index.js'
 
 const A = 'tcp://127.0.0.1:1001'
 const B = 'tcp://127.0.0.1:1002'
@@ -97,19 +98,35 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(r.done).to.equal(false)
     net.down(A)
     await tick(clock, 5)
+    expect(r.done).to.equal(false) // a grace period for a reply already received
+    await tick(clock, 60)
     expect(r.value).to.equal('again')
     expect(net.log.map((x) => x[0])).to.deep.equal([A, B])
   })
 
-  it('a lost connection fails a non-idempotent request with ERR_ZEROMESH_CONNECTION_LOST, at once', async () => {
+  it('a lost connection fails a non-idempotent request with ERR_ZEROMESH_CONNECTION_LOST after a short grace', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.peers.get(A).behave = () => ['silent']
     net.up(A); net.up(B)
     const r = track(client.request('echo', 1, { timeout: 1000, idempotent: false }))
     await tick(clock, 10)
     net.down(A)
-    await flush()
+    await tick(clock, 60)
     expect(r.code).to.equal('ERR_ZEROMESH_CONNECTION_LOST')
+    expect(net.log).to.have.length(1)
+  })
+
+  it('a reply read just after the disconnect still settles the request (no retry, no error)', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.peers.get(A).behave = () => ['silent']
+    net.up(A); net.up(B)
+    const r = track(client.request('echo', 1, { timeout: 1000, idempotent: false }))
+    await tick(clock, 10)
+    const id = net.log[0][2]
+    net.down(A)
+    net.h.onMessage(A, [encodeReply({}, [[id, 0, 'arrived before the drop']])])
+    await tick(clock, 100)
+    expect(r.value).to.equal('arrived before the drop')
     expect(net.log).to.have.length(1)
   })
 

@@ -21,7 +21,7 @@ const codes = {
 
 describe('package surface', () => {
   it('entry points export what the docs and types promise', () => {
-    expect(Object.keys(root).sort()).to.deep.equal(['Client', 'Peer', 'ZeromeshError', 'clientDefaults', 'peerDefaults', 'strategyNames', ...Object.keys(codes)].sort())
+    expect(Object.keys(root).sort()).to.deep.equal(['Client', 'Peer', 'ZeromeshError', 'clientDefaults', 'membershipDefaults', 'peerDefaults', 'strategyNames', ...Object.keys(codes)].sort())
     expect(peer.Peer).to.equal(root.Peer)
     expect(client.Client).to.equal(root.Client)
     expect(protocol.decode).to.be.a('function')

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import {
-  encodeRequest, encodeReply, encodePing, encodePong, encodeError, decode, classify, Kind,
-  MessageType, ProtocolError,
+  encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet,
+  encodeMembers, decode, classify, Kind, MessageType, ProtocolError,
 } from '../protocol/index.js'
 
 const doc = readFileSync(new URL('../protocol/PROTOCOL.md', import.meta.url), 'utf8')
@@ -20,6 +20,16 @@ const encoders = {
   pong: (b) => encodePong(b[0], b[1]),
   error: (b) => encodeError(b[0], b[1]),
 }
+const specEncoders = {
+  gossip: (v) => encodeGossip(v.seq, v.msg),
+  'members-get': (v) => encodeMembersGet(v.seq),
+  members: (v) => encodeMembers(v.seq, v.digest, v.members),
+}
+const specDecoded = {
+  gossip: (m) => ({ kind: 'gossip', seq: m.seq, msg: m.gossip }),
+  'members-get': (m) => ({ kind: 'members-get', seq: m.seq }),
+  members: (m) => ({ kind: 'members', seq: m.seq, digest: m.membersVersion, members: m.members }),
+}
 
 function decodedBody (msg) {
   switch (msg.type) {
@@ -34,8 +44,8 @@ function decodedBody (msg) {
 describe('PROTOCOL.md test vectors', () => {
   it('the document has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
-    expect([...kinds].sort()).to.deep.equal(['error', 'flp', 'ping', 'pong', 'reject', 'reply', 'request'])
-    expect(vectors.length).to.be.at.least(14)
+    expect([...kinds].sort()).to.deep.equal(['error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request'])
+    expect(vectors.length).to.be.at.least(22)
   })
 
   for (const { spec, bytes } of vectors) {
@@ -50,6 +60,12 @@ describe('PROTOCOL.md test vectors', () => {
         try { decode(bytes) } catch (e) { err = e }
         expect(err).to.be.instanceOf(ProtocolError)
         expect(err.protocolCode).to.equal(spec.errorCode)
+      })
+    } else if (specEncoders[spec.kind] !== undefined) {
+      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.seq)} encodes and decodes`, () => {
+        expect(specEncoders[spec.kind](spec).toString('hex')).to.equal(bytes.toString('hex'))
+        expect(classify([bytes])).to.equal(Kind.ZEROMESH)
+        expect(specDecoded[spec.kind](decode(bytes))).to.deep.equal(spec)
       })
     } else {
       it(`${spec.kind} ${JSON.stringify(spec.body)} encodes and decodes`, () => {

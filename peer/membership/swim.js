@@ -195,8 +195,10 @@ export class Membership extends EventEmitter {
   startSuspicion (endpoint, by) {
     const n = this.table.live().length + 1
     const { min, max } = suspicionBounds(n, this.c.probeInterval, this.c.suspicionMult, this.c.suspicionMaxMult)
-    // Confirmations expected: as many as could independently suspect, at most indirectChecks.
-    const k = Math.max(0, Math.min(this.c.indirectChecks, n - 2))
+    // Confirmations expected (as memberlist): suspicionMult - 2, so the nominal timeout is hit
+    // two probe intervals early; none when there are not that many other members to confirm.
+    const want = Math.max(0, this.c.suspicionMult - 2)
+    const k = n - 2 < want ? 0 : want
     this.suspicions.get(endpoint)?.cancel()
     this.suspicions.set(endpoint, new Suspicion({
       from: by, k, min, max, clock: this.o.clock,

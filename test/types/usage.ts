@@ -12,7 +12,12 @@ async function main (): Promise<void> {
       whoami: (_args, ctx) => ({ endpoint: ctx.endpoint, left: ctx.remaining(), aborted: ctx.signal.aborted }),
     },
     maxInflight: 100,
+    seeds: ['tcp://127.0.0.1:5555'],
+    meta: { zone: 'a' },
+    membership: { probeInterval: 500 },
   })
+  peer.on('member', (m) => { console.log(m.endpoint, m.state, m.incarnation) })
+  console.log(peer.members().length)
   const endpoint: string = await peer.start()
   const first: Strategy = { select: (peers) => peers[0] }
   const client = new Client({ seeds: [endpoint], timeout: 1000, strategy: first })
@@ -26,6 +31,8 @@ async function main (): Promise<void> {
     if (err instanceof ZeromeshError && err.code === 'ERR_ZEROMESH_TIMEOUT' && err.retryable) console.log('retry later')
   }
   console.log(client.peers()[0]?.inflight, client.stats().retries, peer.stats().malformed)
+  const view = await client.members(endpoint)
+  console.log(view[0].state === 'alive')
   const frame = encodeRequest([[1, 'echo', null, 0]])
   const msg = decode(frame)
   if (msg.type === MessageType.REQUEST) console.log(msg.requests[0].method, Status.OK)
