@@ -40,7 +40,7 @@ describe('membership across peer processes', function () {
     let t0 = Date.now()
     const peers = await chain(5)
     const tLast = Date.now()
-    const observer = h.client({ seeds: peers[0].endpoint, discover: false })
+    const observer = h.client({ seeds: peers[0].endpoint, discover: false, timeout: 1000 })
     await eventually(async () => {
       const v = await views(observer, peers)
       for (const p of peers) for (const q of peers) expect(v[p.endpoint][q.endpoint], `${p.endpoint} sees ${q.endpoint}`).to.equal('alive')
@@ -66,7 +66,7 @@ describe('membership across peer processes', function () {
 
   it('a SIGSTOPped peer is not alive; after SIGCONT it refutes and is alive again', async () => {
     const peers = await chain(3)
-    const observer = h.client({ seeds: peers[0].endpoint, discover: false })
+    const observer = h.client({ seeds: peers[0].endpoint, discover: false, timeout: 1000 })
     await eventually(async () => {
       const v = await views(observer, peers)
       for (const p of peers) expect(Object.values(v[p.endpoint]).filter((s) => s === 'alive')).to.have.length(3)
@@ -91,7 +91,7 @@ describe('membership across peer processes', function () {
 
   it('SIGTERM: the leave shows as left at once; a restart at the same endpoint is alive again', async () => {
     const peers = await chain(3)
-    const observer = h.client({ seeds: peers[0].endpoint, discover: false })
+    const observer = h.client({ seeds: peers[0].endpoint, discover: false, timeout: 1000 })
     await eventually(async () => {
       const v = await views(observer, peers)
       for (const p of peers) expect(Object.values(v[p.endpoint]).filter((s) => s === 'alive')).to.have.length(3)

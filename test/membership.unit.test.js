@@ -1,7 +1,7 @@
 // Membership logic without sockets: merge rules and suspicion maths as tables, the
 // dissemination queue, and whole clusters on an in-memory network with a fake clock.
 import { expect } from 'chai'
-import { supersedes, State, MemberTable } from '../peer/membership/member-table.js'
+import { supersedes, State, MemberTable, entryHash } from '../peer/membership/member-table.js'
 import { remainingSuspicionTime, suspicionBounds } from '../peer/membership/suspicion.js'
 import { BroadcastQueue } from '../peer/membership/broadcast-queue.js'
 import { SimCluster } from '../peer/membership/sim-cluster.js'
@@ -43,6 +43,24 @@ describe('membership: merge rules', () => {
     expect(t.refute(5)).to.include({ endpoint: 'me', incarnation: 6, state: ALIVE })
     expect(t.apply({ endpoint: 'me', incarnation: 5, state: DEAD })).to.equal(null) // older than 6
     expect(t.apply({ endpoint: 'me', incarnation: 6, state: ALIVE })).to.equal(null)
+  })
+
+  it('the kept-up-to-date digest equals the PROTOCOL.md formula computed from scratch', () => {
+    const t = new MemberTable({ endpoint: 'tcp://127.0.0.1:1', incarnation: 10, meta: {} })
+    const steps = [
+      ['tcp://127.0.0.1:2', 1, ALIVE], ['tcp://127.0.0.1:3', 1, ALIVE], ['tcp://127.0.0.1:2', 1, SUSPECT],
+      ['tcp://127.0.0.1:3', 1, DEAD], ['tcp://127.0.0.1:3', 2, ALIVE], ['tcp://127.0.0.1:2', 1, LEFT],
+    ]
+    for (const [endpoint, incarnation, state] of steps) {
+      t.apply({ endpoint, incarnation, state, meta: {} })
+      let sum = 0
+      for (const m of t.all()) if (m.state <= SUSPECT) sum = (sum + entryHash(m)) >>> 0
+      expect(t.digest()).to.equal(sum)
+    }
+    t.refute(10)
+    expect(t.digest()).to.equal((entryHash({ endpoint: 'tcp://127.0.0.1:1', incarnation: 11 }) + entryHash({ endpoint: 'tcp://127.0.0.1:3', incarnation: 2 })) >>> 0)
+    // FNV-1a of a known string (checked with an independent implementation), for other languages
+    expect(entryHash({ endpoint: 'tcp://127.0.0.1:5001', incarnation: 7 })).to.equal(0xd3aabeb1)
   })
 
   it('the digest is the same for the same live set, whatever the order, and changes with it', () => {
@@ -161,6 +179,20 @@ describe('membership: clusters on an in-memory network (fake clock)', function (
     expect(late.counts.joinAttempts).to.be.within(3, 10) // backoff, not a hot loop
     sim.add(a)
     expect(await sim.until(() => sim.allSee(a, ['alive']) && sim.allSee(b, ['alive']), { max: 10000 })).to.be.at.least(0)
+  })
+
+  it('a peer left alone falls back to its seeds, with one backoff chain, not one per sync', async () => {
+    sim = new SimCluster()
+    const [a, b] = eps(2)
+    sim.add(a)
+    const lonely = sim.add(b, [a])
+    await sim.until(() => sim.allSee(b, ['alive']))
+    sim.kill(a)
+    const before = lonely.counts.joinAttempts
+    await sim.run(120000)
+    // 2 minutes: pauses double from 100 ms up to 5 s, so ~30 attempts; one chain per
+    // 5 s push-pull would compound into hundreds.
+    expect(lonely.counts.joinAttempts - before).to.be.within(5, 40)
   })
 
   it('10 peers under 10% message loss for 60 s: no false deaths', async () => {

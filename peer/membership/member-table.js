@@ -20,6 +20,7 @@ export class MemberTable {
   constructor (self) {
     this.self = { endpoint: self.endpoint, incarnation: self.incarnation, state: State.ALIVE, meta: self.meta }
     this.map = new Map([[self.endpoint, this.self]])
+    this.sum = entryHash(this.self) // see digest()
   }
 
   get (endpoint) {
@@ -50,34 +51,47 @@ export class MemberTable {
     }
     const current = this.map.get(update.endpoint)
     if (!supersedes(current, update)) return null
-    this.map.set(update.endpoint, {
+    const next = {
       endpoint: update.endpoint,
       incarnation: update.incarnation,
       state: update.state,
       meta: update.meta ?? current?.meta ?? {},
-    })
+    }
+    if (current !== undefined && current.state <= State.SUSPECT) this.sum = (this.sum - entryHash(current)) >>> 0
+    if (next.state <= State.SUSPECT) this.sum = (this.sum + entryHash(next)) >>> 0
+    this.map.set(update.endpoint, next)
     return 'changed'
   }
 
   /** Raises this peer's incarnation above `seen` and returns its new alive claim. */
   refute (seen) {
+    this.sum = (this.sum - entryHash(this.self)) >>> 0
     this.self.incarnation = Math.max(this.self.incarnation, seen) + 1
+    this.sum = (this.sum + entryHash(this.self)) >>> 0
     return { ...this.self }
+  }
+
+  /** Marks this peer as leaving (its digest entry goes too). */
+  leave () {
+    if (this.self.state <= State.SUSPECT) this.sum = (this.sum - entryHash(this.self)) >>> 0
+    this.self.state = State.LEFT
   }
 
   /**
    * A short digest of who is alive or suspect, equal on every peer that agrees: clients
-   * compare it to know when to fetch the member list again. FNV-1a over sorted entries.
+   * compare it to know when to fetch the member list again. The sum, modulo 2^32, of the
+   * FNV-1a hash of "endpoint#incarnation" of every alive or suspect member, kept up to date
+   * as claims are applied, so it costs nothing to read whatever the cluster size.
    */
   digest () {
-    const keys = []
-    for (const m of this.map.values()) if (m.state <= State.SUSPECT) keys.push(`${m.endpoint}#${m.incarnation}`)
-    keys.sort()
-    let h = 0x811c9dc5
-    for (const k of keys) {
-      for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 0x01000193) >>> 0
-      h = Math.imul(h ^ 0x2c, 0x01000193) >>> 0
-    }
-    return h
+    return this.sum
   }
+}
+
+/** FNV-1a (32 bit) of "endpoint#incarnation", over UTF-16 code units. */
+export function entryHash (m) {
+  const k = `${m.endpoint}#${m.incarnation}`
+  let h = 0x811c9dc5
+  for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 0x01000193) >>> 0
+  return h
 }

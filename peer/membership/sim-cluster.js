@@ -1,10 +1,10 @@
 // A cluster of Membership instances on a MemoryNetwork and a fake clock, for tests and for
 // bench/gossip-sim.js. Nodes are added, killed (silently gone), frozen (cut off, then back),
 // and asked what they think of each other.
-import FakeTimers from '@sinonjs/fake-timers'
 import { Membership } from './swim.js'
 import { MemoryNetwork } from './memory-network.js'
 import { resolveMembershipOptions } from './config.js'
+import { VirtualClock } from './virtual-clock.js'
 
 /** A deterministic random source (LCG), so a simulation run can be replayed. */
 export function seededRandom (seed = 1) {
@@ -14,13 +14,7 @@ export function seededRandom (seed = 1) {
 
 export class SimCluster {
   constructor ({ loss = 0, delay = 1, seed = 1, config = {}, sizeOf } = {}) {
-    const fake = FakeTimers.createClock(0)
-    this.fake = fake
-    this.clock = {
-      now: () => fake.now,
-      setTimeout: (fn, ms) => fake.setTimeout(fn, ms),
-      clearTimeout: (t) => fake.clearTimeout(t),
-    }
+    this.clock = new VirtualClock(0)
     this.random = seededRandom(seed)
     this.net = new MemoryNetwork({ clock: this.clock, random: this.random, loss, delay, sizeOf })
     this.config = resolveMembershipOptions(config)
@@ -73,15 +67,15 @@ export class SimCluster {
 
   /** Advances fake time by `ms`, letting every promise chain run between timers. */
   async run (ms) {
-    await this.fake.tickAsync(ms)
+    await this.clock.advance(ms)
   }
 
   /** Advances in `step` ms steps until `cond()` holds; returns the time it took, or -1. */
   async until (cond, { max = 60000, step = 10 } = {}) {
-    const t0 = this.fake.now
-    while (this.fake.now - t0 <= max) {
-      if (cond()) return this.fake.now - t0
-      await this.fake.tickAsync(step)
+    const t0 = this.clock.now()
+    while (this.clock.now() - t0 <= max) {
+      if (cond()) return this.clock.now() - t0
+      await this.clock.advance(step)
     }
     return -1
   }

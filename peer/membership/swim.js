@@ -37,6 +37,7 @@ export class Membership extends EventEmitter {
     this.timers = new Set()
     this.running = false
     this.joined = this.seeds.length === 0
+    this.joining = false
     this.joinPause = this.c.joinRetryMin
     this.version = this.table.digest()
     this.counts = { probes: 0, indirect: 0, suspected: 0, died: 0, refuted: 0, syncs: 0, joinAttempts: 0 }
@@ -56,7 +57,8 @@ export class Membership extends EventEmitter {
   async leave () {
     if (!this.running) return
     const self = this.table.self
-    self.state = State.LEFT
+    this.table.leave()
+    this.version = this.table.digest()
     this.emitMember(self)
     const claim = this.claimOf(self)
     this.queue.enqueue(claim)
@@ -69,6 +71,7 @@ export class Membership extends EventEmitter {
 
   stop () {
     this.running = false
+    this.joining = false
     for (const t of this.timers) this.o.clock.clearTimeout(t)
     this.timers.clear()
     for (const s of this.suspicions.values()) s.cancel()
@@ -98,12 +101,20 @@ export class Membership extends EventEmitter {
 
   // ---- joining and anti-entropy ------------------------------------------------------
 
-  async join () {
-    if (!this.running || this.joined) return
+  /** Tries the seeds until one answers; only one such attempt chain runs at a time. */
+  join () {
+    if (this.joining || this.joined || !this.running) return
+    this.joining = true
+    this.joinAttempt()
+  }
+
+  async joinAttempt () {
+    if (!this.running) { this.joining = false; return }
     this.counts.joinAttempts++
     const results = await Promise.all(this.seeds.map((s) => this.sync(s)))
     if (results.some(Boolean)) {
       this.joined = true
+      this.joining = false
       this.joinPause = this.c.joinRetryMin
       this.emit('joined')
       return
@@ -111,7 +122,7 @@ export class Membership extends EventEmitter {
     // No seed answered: keep serving, try again later (exponential backoff with jitter).
     const pause = this.joinPause
     this.joinPause = Math.min(this.c.joinRetryMax, this.joinPause * 2)
-    this.after(pause / 2 + this.jitter(pause / 2), () => this.join())
+    this.after(pause / 2 + this.jitter(pause / 2), () => this.joinAttempt())
   }
 
   async sync (endpoint) {
