@@ -9,7 +9,15 @@ import { encodeGossip } from '../protocol/codec.js'
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10,100,1000' }, json: { type: 'boolean' }, seed: { type: 'string', default: '42' } } })
 const SIZES = values.sizes.split(',').map(Number)
 const SEED = Number(values.seed)
-const sizeOf = (msg) => encodeGossip(1, msg).length
+// Bytes per message type, counted only while `counting` is on (encoding every message costs).
+let counting = false
+const bytesByType = {}
+const sizeOf = (msg) => {
+  if (!counting) return 0
+  const n = encodeGossip(1, msg).length
+  bytesByType[msg.type] = (bytesByType[msg.type] ?? 0) + n
+  return n
+}
 const ep = (i) => `tcp://10.${(i >> 8) & 255}.${i & 255}.1:5555`
 
 /** Counts, per endpoint, how many other members currently hold it in each state. */
@@ -34,17 +42,13 @@ function tracker (sim) {
   }
 }
 
+/** A converged cluster of n members (each knows every other as alive), with a tracker. */
 async function build (n, opts = {}) {
   const sim = new SimCluster({ seed: SEED, sizeOf, ...opts })
   const t = tracker(sim)
-  for (let i = 0; i < n; i++) {
-    const seeds = i === 0 ? [] : [ep(Math.floor(sim.random() * i))]
-    const m = sim.add(ep(i), seeds)
-    t.watch(ep(i), m)
-  }
-  const round = sim.config.probeInterval
-  const joined = await sim.until(() => { for (let i = 0; i < n; i++) if (t.count(ep(i), ['alive']) < n - 1) return false; return true }, { max: 600 * round, step: round })
-  return { sim, t, round, startup: joined < 0 ? -1 : joined / round }
+  const nodes = sim.addConverged(Array.from({ length: n }, (_, i) => ep(i)))
+  nodes.forEach((m, i) => t.watch(ep(i), m))
+  return { sim, t, round: sim.config.probeInterval }
 }
 
 async function roundsUntil (sim, round, cond, maxRounds = 200) {
@@ -56,16 +60,19 @@ async function scenario (n) {
   const out = { n }
   // Join: one new member, seeded with a random existing one.
   {
-    const { sim, t, round, startup } = await build(n)
-    out.startupRounds = startup
-    await sim.run(10 * round) // let the start-up gossip settle
+    const { sim, t, round } = await build(n)
+    // Steady-state traffic over 40 rounds (push-pull included at its scaled interval).
     for (const tr of sim.net.traffic.values()) { tr.sent = 0; tr.bytes = 0 }
-    const window = 20
+    for (const k of Object.keys(bytesByType)) delete bytesByType[k]
+    const window = 40
+    counting = true
     await sim.run(window * round)
+    counting = false
     let sent = 0; let bytes = 0
     for (const tr of sim.net.traffic.values()) { sent += tr.sent; bytes += tr.bytes }
     out.msgsPerMemberRound = +(sent / n / window).toFixed(2)
     out.bytesPerMemberRound = Math.round(bytes / n / window)
+    out.syncBytesPerMemberRound = Math.round((bytesByType.sync ?? 0) / n / window)
 
     const newcomer = ep(n)
     t.watch(newcomer, sim.add(newcomer, [ep(Math.floor(sim.random() * n))]))
@@ -74,8 +81,11 @@ async function scenario (n) {
     const victim = ep(Math.floor(sim.random() * n))
     sim.kill(victim)
     const others = n // n + 1 members, one killed
-    out.deathSuspectRounds = await roundsUntil(sim, round, () => t.count(victim, ['suspect', 'dead']) >= others)
-    out.deathDeadRounds = await roundsUntil(sim, round, () => t.count(victim, ['dead']) >= others)
+    // All three measured from the kill.
+    const since = (a, b) => (a === null || b === null ? null : +(a + b).toFixed(1))
+    out.firstDetectionRounds = await roundsUntil(sim, round, () => t.count(victim, ['suspect', 'dead']) >= 1)
+    out.deathSuspectRounds = since(out.firstDetectionRounds, await roundsUntil(sim, round, () => t.count(victim, ['suspect', 'dead']) >= others))
+    out.deathDeadRounds = since(out.deathSuspectRounds, await roundsUntil(sim, round, () => t.count(victim, ['dead']) >= others))
     sim.stop()
   }
   // 10% message loss: false deaths over 100 rounds.

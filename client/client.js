@@ -23,7 +23,7 @@ function stateName (n) {
 }
 
 export class Client extends EventEmitter {
-  /** @param {import('../index.js').ClientOptions} options */
+  /** @param {object} options  ClientOptions (index.d.ts; README, API) */
   constructor (options) {
     super()
     const o = resolveClientOptions(options)

@@ -1,1 +1,121 @@
-export { Client, clientDefaults, strategyNames, ClientOptions, RequestOptions, PeerInfo, ClientStats, Strategy, StrategyPeer } from '../index.js'
+// Types of zeromesh/client.
+import { EventEmitter } from 'node:events'
+import type { Clock, Member } from '../protocol/index.js'
+
+/** A peer as a strategy sees it. */
+export interface StrategyPeer {
+  readonly endpoint: string
+  /** Position in the order the client learned peers. */
+  readonly order: number
+  readonly state: 'up'
+  readonly latencyMs: number | null
+  readonly failures: number
+  readonly calls: { readonly size: number }
+}
+
+export interface Strategy {
+  /** Picks one of `peers` (never empty, all up, not yet tried by this request). */
+  select(peers: readonly StrategyPeer[], request: { readonly method: string, readonly id: number }): StrategyPeer
+}
+
+export interface ClientTransportHandlers {
+  maxMessageSize: number
+  heartbeatInterval: number
+  heartbeatTimeout: number
+  onMessage(endpoint: string, frames: Buffer[]): void
+  onUp(endpoint: string): void
+  onDown(endpoint: string): void
+}
+
+export interface ClientTransport {
+  connect(endpoint: string): void
+  disconnect(endpoint: string): void
+  send(endpoint: string, frames: Buffer[], done: (code: string | null) => void): void
+  close(): Promise<void>
+}
+
+export interface ClientOptions {
+  /** Peers to start from (array or comma-separated string). Required. */
+  seeds: string[] | string
+  /** Whole deadline of a request, retries included. Default 5000. */
+  timeout?: number
+  /** Whether requests may be re-sent after a lost connection. Default true. */
+  idempotent?: boolean
+  /** 'round-robin' (default), 'random', or an object with select(). */
+  strategy?: 'round-robin' | 'random' | Strategy
+  /** ZMTP heartbeat interval. Default 1000. */
+  heartbeatInterval?: number
+  /** ZMTP heartbeat timeout and TTL. Default 3000. */
+  heartbeatTimeout?: number
+  /** Largest request sent, in bytes. Default 1048576. */
+  maxMessageSize?: number
+  /** Deepest nesting accepted in results. Default 64. */
+  maxDepth?: number
+  /** Learn peers from the member lists of the peers it talks to. Default true. */
+  discover?: boolean
+  /** Also fetch a member list from a random up peer this often (0: never). Default 5000. */
+  refreshInterval?: number
+  /** Wait for a member list. Default 1000. */
+  membersTimeout?: number
+  clock?: Clock
+  /** Random source in [0, 1). Default Math.random. */
+  random?: () => number
+  /** Builds the transport; for tests and simulations. Default: ZeroMQ. */
+  transport?: (handlers: ClientTransportHandlers) => ClientTransport
+}
+
+export interface RequestOptions {
+  /** Whole deadline, retries included. Default: the client's timeout. */
+  timeout?: number
+  /** May this request be re-sent after a lost connection? Default: the client's idempotent. */
+  idempotent?: boolean
+  signal?: AbortSignal
+}
+
+export interface PeerInfo {
+  /** Set on the event that reports a peer dropped because it left the cluster or died. */
+  removed?: boolean
+  endpoint: string
+  state: 'up' | 'down' | 'draining'
+  inflight: number
+  latencyMs: number | null
+  failures: number
+  lastError: string | null
+}
+
+export interface ClientStats {
+  requests: number
+  ok: number
+  retries: number
+  malformed: number
+  failed: Record<string, number>
+  inflight: number
+  memberLists: number
+}
+
+export declare class Client extends EventEmitter {
+  constructor(options: ClientOptions)
+  request<T = unknown>(method: string, args?: unknown, options?: RequestOptions): Promise<T>
+  peers(): PeerInfo[]
+  stats(): ClientStats
+  /** A peer's view of the cluster (`from`, or a random up peer). */
+  members(from?: string): Promise<Member[]>
+  close(): Promise<void>
+  on(event: 'peer', listener: (peer: PeerInfo) => void): this
+  on(event: string | symbol, listener: (...args: any[]) => void): this
+}
+
+export declare const clientDefaults: Readonly<{
+  timeout: number
+  idempotent: boolean
+  strategy: string
+  heartbeatInterval: number
+  heartbeatTimeout: number
+  maxMessageSize: number
+  maxDepth: number
+  discover: boolean
+  refreshInterval: number
+  membersTimeout: number
+}>
+export declare const strategyNames: readonly string[]
+

@@ -1,1 +1,130 @@
-export { Peer, peerDefaults, membershipDefaults, Member, MembershipOptions, PeerOptions, PeerStats, Handler, Handlers, RequestContext } from '../index.js'
+// Types of zeromesh/peer.
+import { EventEmitter } from 'node:events'
+import type { Clock, Member } from '../protocol/index.js'
+
+export type { Member }
+
+/** What a handler gets besides its args. */
+export interface RequestContext {
+  /** The method name called. */
+  readonly method: string
+  /** The client's id for this request. */
+  readonly requestId: number
+  /** This peer's advertised endpoint. */
+  readonly endpoint: string
+  /** Milliseconds the client had left when it sent the request; 0 = no deadline. */
+  readonly timeoutMs: number
+  /** The deadline on this peer's clock (Infinity without one). */
+  readonly deadline: number
+  /** Milliseconds left before the client gives up. */
+  remaining(): number
+  /** Aborted when the deadline passes. */
+  readonly signal: AbortSignal
+}
+
+export type Handler = (args: any, ctx: RequestContext) => unknown
+export type Handlers = Record<string, Handler>
+
+export interface PeerOptions {
+  /** Endpoint to bind; port 0 picks an ephemeral port. Default 'tcp://127.0.0.1:0'. */
+  bind?: string
+  /** Endpoint others should use, for a wildcard bind. Default: derived from the bound endpoint. */
+  advertise?: string
+  /** Peers to join through (array or comma-separated string). */
+  seeds?: string[] | string
+  /** Methods served on the main thread. */
+  handlers?: Handlers
+  /** Answers 10/FLP requests: body frames in, reply frames out. Default: echo. */
+  flpHandler?: (body: Buffer[]) => Array<Buffer | Uint8Array | string> | Buffer | string | Promise<Array<Buffer | Uint8Array | string> | Buffer | string>
+  /** Async handlers running at once before new requests are answered busy. Default 1024. */
+  maxInflight?: number
+  /** How long stop() waits for in-flight work. Default 10000. */
+  drainTimeout?: number
+  /** How long queued replies may take to leave once the socket closes (ZMQ_LINGER). Default 500. */
+  stopLinger?: number
+  /** ZMTP heartbeat interval. Default 1000. */
+  heartbeatInterval?: number
+  /** ZMTP heartbeat timeout and TTL. Default 3000. */
+  heartbeatTimeout?: number
+  /** Largest frame accepted or sent, in bytes. Default 1048576. */
+  maxMessageSize?: number
+  /** Deepest nesting accepted in args. Default 64. */
+  maxDepth?: number
+  /** Most requests in one frame. Default 1024. */
+  maxBatch?: number
+  /** Metadata gossiped with this peer's membership (plain data, depth <= 8). `version` is added. */
+  meta?: Record<string, unknown>
+  /** Membership (SWIM) tuning; see membershipDefaults. */
+  membership?: MembershipOptions
+  clock?: Clock
+  /** Random source in [0, 1). Default Math.random. */
+  random?: () => number
+}
+
+export interface MembershipOptions {
+  /** One member probed per interval. Default 250. */
+  probeInterval?: number
+  /** Wait for a direct probe's answer. Default 120. */
+  probeTimeout?: number
+  /** Peers asked to probe when a direct probe fails. Default 3. */
+  indirectChecks?: number
+  /** Suspicion lasts at least suspicionMult x probeInterval x max(1, log10 N). Default 4. */
+  suspicionMult?: number
+  /** ...and at most suspicionMaxMult times that. Default 4. */
+  suspicionMaxMult?: number
+  /** Each change is piggybacked retransmitMult x ceil(log10(N+1)) times. Default 4. */
+  retransmitMult?: number
+  /** Changes per message at most. Default 16. */
+  maxPiggyback?: number
+  /** Full state exchange with a random member this often (0: never). Default 5000. */
+  pushPullInterval?: number
+  /** Wait for a push-pull answer. Default 1000. */
+  syncTimeout?: number
+  /** First pause before retrying unreachable seeds. Default 100. */
+  joinRetryMin?: number
+  /** Longest pause between seed retries. Default 5000. */
+  joinRetryMax?: number
+  /** How long stop() waits for members to acknowledge the leave. Default 300. */
+  leaveTimeout?: number
+}
+
+
+export interface PeerStats {
+  received: number
+  malformed: number
+  flpPings: number
+  flpRequests: number
+  protocolErrors: number
+  dropped: number
+  requests: number
+  ok: number
+  errors: number
+  unknown: number
+  busy: number
+  drained: number
+  invalid: number
+  inflight: number
+  membership: Record<string, number>
+}
+
+export declare class Peer extends EventEmitter {
+  constructor(options?: PeerOptions)
+  /** Binds; resolves with the endpoint once requests can be served. */
+  start(): Promise<string>
+  /** The advertised endpoint, once started. */
+  readonly endpoint: string | null
+  readonly state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped'
+  stats(): PeerStats
+  /** This peer's view of the cluster, itself included. */
+  members(): Member[]
+  /** Graceful: announces its leave, refuses new work (draining), finishes in-flight work, closes. */
+  stop(): Promise<void>
+  on(event: 'member', listener: (member: Member) => void): this
+  on(event: string | symbol, listener: (...args: any[]) => void): this
+}
+
+export declare const membershipDefaults: Readonly<Required<MembershipOptions>>
+
+export declare const peerDefaults: Readonly<Required<Pick<PeerOptions,
+  'bind' | 'maxInflight' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch'>>>
+

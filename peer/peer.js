@@ -16,7 +16,7 @@ const PONG = Buffer.from(FLP_PONG)
 const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
 
 export class Peer extends EventEmitter {
-  /** @param {import('../index.js').PeerOptions} [options] */
+  /** @param {object} [options]  PeerOptions (index.d.ts; README, API) */
   constructor (options) {
     super()
     this.options = resolvePeerOptions(options)

@@ -1,8 +1,53 @@
-// The wire format: see protocol/PROTOCOL.md.
-export {
-  ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError,
-  ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, ProtocolError, ErrorCode,
-} from '../index.js'
+// The wire format (see protocol/PROTOCOL.md), and the types every part of zeromesh shares:
+// errors, the clock, members. Durations are milliseconds everywhere.
+
+/** Where time comes from; inject a fake one in tests. */
+export interface Clock {
+  now(): number
+  setTimeout(fn: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+}
+
+/** A member as a peer sees it. */
+export interface Member {
+  endpoint: string
+  state: 'alive' | 'suspect' | 'dead' | 'left'
+  incarnation: number
+  meta: Record<string, unknown>
+}
+
+export type ErrorCode =
+  | 'ERR_ZEROMESH_TIMEOUT' | 'ERR_ZEROMESH_NO_PEERS' | 'ERR_ZEROMESH_UNKNOWN_METHOD'
+  | 'ERR_ZEROMESH_REMOTE' | 'ERR_ZEROMESH_BUSY' | 'ERR_ZEROMESH_DRAINING' | 'ERR_ZEROMESH_CLOSED'
+  | 'ERR_ZEROMESH_INVALID_ARGUMENT' | 'ERR_ZEROMESH_CONNECTION_LOST' | 'ERR_ZEROMESH_ABORTED'
+  | 'ERR_ZEROMESH_PROTOCOL'
+
+export declare class ZeromeshError extends Error {
+  constructor(message?: string, options?: { code?: string, retryable?: boolean, cause?: unknown })
+  /** Stable: match on this, not on the message. */
+  readonly code: ErrorCode | string
+  /** Whether trying again (elsewhere) makes sense. */
+  readonly retryable: boolean
+}
+export declare class TimeoutError extends ZeromeshError {}
+export declare class NoPeersError extends ZeromeshError {}
+export declare class UnknownMethodError extends ZeromeshError {}
+export declare class RemoteError extends ZeromeshError {
+  constructor(message?: string, options?: { remoteCode?: string | null, cause?: unknown })
+  /** The remote error's own `code`, or null. */
+  readonly remoteCode: string | null
+}
+export declare class BusyError extends ZeromeshError {}
+export declare class DrainingError extends ZeromeshError {}
+export declare class ClosedError extends ZeromeshError {}
+export declare class InvalidArgumentError extends ZeromeshError {}
+export declare class ConnectionLostError extends ZeromeshError {}
+export declare class AbortError extends ZeromeshError {}
+export declare class ProtocolError extends ZeromeshError {
+  /** Set when the sender should be told with an ERROR frame. */
+  protocolCode?: number
+}
+
 
 export declare const SIGNATURE: readonly number[]
 export declare const HEADER_SIZE: 5

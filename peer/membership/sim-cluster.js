@@ -22,6 +22,21 @@ export class SimCluster {
     this.lives = new Map() // endpoint -> times started, for incarnations of restarted nodes
   }
 
+  /**
+   * Starts `endpoints` as a cluster that has already converged: every node starts knowing
+   * every other as alive (no join traffic), as after a long quiet period.
+   */
+  addConverged (endpoints) {
+    const nodes = endpoints.map((ep) => this.add(ep, []))
+    for (const m of nodes) {
+      for (const other of nodes) {
+        if (other !== m) m.absorb([other.claimOf(other.table.self)], other.endpoint)
+      }
+      m.queue.items.clear() // nothing left to gossip about
+    }
+    return nodes
+  }
+
   /** Starts a node that joins through `seeds`. */
   add (endpoint, seeds = []) {
     const life = (this.lives.get(endpoint) ?? 0) + 1

@@ -11,6 +11,8 @@ import { MemberTable, State, stateNames } from './member-table.js'
 import { Suspicion, suspicionBounds } from './suspicion.js'
 import { BroadcastQueue } from './broadcast-queue.js'
 
+const DEAD_SYNC_CHANCE = 0.25 // share of push-pulls sent to a member held dead
+
 export class Membership extends EventEmitter {
   /**
    * @param {object} o
@@ -50,7 +52,18 @@ export class Membership extends EventEmitter {
     this.queue.enqueue(this.claimOf(this.table.self))
     if (!this.joined) this.join()
     this.every(this.c.probeInterval, () => this.probeRound(), this.jitter(this.c.probeInterval))
-    if (this.c.pushPullInterval > 0) this.every(this.c.pushPullInterval, () => this.pushPull(), this.jitter(this.c.pushPullInterval))
+    if (this.c.pushPullInterval > 0) this.schedulePushPull(this.jitter(this.c.pushPullInterval))
+  }
+
+  /**
+   * Push-pull carries the whole member list, so in large clusters it runs less often (as in
+   * memberlist): the interval is multiplied by ceil(log2(N) - log2(32)) + 1 above 32 members.
+   */
+  schedulePushPull (first) {
+    this.after(first, () => {
+      this.pushPull()
+      this.schedulePushPull(this.c.pushPullInterval * pushPullScale(this.table.map.size))
+    })
   }
 
   /** Announces the leave to every live member (bounded by leaveTimeout), then stops. */
@@ -134,6 +147,11 @@ export class Membership extends EventEmitter {
   }
 
   pushPull () {
+    // Now and then sync with a member held dead: if it is in fact alive (a healed partition,
+    // a long freeze) it learns what we think, refutes, and both sides converge. Left members
+    // said goodbye and are never contacted again.
+    const dead = this.table.all().filter((m) => m.state === State.DEAD)
+    if (dead.length > 0 && this.o.random() < DEAD_SYNC_CHANCE) return this.sync(dead[Math.floor(this.o.random() * dead.length)].endpoint)
     const live = this.table.live().filter((m) => m.state === State.ALIVE)
     if (live.length > 0) return this.sync(live[Math.floor(this.o.random() * live.length)].endpoint)
     // Everyone we knew is gone: fall back to the seeds.
@@ -174,7 +192,11 @@ export class Membership extends EventEmitter {
     this.probing.add(ep)
     this.counts.probes++
     try {
-      const ack = await this.o.net.request(ep, this.message('probe', ep), this.c.probeTimeout)
+      const msg = this.message('probe', ep)
+      // Buddy system (Lifeguard): a member probed while we hold it suspect hears about it in
+      // the probe itself, so it can refute at once instead of waiting for gossip to reach it.
+      if (target.state === State.SUSPECT && !msg.updates.some((u) => u.endpoint === ep)) msg.updates.push(this.claimOf(target))
+      const ack = await this.o.net.request(ep, msg, this.c.probeTimeout)
       if (ack?.type === 'ack') { this.absorb(ack.updates, ack.from); return }
       if (!this.running) return
       const helpers = this.shuffle(this.table.live().filter((m) => m.endpoint !== ep && m.state === State.ALIVE)).slice(0, this.c.indirectChecks)
@@ -320,6 +342,10 @@ export class Membership extends EventEmitter {
     }
     return list
   }
+}
+
+export function pushPullScale (n) {
+  return n <= 32 ? 1 : Math.ceil(Math.log2(n) - Math.log2(32)) + 1
 }
 
 export function toPublic (m) {
