@@ -6,7 +6,15 @@ import { parseArgs } from 'node:util'
 import { SimCluster } from '../peer/membership/sim-cluster.js'
 import { encodeGossip } from '../protocol/codec.js'
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10,100,1000' }, json: { type: 'boolean' }, seed: { type: 'string', default: '42' } } })
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '10,100,1000' },
+    only: { type: 'string', default: 'spread,loss,partition' },
+    json: { type: 'boolean' },
+    seed: { type: 'string', default: '42' },
+  },
+})
+const ONLY = new Set(values.only.split(','))
 const SIZES = values.sizes.split(',').map(Number)
 const SEED = Number(values.seed)
 // Bytes per message type, counted only while `counting` is on (encoding every message costs).
@@ -59,7 +67,7 @@ async function roundsUntil (sim, round, cond, maxRounds = 200) {
 async function scenario (n) {
   const out = { n }
   // Join: one new member, seeded with a random existing one.
-  {
+  if (ONLY.has('spread')) {
     const { sim, t, round } = await build(n)
     // Steady-state traffic over 40 rounds (push-pull included at its scaled interval).
     for (const tr of sim.net.traffic.values()) { tr.sent = 0; tr.bytes = 0 }
@@ -88,17 +96,24 @@ async function scenario (n) {
     out.deathDeadRounds = since(out.deathSuspectRounds, await roundsUntil(sim, round, () => t.count(victim, ['dead']) >= others))
     sim.stop()
   }
-  // 10% message loss: false deaths over 100 rounds.
-  {
+  // 10% message loss: false suspicions and deaths over 100 rounds (every member is alive).
+  if (ONLY.has('loss')) {
     const { sim, round } = await build(n, { loss: 0.1 })
-    let falseDeaths = 0
-    for (const m of sim.nodes.values()) m.on('member', (x) => { if (x.state === 'dead' && sim.nodes.has(x.endpoint)) falseDeaths++ })
+    const suspected = new Set(); const dead = new Set(); let deadViews = 0
+    for (const m of sim.nodes.values()) {
+      m.on('member', (x) => {
+        if (x.state === 'suspect') suspected.add(x.endpoint)
+        if (x.state === 'dead') { dead.add(x.endpoint); deadViews++ }
+      })
+    }
     await sim.run(100 * round)
-    out.falseDeathsAt10pctLoss = falseDeaths
+    out.lossSuspectedMembers = suspected.size // members some peer suspected at least once
+    out.lossFalseDeadMembers = dead.size //     members some peer declared dead (all were alive)
+    out.lossFalseDeadViews = deadViews //      (peer, member) pairs that went dead
     sim.stop()
   }
   // Partition into halves until each side declares the other dead, then heal.
-  {
+  if (ONLY.has('partition')) {
     const { sim, t, round } = await build(n)
     const all = [...sim.nodes.keys()]
     const a = all.slice(0, n / 2); const b = all.slice(n / 2)

@@ -4,7 +4,7 @@
 // `immediate` is off, are in protocol/socket-settings.js: the client only sends to peers whose
 // handshake completed and that have not disconnected since.
 import * as zmq from 'zeromq'
-import { connectingRouterOptions, connectByAlias } from '../protocol/socket-settings.js'
+import { connectingRouterOptions, Aliases } from '../protocol/socket-settings.js'
 
 export class ClientTransport {
   /**
@@ -18,32 +18,30 @@ export class ClientTransport {
    */
   constructor (o) {
     this.o = o
-    this.connected = new Set()
+    this.aliases = new Aliases()
     this.socket = new zmq.Router(connectingRouterOptions(o))
     // Events must be observed before the first connect(), or early ones are lost.
     const events = this.socket.events
-    events.on('handshake', (e) => this.connected.has(e.address) && o.onUp(e.address))
-    events.on('disconnect', (e) => this.connected.has(e.address) && o.onDown(e.address))
+    events.on('handshake', (e) => this.aliases.has(e.address) && o.onUp(e.address))
+    events.on('disconnect', (e) => this.aliases.has(e.address) && o.onDown(e.address))
     this.loop = this.receiveLoop()
   }
 
   connect (endpoint) {
-    if (this.connected.has(endpoint)) return
-    this.connected.add(endpoint)
-    connectByAlias(this.socket, endpoint)
+    this.aliases.connect(this.socket, endpoint)
   }
 
   /** Stops talking to a peer that left the cluster. */
   disconnect (endpoint) {
-    if (!this.connected.delete(endpoint) || this.socket.closed) return
-    try { this.socket.disconnect(endpoint) } catch { /* already gone */ }
+    this.aliases.disconnect(this.socket, endpoint)
   }
 
   async receiveLoop () {
     const s = this.socket
     try {
       for await (const msg of s) {
-        const endpoint = msg[0].toString()
+        const endpoint = this.aliases.endpointOf(msg[0])
+        if (endpoint === undefined) continue
         try { this.o.onMessage(endpoint, msg.slice(1)) } catch { /* onMessage handles its own errors */ }
       }
     } catch (err) {
@@ -57,8 +55,9 @@ export class ClientTransport {
    * or another error code.
    */
   send (endpoint, frames, done) {
-    if (this.socket.closed) { queueMicrotask(() => done('CLOSED')); return }
-    this.socket.send([endpoint, ...frames]).then(() => done(null), (err) => done(err?.code ?? 'ERROR'))
+    const alias = this.aliases.aliasOf(endpoint)
+    if (this.socket.closed || alias === undefined) { queueMicrotask(() => done(this.socket.closed ? 'CLOSED' : 'EHOSTUNREACH')); return }
+    this.socket.send([alias, ...frames]).then(() => done(null), (err) => done(err?.code ?? 'ERROR'))
   }
 
   async close () {

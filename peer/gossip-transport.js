@@ -4,7 +4,7 @@
 // A dropped connection is reported so the member is probed at once.
 import * as zmq from 'zeromq'
 import { encodeGossip, decode } from '../protocol/codec.js'
-import { connectingRouterOptions, connectByAlias } from '../protocol/socket-settings.js'
+import { connectingRouterOptions, Aliases } from '../protocol/socket-settings.js'
 
 export class GossipTransport {
   /**
@@ -18,20 +18,18 @@ export class GossipTransport {
     this.o = o
     this.seq = 0
     this.pending = new Map() // seq -> finish(reply|null)
-    this.connected = new Set()
+    this.aliases = new Aliases()
     this.counts = { sent: 0, bytes: 0, malformed: 0 }
     this.socket = new zmq.Router(connectingRouterOptions({ ...o, maxMessageSize: o.limits.maxMessageSize, sendHighWaterMark: 1000 }))
-    this.socket.events.on('disconnect', (e) => this.connected.has(e.address) && o.onDisconnect(e.address))
+    this.socket.events.on('disconnect', (e) => this.aliases.has(e.address) && o.onDisconnect(e.address))
     this.loop = this.receiveLoop()
   }
 
   /** Sends a membership request; resolves with the answer, or null after `timeoutMs`. */
   request (endpoint, msg, timeoutMs) {
     if (this.socket.closed) return Promise.resolve(null)
-    if (!this.connected.has(endpoint)) {
-      this.connected.add(endpoint)
-      connectByAlias(this.socket, endpoint)
-    }
+    this.aliases.connect(this.socket, endpoint)
+    const alias = this.aliases.aliasOf(endpoint)
     const seq = this.seq = this.seq >= Number.MAX_SAFE_INTEGER ? 1 : this.seq + 1
     const frame = encodeGossip(seq, msg)
     this.counts.sent++
@@ -45,14 +43,13 @@ export class GossipTransport {
         resolve(reply)
       }
       this.pending.set(seq, finish)
-      this.socket.send([endpoint, frame]).catch(() => finish(null))
+      this.socket.send([alias, frame]).catch(() => finish(null))
     })
   }
 
   /** Stops connecting to a member that is dead or left; a later request reconnects. */
   forget (endpoint) {
-    if (!this.connected.delete(endpoint) || this.socket.closed) return
-    try { this.socket.disconnect(endpoint) } catch { /* not connected */ }
+    this.aliases.disconnect(this.socket, endpoint)
   }
 
   async receiveLoop () {

@@ -151,7 +151,7 @@ export function decode (buf, limits = Limits) {
 const gossipNames = { [MessageType.PROBE]: 'probe', [MessageType.ACK]: 'ack', [MessageType.PROBE_REQ]: 'probe-req', [MessageType.NACK]: 'nack', [MessageType.SYNC]: 'sync' }
 
 function endpointField (v, what) {
-  if (typeof v !== 'string' || v.length === 0 || v.length > 255) throw fail(`${what} must be an endpoint string of 1 to 255 characters`)
+  if (typeof v !== 'string' || v.length === 0 || v.length > 240) throw fail(`${what} must be an endpoint string of 1 to 240 characters`)
   return v
 }
 

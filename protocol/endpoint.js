@@ -66,10 +66,13 @@ export function portOf (ep) {
 }
 
 function checkLength (ep, what) {
-  // A routing id is at most 255 bytes, and a peer's routing id is its endpoint.
-  if (Buffer.byteLength(ep) > 255) throw invalidArgument(`${what} is longer than 255 bytes`)
+  // A routing id is at most 255 bytes: a peer's is its endpoint, and a connection's alias is
+  // the endpoint with "#n" appended (protocol/socket-settings.js), so endpoints stop at 240.
+  if (Buffer.byteLength(ep) > MAX_ENDPOINT_BYTES) throw invalidArgument(`${what} is longer than ${MAX_ENDPOINT_BYTES} bytes`)
   return ep
 }
+
+export const MAX_ENDPOINT_BYTES = 240
 
 function describe (v) {
   return v === undefined ? 'undefined' : JSON.stringify(v) ?? String(v)

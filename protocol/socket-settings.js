@@ -33,16 +33,63 @@ export function connectingRouterOptions ({ maxMessageSize, heartbeatInterval, he
 // is wrong for this option; this silences that one message during the call and no other.
 const ALIAS_WARNING = 'Socket option will not take effect until next connect/bind'
 
-/** Connects `socket` to `endpoint` with the endpoint itself as the connection's routing id. */
-export function connectByAlias (socket, endpoint) {
-  const emit = process.emitWarning
-  process.emitWarning = function (warning, ...rest) {
-    if (String(warning?.message ?? warning).startsWith(ALIAS_WARNING)) return
-    return emit.call(process, warning, ...rest)
+/**
+ * The connect aliases of one connecting ROUTER: each connection to an endpoint gets the
+ * routing id "endpoint#n", with n new for every connect. libzmq aborts the whole process
+ * (assertion `!has_out_pipe (routing_id)`, router.cpp) when a connect reuses the routing id
+ * of a pipe that still exists, which is what reconnecting to an endpoint after disconnect()
+ * would do with the bare endpoint as alias: the old pipe outlives disconnect() for a while.
+ */
+export class Aliases {
+  constructor () {
+    this.byEndpoint = new Map() // endpoint -> alias of its current connection
+    this.byAlias = new Map() //    alias -> endpoint, for this and earlier connections
+    this.next = 0
   }
-  try {
-    socket.connect(endpoint, { routingId: endpoint })
-  } finally {
-    process.emitWarning = emit
+
+  /** Connects `socket` to `endpoint` under a fresh alias, unless already connected. */
+  connect (socket, endpoint) {
+    if (this.byEndpoint.has(endpoint)) return false
+    const alias = `${endpoint}#${++this.next}`
+    this.byEndpoint.set(endpoint, alias)
+    this.byAlias.set(alias, endpoint)
+    const emit = process.emitWarning
+    process.emitWarning = function (warning, ...rest) {
+      if (String(warning?.message ?? warning).startsWith(ALIAS_WARNING)) return
+      return emit.call(process, warning, ...rest)
+    }
+    try {
+      socket.connect(endpoint, { routingId: alias })
+    } finally {
+      process.emitWarning = emit
+    }
+    return true
+  }
+
+  /** Disconnects from `endpoint`; its alias is never used again. */
+  disconnect (socket, endpoint) {
+    const alias = this.byEndpoint.get(endpoint)
+    if (alias === undefined) return false
+    this.byEndpoint.delete(endpoint)
+    // Replies still in the old pipe can be read for a while; then the alias is forgotten.
+    setTimeout(() => this.byAlias.delete(alias), 60000).unref()
+    if (!socket.closed) {
+      try { socket.disconnect(endpoint) } catch { /* already gone */ }
+    }
+    return true
+  }
+
+  has (endpoint) {
+    return this.byEndpoint.has(endpoint)
+  }
+
+  /** The routing id to send to `endpoint` with, or undefined when not connected. */
+  aliasOf (endpoint) {
+    return this.byEndpoint.get(endpoint)
+  }
+
+  /** The endpoint a received routing-id frame stands for, or undefined. */
+  endpointOf (frame) {
+    return this.byAlias.get(frame.toString())
   }
 }

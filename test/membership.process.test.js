@@ -30,6 +30,17 @@ describe('membership across peer processes', function () {
     return peers
   }
 
+  /** n chained peers and an observer client, once every peer sees all n alive. */
+  async function converged (n) {
+    const peers = await chain(n)
+    const observer = h.client({ seeds: peers[0].endpoint, discover: false, timeout: 1000 })
+    await eventually(async () => {
+      const v = await views(observer, peers)
+      for (const p of peers) expect(Object.values(v[p.endpoint]).filter((s) => s === 'alive')).to.have.length(n)
+    }, { timeout: 5000, interval: 50 })
+    return { peers, observer }
+  }
+
   function timed (label, t0) {
     const ms = Date.now() - t0
     console.log(`      ${label}: ${ms} ms`)
@@ -65,12 +76,7 @@ describe('membership across peer processes', function () {
   })
 
   it('a SIGSTOPped peer is not alive; after SIGCONT it refutes and is alive again', async () => {
-    const peers = await chain(3)
-    const observer = h.client({ seeds: peers[0].endpoint, discover: false, timeout: 1000 })
-    await eventually(async () => {
-      const v = await views(observer, peers)
-      for (const p of peers) expect(Object.values(v[p.endpoint]).filter((s) => s === 'alive')).to.have.length(3)
-    }, { timeout: 5000, interval: 50 })
+    const { peers, observer } = await converged(3)
     const frozen = peers[1]
     const rest = [peers[0], peers[2]]
     let t0 = Date.now()
@@ -90,12 +96,7 @@ describe('membership across peer processes', function () {
   })
 
   it('SIGTERM: the leave shows as left at once; a restart at the same endpoint is alive again', async () => {
-    const peers = await chain(3)
-    const observer = h.client({ seeds: peers[0].endpoint, discover: false, timeout: 1000 })
-    await eventually(async () => {
-      const v = await views(observer, peers)
-      for (const p of peers) expect(Object.values(v[p.endpoint]).filter((s) => s === 'alive')).to.have.length(3)
-    }, { timeout: 5000, interval: 50 })
+    const { peers, observer } = await converged(3)
     const leaving = peers[2]
     const t0 = Date.now()
     process.kill(leaving.pid, 'SIGTERM')

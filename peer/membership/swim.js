@@ -201,7 +201,13 @@ export class Membership extends EventEmitter {
       if (!this.running) return
       const helpers = this.shuffle(this.table.live().filter((m) => m.endpoint !== ep && m.state === State.ALIVE)).slice(0, this.c.indirectChecks)
       this.counts.indirect += helpers.length
-      const replies = await Promise.all(helpers.map((h) => this.o.net.request(h.endpoint, this.message('probe-req', ep), this.c.probeTimeout * 2)))
+      // Asked of others, and once more directly at the same time (memberlist does this second
+      // attempt over TCP): a single lost message must not be enough to suspect a member.
+      const retry = { ...msg, updates: msg.updates.filter((u) => u.endpoint === ep) }
+      const replies = await Promise.all([
+        ...helpers.map((h) => this.o.net.request(h.endpoint, this.message('probe-req', ep), this.c.probeTimeout * 2)),
+        this.o.net.request(ep, retry, this.c.probeTimeout * 2),
+      ])
       let reached = false
       for (const r of replies) {
         if (r === null) continue

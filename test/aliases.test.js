@@ -1,0 +1,55 @@
+// Reconnecting to an endpoint right after disconnecting from it, many times, over a real
+// ROUTER: libzmq aborts the whole process (router.cpp `!has_out_pipe (routing_id)`) if a
+// connect reuses the routing id of a pipe that still exists. A fresh alias per connect
+// keeps the process alive; a crash here takes the test run down with it.
+import { expect } from 'chai'
+import * as zmq from 'zeromq'
+import { Aliases, connectingRouterOptions } from '../protocol/socket-settings.js'
+import { harness } from './helpers/cluster.js'
+import { encodeMembersGet, decode, MessageType } from '../protocol/index.js'
+
+describe('connect aliases', () => {
+  const h = harness()
+  let socket
+  afterEach(async () => {
+    socket?.close()
+    await h.cleanup()
+  })
+
+  it('connect, send, disconnect, connect again 200 times: no abort, and the last connection works', async () => {
+    const p = await h.peer()
+    socket = new zmq.Router({ ...connectingRouterOptions({ maxMessageSize: 1 << 20, heartbeatInterval: 1000, heartbeatTimeout: 3000 }), receiveTimeout: 3000 })
+    const aliases = new Aliases()
+    for (let i = 0; i < 200; i++) {
+      expect(aliases.connect(socket, p.endpoint)).to.equal(true)
+      socket.send([aliases.aliasOf(p.endpoint), encodeMembersGet(i)]).catch(() => {})
+      if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve))
+      expect(aliases.disconnect(socket, p.endpoint)).to.equal(true)
+    }
+    aliases.connect(socket, p.endpoint)
+    await socket.send([aliases.aliasOf(p.endpoint), encodeMembersGet(999)])
+    for (;;) {
+      const [id, frame] = await socket.receive()
+      const msg = decode(frame)
+      expect(msg.type).to.equal(MessageType.MEMBERS)
+      if (msg.seq !== 999) continue // answers to earlier connections may still arrive
+      expect(aliases.endpointOf(id)).to.equal(p.endpoint)
+      expect(msg.members.map((m) => m.endpoint)).to.deep.equal([p.endpoint])
+      break
+    }
+  })
+
+  it('aliases are unique per connection and map back to their endpoint', () => {
+    const a = new Aliases()
+    const fake = { connect () {}, disconnect () {}, closed: false }
+    a.connect(fake, 'tcp://127.0.0.1:1')
+    const first = a.aliasOf('tcp://127.0.0.1:1')
+    expect(a.connect(fake, 'tcp://127.0.0.1:1')).to.equal(false) // already connected
+    a.disconnect(fake, 'tcp://127.0.0.1:1')
+    a.connect(fake, 'tcp://127.0.0.1:1')
+    const second = a.aliasOf('tcp://127.0.0.1:1')
+    expect(second).to.not.equal(first)
+    expect(a.endpointOf(Buffer.from(first))).to.equal('tcp://127.0.0.1:1')
+    expect(a.endpointOf(Buffer.from(second))).to.equal('tcp://127.0.0.1:1')
+  })
+})
