@@ -15,7 +15,7 @@ commands:
   members   print a peer's view of the cluster membership
 
 Run "zeromesh <command> --help" for the options of a command.`,
-  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE]
+  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
 
 Runs a peer. Prints its endpoint alone on stdout once bound; logs go to stderr. It joins the
 cluster through --seeds (retrying unreachable seeds) and logs membership changes.
@@ -27,7 +27,8 @@ exits 0.
   --seeds EP,EP      peers to join through (comma-separated)
   --handlers MODULE  module whose exported functions (or default-export object) are the
                      methods; default: the demo handlers echo, whoami, spin, sleep
-  --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)`,
+  --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
+  --meta JSON        metadata gossiped with this peer, e.g. '{"zone":"a","capacity":4}'`,
   members: `usage: zeromesh members --seeds EP [--json] [--timeout MS]
 
 Prints the membership as the peer at EP (the first seed) sees it, itself included: a table,
@@ -102,10 +103,16 @@ async function runPeer (args) {
     seeds: { type: 'string' },
     handlers: { type: 'string' },
     'drain-timeout': { type: 'string' },
+    meta: { type: 'string' },
   }, USAGE.peer)
   if (values.help) { process.stdout.write(USAGE.peer + '\n'); return 0 }
   const handlers = await loadHandlers(values.handlers)
+  let meta
+  if (values.meta !== undefined) {
+    try { meta = JSON.parse(values.meta) } catch (err) { throw new UsageError(`--meta is not valid JSON: ${err.message}`) }
+  }
   const peer = new Peer({
+    meta,
     bind: values.bind,
     advertise: values.advertise,
     seeds: values.seeds,

@@ -105,12 +105,16 @@ describe('membership across peer processes', function () {
     for (const p of peers.slice(0, 2)) expect(v[p.endpoint][leaving.endpoint]).to.equal('left')
     timed('left everywhere after SIGTERM (including the exit)', t0)
 
-    const again = await startPeer(['--bind', leaving.endpoint, '--seeds', peers[0].endpoint])
+    const again = await startPeer(['--bind', leaving.endpoint, '--seeds', peers[0].endpoint, '--meta', '{"zone":"b","capacity":2}'])
     expect(again.endpoint).to.equal(leaving.endpoint)
     await eventually(async () => {
       const w = await views(observer, peers.slice(0, 2))
       for (const p of peers.slice(0, 2)) expect(w[p.endpoint][leaving.endpoint]).to.equal('alive')
     }, { timeout: 5000, interval: 50 })
+    // its metadata travelled with its membership
+    const seen = (await observer.members(peers[0].endpoint)).find((m) => m.endpoint === leaving.endpoint)
+    expect(seen.meta).to.deep.include({ zone: 'b', capacity: 2 })
+    expect(seen.meta.version).to.be.a('string')
   })
 
   it('a client seeded with one peer sends work to a peer that joined later', async () => {
