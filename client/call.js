@@ -11,6 +11,7 @@ export class Call {
     this.timeout = o.timeout
     this.deadline = now + o.timeout
     this.signal = o.signal
+    this.key = o.key // routes by rendezvous hashing when set
     this.onAbort = null
     this.timer = null
     this.retryTimer = null

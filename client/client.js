@@ -7,6 +7,7 @@ import { resolveClientOptions, requestOptionsChecker } from './options.js'
 import { resolveStrategy } from './strategies/index.js'
 import { Call } from './call.js'
 import { Discovery } from './discovery.js'
+import { pickByKey } from './strategies/rendezvous.js'
 import { encodeRequest, decode, hasSignature } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID } from '../protocol/constants.js'
 import {
@@ -30,7 +31,7 @@ export class Client extends EventEmitter {
     this.options = o
     this.requestOptions = requestOptionsChecker(o)
     this.clock = o.clock
-    this.strategy = resolveStrategy(o.strategy, { random: o.random })
+    this.strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() })
     this.table = new PeerTable((snapshot) => this.emit('peer', snapshot))
     this.pending = new Map() // id -> Call
     this.parked = new Set() //  calls waiting for any peer to come up
@@ -141,8 +142,13 @@ export class Client extends EventEmitter {
       call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, pause)
       return
     }
-    let peer = this.strategy.select(candidates, call)
-    if (!candidates.includes(peer)) peer = candidates[0] // a custom strategy returned something else
+    let peer
+    if (call.key !== undefined) {
+      peer = pickByKey(candidates, call.key)
+    } else {
+      peer = this.strategy.select(candidates, call)
+      if (!candidates.includes(peer)) peer = candidates[0] // a custom strategy returned something else
+    }
     this.attempt(call, peer)
   }
 
@@ -192,6 +198,7 @@ export class Client extends EventEmitter {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
     if (msg.type === MessageType.REPLY) {
+      if (typeof msg.meta.load === 'number') peer.load = msg.meta.load
       for (const r of msg.replies) this.onReply(peer, r)
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
     } else if (msg.type === MessageType.MEMBERS) {
@@ -208,12 +215,15 @@ export class Client extends EventEmitter {
     if (call === undefined) return // late: timed out, aborted or answered by another peer
     switch (r.status) {
       case Status.OK:
-        if (call.peer === peer) this.table.recordSuccess(peer, this.clock.now() - call.sentAt)
+        this.measured(call, peer, null)
         return this.settle(call, null, r.value)
       case Status.UNKNOWN_METHOD:
         return this.settle(call, new UnknownMethodError(r.message))
-      case Status.REMOTE:
-        return this.settle(call, new RemoteError(r.message, { remoteCode: r.code }))
+      case Status.REMOTE: {
+        const err = new RemoteError(r.message, { remoteCode: r.code })
+        this.measured(call, peer, err)
+        return this.settle(call, err)
+      }
       case Status.INVALID_REQUEST:
         return this.settle(call, invalidArgument(`peer ${peer.endpoint} refused the request: ${r.message}`))
       case Status.BUSY:
@@ -231,6 +241,14 @@ export class Client extends EventEmitter {
       default:
         return this.settle(call, new ProtocolError(`zeromesh: peer ${peer.endpoint} answered with unknown status ${r.status}`))
     }
+  }
+
+  /** An answer came from `peer`: its latency goes to the table and to the strategy. */
+  measured (call, peer, error) {
+    if (call.peer !== peer) return // an earlier attempt's answer: its timing is not this one's
+    const latencyMs = this.clock.now() - call.sentAt
+    this.table.recordSuccess(peer, latencyMs)
+    this.strategy.onResult?.(peer, { latencyMs, error })
   }
 
   onUp (endpoint) {

@@ -8,7 +8,7 @@ import { seedList } from '../protocol/endpoint.js'
 export const clientDefaults = Object.freeze({
   timeout: 5000, //            whole deadline of a request, retries included
   idempotent: true, //         requests may be re-sent to another peer after a lost connection
-  strategy: 'round-robin', //  how a peer is picked among the healthy ones
+  strategy: 'p2c', //          how a peer is picked among the healthy ones: latency-weighted power of two choices
   heartbeatInterval: 1000, //  ZMTP ping per peer connection, so a frozen peer is noticed...
   heartbeatTimeout: 3000, //   ...and disconnected after 3 s of silence
   maxMessageSize: Limits.maxMessageSize, // larger requests are refused before sending
@@ -55,7 +55,11 @@ export function requestOptionsChecker (defaults) {
       if (v !== undefined && !(v instanceof AbortSignal)) throw invalidArgument('signal must be an AbortSignal')
       return v
     },
+    key: (v) => {
+      if (v !== undefined && (typeof v !== 'string' || v.length === 0 || v.length > 1024)) throw invalidArgument('key must be a string of 1 to 1024 characters, such as a user or session id')
+      return v
+    },
   }
-  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, signal: undefined })
+  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, signal: undefined, key: undefined })
   return (given) => given === undefined ? none : checkOptions('request options', given, spec)
 }

@@ -14,6 +14,7 @@ export class PeerEntry {
     this.lastError = null
     this.everUp = false
     this.gone = false // the cluster says it left or died: drop it once its connection closes
+    this.load = 0 //     requests in flight on the peer, all clients together, as it last reported
   }
 
   snapshot () {

@@ -147,7 +147,8 @@ export class Peer extends EventEmitter {
   }
 
   sendReply (clientId, entry) {
-    const meta = this.replyMeta
+    // The membership digest and this peer's load ride on every reply (the client balances on it).
+    const meta = { mv: this.replyMeta.mv, load: this.dispatcher.inflight }
     let frame
     try {
       frame = encodeReply(meta, [entry])
