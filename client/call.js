@@ -12,6 +12,9 @@ export class Call {
     this.deadline = now + o.timeout
     this.signal = o.signal
     this.key = o.key // routes by rendezvous hashing when set
+    this.attemptTimeout = o.attemptTimeout // ms, or 'auto'
+    this.attemptTimer = null
+    this.budgetSpent = false
     this.onAbort = null
     this.timer = null
     this.retryTimer = null

@@ -8,6 +8,9 @@ import { resolveStrategy } from './strategies/index.js'
 import { Call } from './call.js'
 import { Discovery } from './discovery.js'
 import { pickByKey } from './strategies/rendezvous.js'
+import { RetryBudget } from './retry-budget.js'
+import { PeakEwma } from './peak-ewma.js'
+import { decide, Outcome } from './failover.js'
 import { encodeRequest, decode, hasSignature } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID } from '../protocol/constants.js'
 import {
@@ -18,6 +21,7 @@ import { normalizeRemote } from '../protocol/endpoint.js'
 
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
 const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
+const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -37,7 +41,9 @@ export class Client extends EventEmitter {
     this.parked = new Set() //  calls waiting for any peer to come up
     this.nextId = 1
     this.closing = null
-    this.counts = { requests: 0, ok: 0, retries: 0, malformed: 0, failed: {} }
+    this.counts = { requests: 0, ok: 0, retries: 0, attemptTimeouts: 0, budgetExhausted: 0, malformed: 0, failed: {} }
+    this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
+    this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
     const makeTransport = o.transport ?? ((t) => new ClientTransport(t))
     this.transport = makeTransport({
       maxMessageSize: o.maxMessageSize,
@@ -118,6 +124,7 @@ export class Client extends EventEmitter {
       return call.promise
     }
     this.counts.requests++
+    this.budget.deposit()
     this.pending.set(id, call)
     call.timer = this.clock.setTimeout(() => this.onDeadline(call), o.timeout)
     if (o.signal !== undefined) {
@@ -170,7 +177,49 @@ export class Client extends EventEmitter {
     call.sent = false
     call.sentAt = this.clock.now()
     peer.calls.add(call)
+    const limit = this.attemptTimeoutFor(call, remaining)
+    if (limit !== null) call.attemptTimer = this.clock.setTimeout(() => this.onAttemptTimeout(call, peer), limit)
     this.transport.send(peer.endpoint, [frame], (code) => this.onSent(call, peer, code))
+  }
+
+  /**
+   * How long this attempt may take before another peer is tried: the request's
+   * `attemptTimeout`, or with 'auto' 4x the method's peak-EWMA latency + 50 ms (at least
+   * 100 ms). Null (no attempt limit: the whole deadline) for non-idempotent requests, which
+   * are not retried after a timeout anyway, for methods never measured, and when the limit
+   * would not come before the deadline.
+   */
+  attemptTimeoutFor (call, remaining) {
+    if (!call.idempotent) return null
+    let limit = call.attemptTimeout
+    if (limit === 'auto') {
+      const est = this.methodLatency.get(call.method)?.value
+      if (est == null) return null
+      limit = Math.max(100, Math.ceil(4 * est + 50))
+    }
+    return limit < remaining ? limit : null
+  }
+
+  onAttemptTimeout (call, peer) {
+    call.attemptTimer = null
+    if (call.settled || call.peer !== peer) return
+    this.counts.attemptTimeouts++
+    const latencyMs = this.clock.now() - call.sentAt
+    this.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`)
+    this.strategy.onResult?.(peer, { latencyMs, error: 'timeout' })
+    this.retryOrFail(call, Outcome.ATTEMPT_TIMEOUT, peer)
+  }
+
+  /** Applies the failover policy (client/failover.js) to a call whose attempt on `peer` ended. */
+  retryOrFail (call, outcome, peer) {
+    const d = decide(call, outcome, { maxAttempts: this.options.maxAttempts, budget: this.budget, random: this.options.random, endpoint: peer.endpoint })
+    if (call.budgetSpent) { call.budgetSpent = false; this.counts.budgetExhausted++ }
+    if (d.action === 'fail') return this.settle(call, d.error)
+    if (d.action === 'wait') return
+    if (outcome !== Outcome.REFUSED) call.lost = true // the earlier attempt may still answer, or may have run
+    this.detach(call)
+    if (d.delay === 0) return this.dispatch(call)
+    call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, d.delay)
   }
 
   onSent (call, peer, code) {
@@ -183,7 +232,8 @@ export class Client extends EventEmitter {
     } else {
       this.table.recordFailure(peer, `send failed: ${code}`)
     }
-    this.dispatch(call)
+    call.lastError = new NoPeersError(`zeromesh: could not send "${call.method}" to ${peer.endpoint} (${code})`)
+    this.retryOrFail(call, Outcome.REFUSED, peer)
   }
 
   onMessage (endpoint, frames) {
@@ -237,7 +287,7 @@ export class Client extends EventEmitter {
           this.table.recordFailure(peer, 'busy')
           call.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${peer.endpoint}: ${r.message})`)
         }
-        return this.dispatch(call)
+        return this.retryOrFail(call, Outcome.REFUSED, peer)
       default:
         return this.settle(call, new ProtocolError(`zeromesh: peer ${peer.endpoint} answered with unknown status ${r.status}`))
     }
@@ -246,9 +296,13 @@ export class Client extends EventEmitter {
   /** An answer came from `peer`: its latency goes to the table and to the strategy. */
   measured (call, peer, error) {
     if (call.peer !== peer) return // an earlier attempt's answer: its timing is not this one's
-    const latencyMs = this.clock.now() - call.sentAt
+    const now = this.clock.now()
+    const latencyMs = now - call.sentAt
     this.table.recordSuccess(peer, latencyMs)
     this.strategy.onResult?.(peer, { latencyMs, error })
+    let m = this.methodLatency.get(call.method)
+    if (m === undefined) this.methodLatency.set(call.method, m = new PeakEwma(LATENCY_DECAY_MS))
+    m.add(latencyMs, now)
   }
 
   onUp (endpoint) {
@@ -274,18 +328,21 @@ export class Client extends EventEmitter {
    * (`notTaken`) every call moves at once. Otherwise the connection was lost: replies that
    * arrived before it dropped may still be waiting to be read (ZeroMQ reports the disconnect
    * on another path than the messages), so each call gets LOST_GRACE_MS for its reply; then
-   * an idempotent call moves to another peer, and any other fails with ConnectionLostError
-   * because it may or may not have run.
+   * the failover policy decides (an idempotent call moves to another peer; any other fails
+   * with ConnectionLostError because it may or may not have run).
    */
   failOver (peer, notTaken) {
     for (const call of [...peer.calls]) {
       this.detach(call)
-      if (notTaken) { this.dispatch(call); continue }
+      if (notTaken) {
+        call.lastError ??= new NoPeersError(`zeromesh: ${peer.endpoint} cannot take "${call.method}" (${peer.lastError})`)
+        this.retryOrFail(call, Outcome.REFUSED, peer)
+        continue
+      }
       call.lost = true
       call.retryTimer = this.clock.setTimeout(() => {
         call.retryTimer = null
-        if (call.idempotent) this.dispatch(call)
-        else this.settle(call, new ConnectionLostError(`zeromesh: lost the connection to ${peer.endpoint} while "${call.method}" was in flight; it is not idempotent, so it was not retried and may or may not have run`))
+        if (!call.settled) this.retryOrFail(call, Outcome.LOST, peer)
       }, LOST_GRACE_MS)
     }
   }
@@ -294,6 +351,10 @@ export class Client extends EventEmitter {
     if (call.peer !== null) {
       call.peer.calls.delete(call)
       call.peer = null
+    }
+    if (call.attemptTimer !== null) {
+      this.clock.clearTimeout(call.attemptTimer)
+      call.attemptTimer = null
     }
   }
 
@@ -335,7 +396,7 @@ export class Client extends EventEmitter {
     return this.table.snapshot()
   }
 
-  /** Counters: requests, successes, retries, failures by error code, member lists fetched. */
+  /** Counters: requests, successes, retries, attempt timeouts, retries refused by the budget, failures by code, member lists fetched. */
   stats () {
     return { ...this.counts, failed: { ...this.counts.failed }, inflight: this.pending.size, memberLists: this.discovery.counts.lists }
   }

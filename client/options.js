@@ -13,6 +13,9 @@ export const clientDefaults = Object.freeze({
   heartbeatTimeout: 3000, //   ...and disconnected after 3 s of silence
   maxMessageSize: Limits.maxMessageSize, // larger requests are refused before sending
   maxDepth: Limits.maxDepth, // deeper results are refused as protocol errors
+  attemptTimeout: 'auto', //   an idempotent request's attempt gets this long before another peer is tried ('auto': 4x the method's latency + 50 ms)
+  maxAttempts: 3, //           attempts per request at most, first included
+  retryBudget: Object.freeze({ percent: 0.2, minPerSecond: 10, windowMs: 10000 }), // retries <= 20% of requests + 10/s
   discover: true, //           learn peers from the member lists of the peers it talks to
   refreshInterval: 5000, //    also fetch a member list from a random peer this often (0: never)
   membersTimeout: 1000, //     wait this long for a member list
@@ -34,6 +37,17 @@ export function resolveClientOptions (given) {
     heartbeatTimeout: int(clientDefaults.heartbeatTimeout, 0, 3600000),
     maxMessageSize: int(clientDefaults.maxMessageSize, 64, 2 ** 31 - 1),
     maxDepth: int(clientDefaults.maxDepth, 1, 1000),
+    attemptTimeout: attemptTimeoutOption(clientDefaults.attemptTimeout),
+    maxAttempts: int(clientDefaults.maxAttempts, 1, 100),
+    retryBudget: (v) => {
+      if (v === undefined) return clientDefaults.retryBudget
+      const d = clientDefaults.retryBudget
+      return checkOptions('retryBudget', v, {
+        percent: (x, n) => { if (x === undefined) return d.percent; if (typeof x !== 'number' || !(x >= 0 && x <= 10)) throw invalidArgument(`retryBudget.${n} must be a number from 0 to 10`); return x },
+        minPerSecond: (x, n) => { if (x === undefined) return d.minPerSecond; if (typeof x !== 'number' || !(x >= 0)) throw invalidArgument(`retryBudget.${n} must be a number >= 0`); return x },
+        windowMs: int(d.windowMs, 1000, 600000),
+      })
+    },
     discover: bool(clientDefaults.discover),
     refreshInterval: int(clientDefaults.refreshInterval, 0, MAX_TIMEOUT),
     membersTimeout: int(clientDefaults.membersTimeout, 1, MAX_TIMEOUT),
@@ -51,6 +65,7 @@ export function requestOptionsChecker (defaults) {
   const spec = {
     timeout: int(defaults.timeout, 1, MAX_TIMEOUT),
     idempotent: bool(defaults.idempotent),
+    attemptTimeout: attemptTimeoutOption(defaults.attemptTimeout),
     signal: (v) => {
       if (v !== undefined && !(v instanceof AbortSignal)) throw invalidArgument('signal must be an AbortSignal')
       return v
@@ -60,6 +75,15 @@ export function requestOptionsChecker (defaults) {
       return v
     },
   }
-  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, signal: undefined, key: undefined })
+  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, signal: undefined, key: undefined })
   return (given) => given === undefined ? none : checkOptions('request options', given, spec)
+}
+
+function attemptTimeoutOption (def) {
+  return (v, name) => {
+    if (v === undefined) return def
+    if (v === 'auto') return v
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_TIMEOUT) throw invalidArgument(`${name} must be 'auto' or a whole number of milliseconds from 1 to ${MAX_TIMEOUT}, got ${String(v)}`)
+    return v
+  }
 }

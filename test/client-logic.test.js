@@ -77,8 +77,17 @@ describe('client failover logic (fake transport, fake clock)', () => {
     })
   }
 
-  it('every peer busy: rounds are paced (5, 10, 20 ... 200 ms) and the call fails ERR_ZEROMESH_BUSY', async () => {
+  it('every peer busy: maxAttempts (3) attempts, then ERR_ZEROMESH_BUSY at once, not at the deadline', async () => {
     const { clock, net, client } = setup({}, [A, B])
+    for (const ep of [A, B]) { net.peers.get(ep).behave = () => ['busy']; net.up(ep) }
+    const r = track(client.request('echo', 1, { timeout: 1000 }))
+    await tick(clock, 50)
+    expect(r.code).to.equal('ERR_ZEROMESH_BUSY')
+    expect(net.log).to.have.length(3)
+  })
+
+  it('with more attempts allowed, rounds over busy peers are paced (5, 10, 20 ... 200 ms)', async () => {
+    const { clock, net, client } = setup({ maxAttempts: 100, retryBudget: { minPerSecond: 1000 } }, [A, B])
     for (const ep of [A, B]) { net.peers.get(ep).behave = () => ['busy']; net.up(ep) }
     const r = track(client.request('echo', 1, { timeout: 1000 }))
     await tick(clock, 1001)
@@ -87,6 +96,51 @@ describe('client failover logic (fake transport, fake clock)', () => {
     const attempts = net.log.length
     expect(attempts).to.be.within(18, 22)
     expect(client.stats().retries).to.equal(attempts - 1)
+  })
+
+  it('the retry budget caps retries when every peer fails: 20% of requests + the floor', async () => {
+    const { clock, net, client } = setup({ retryBudget: { percent: 0.2, minPerSecond: 1, windowMs: 10000 } }, [A, B, C])
+    for (const ep of [A, B, C]) { net.peers.get(ep).behave = () => ['busy']; net.up(ep) }
+    const results = []
+    for (let i = 0; i < 100; i++) results.push(track(client.request('echo', i, { timeout: 1000 })))
+    await tick(clock, 100)
+    const s = client.stats()
+    expect(results.every((r) => r.code === 'ERR_ZEROMESH_BUSY')).to.equal(true)
+    // window 10 s: floor 1/s x 10 + 20% of 100 requests = 30 retries at most
+    expect(s.retries).to.be.at.most(30)
+    expect(s.retries).to.be.at.least(25)
+    expect(net.log.length).to.equal(100 + s.retries)
+    expect(s.budgetExhausted).to.be.at.least(60)
+  })
+
+  it('an idempotent attempt that outlives its attempt timeout is retried on another peer', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.up(A); net.up(B)
+    net.define(A, { latency: 2 }); net.up(A)
+    // teach the client the method's latency (2 ms) on A
+    for (let i = 0; i < 3; i++) { track(client.request('echo', i)); await tick(clock, 5) }
+    net.peers.get(A).behave = () => ['silent'] // A freezes
+    net.peers.get(B).latency = 2
+    const picks = []
+    const rs = []
+    for (let i = 0; i < 6; i++) rs.push(track(client.request('echo', `x${i}`, { timeout: 2000 })))
+    await tick(clock, 400)
+    for (const r of rs) expect(r.done).to.equal(true)
+    expect(rs.map((r) => r.value)).to.deep.equal(['x0', 'x1', 'x2', 'x3', 'x4', 'x5'])
+    picks.push(...net.log.map((x) => x[0]))
+    expect(client.stats().attemptTimeouts).to.be.at.least(1)
+  })
+
+  it('a non-idempotent attempt is never retried after its attempt timeout: it waits for its answer', async () => {
+    const { clock, net, client } = setup({ strategy: 'round-robin' }, [A, B])
+    net.up(A); net.up(B)
+    for (let i = 0; i < 4; i++) { track(client.request('echo', i)); await tick(clock, 5) }
+    net.peers.get(A).latency = 500
+    net.peers.get(B).latency = 500
+    const r = track(client.request('echo', 'slow', { timeout: 2000, idempotent: false }))
+    await tick(clock, 600)
+    expect(r.value).to.equal('slow')
+    expect(net.log.filter((x) => x[1] === 'echo').length).to.equal(5)
   })
 
   it('a lost connection moves an idempotent request to another peer', async () => {
@@ -99,7 +153,7 @@ describe('client failover logic (fake transport, fake clock)', () => {
     net.down(A)
     await tick(clock, 5)
     expect(r.done).to.equal(false) // a grace period for a reply already received
-    await tick(clock, 60)
+    await tick(clock, 100) //         50 ms grace + up to 20 ms of jitter + the answer
     expect(r.value).to.equal('again')
     expect(net.log.map((x) => x[0])).to.deep.equal([A, B])
   })

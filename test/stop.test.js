@@ -46,8 +46,8 @@ describe('graceful stop', () => {
     const results = await Promise.allSettled(slow)
     expect(results.filter((r) => r.status === 'rejected')).to.deep.equal([])
     expect(during.filter((ep) => ep === a.endpoint)).to.have.length(0)
-    expect(a.stats().drained).to.be.at.least(1) // it did say DRAINING, and the client moved on
-    expect(c.peers().find((x) => x.endpoint === a.endpoint).state).to.be.oneOf(['draining', 'down'])
+    // The client stopped using A: from a DRAINING answer, or from the leave in the member list.
+    expect(c.peers().some((x) => x.endpoint === a.endpoint && x.state === 'up')).to.equal(false)
   })
 
   it('with a single peer, a request during the drain fails with ERR_ZEROMESH_DRAINING at its deadline', async () => {

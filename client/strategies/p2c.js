@@ -5,13 +5,15 @@
 // Peak EWMA jumps up to a slow sample at once and decays back over `decayMs`, so a peer that
 // turns slow is avoided at once and tried again gradually.
 
+import { PeakEwma } from '../peak-ewma.js'
+
 const DEFAULT_DECAY_MS = 10000 // how fast a peer's latency estimate forgets a slow spell
 
 export function p2c ({ random = Math.random, now = () => performance.now(), decayMs = DEFAULT_DECAY_MS } = {}) {
-  const stats = new WeakMap() // PeerEntry -> { ewma, stamp }
+  const stats = new WeakMap() // PeerEntry -> PeakEwma
 
   function latency (peer, fallback) {
-    return stats.get(peer)?.ewma ?? fallback
+    return stats.get(peer)?.value ?? fallback
   }
 
   function cost (peer, fallback) {
@@ -30,7 +32,7 @@ export function p2c ({ random = Math.random, now = () => performance.now(), deca
       const b = peers[j]
       // A peer never measured costs what the others do on average, so it gets its share.
       let sum = 0; let n = 0
-      for (const p of peers) { const s = stats.get(p); if (s !== undefined) { sum += s.ewma; n++ } }
+      for (const p of peers) { const s = stats.get(p); if (s !== undefined) { sum += s.value; n++ } }
       const fallback = n === 0 ? 1 : sum / n
       const ca = cost(a, fallback)
       const cb = cost(b, fallback)
@@ -39,20 +41,13 @@ export function p2c ({ random = Math.random, now = () => performance.now(), deca
     },
     onResult (peer, { latencyMs }) {
       if (!(latencyMs >= 0)) return
-      const t = now()
-      const s = stats.get(peer)
-      if (s === undefined) { stats.set(peer, { ewma: latencyMs, stamp: t }); return }
-      if (latencyMs > s.ewma) {
-        s.ewma = latencyMs // peak: jump to a slower sample at once
-      } else {
-        const w = Math.exp(-(t - s.stamp) / decayMs)
-        s.ewma = s.ewma * w + latencyMs * (1 - w)
-      }
-      s.stamp = t
+      let s = stats.get(peer)
+      if (s === undefined) stats.set(peer, s = new PeakEwma(decayMs))
+      s.add(latencyMs, now())
     },
     /** The current estimate, for tests and stats. */
     latencyOf (peer) {
-      return stats.get(peer)?.ewma ?? null
+      return stats.get(peer)?.value ?? null
     },
   }
 }

@@ -1,0 +1,48 @@
+// A retry budget (as Finagle's): over a sliding window, retries may be at most `percent` of
+// the requests plus a floor of `minPerSecond`, so a sick cluster is not stormed by clients
+// retrying everything. Time comes from the injected clock; buckets of one second.
+
+export class RetryBudget {
+  /**
+   * @param {object} o
+   * @param {number} o.percent        share of requests that may be retried, e.g. 0.2
+   * @param {number} o.minPerSecond   retries allowed per second whatever the traffic
+   * @param {number} o.windowMs       how far back requests and retries are counted
+   * @param {{ now(): number }} o.clock
+   */
+  constructor (o) {
+    this.o = o
+    this.size = Math.max(1, Math.ceil(o.windowMs / 1000))
+    this.requests = new Array(this.size).fill(0)
+    this.retries = new Array(this.size).fill(0)
+    this.second = Math.floor(o.clock.now() / 1000)
+  }
+
+  roll () {
+    const now = Math.floor(this.o.clock.now() / 1000)
+    const steps = Math.min(this.size, now - this.second)
+    for (let i = 1; i <= steps; i++) {
+      const b = (this.second + i) % this.size
+      this.requests[b] = 0
+      this.retries[b] = 0
+    }
+    if (now > this.second) this.second = now
+    return this.second % this.size
+  }
+
+  /** A first attempt: adds to what may be retried. */
+  deposit () {
+    this.requests[this.roll()]++
+  }
+
+  /** Takes one retry from the budget; false when it is spent. */
+  withdraw () {
+    const b = this.roll()
+    let requests = 0; let retries = 0
+    for (let i = 0; i < this.size; i++) { requests += this.requests[i]; retries += this.retries[i] }
+    const allowed = this.o.minPerSecond * this.size + this.o.percent * requests
+    if (retries + 1 > allowed) return false
+    this.retries[b]++
+    return true
+  }
+}
