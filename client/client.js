@@ -310,6 +310,7 @@ export class Client extends EventEmitter {
     if (peer === undefined) return
     peer.failures = 0
     this.table.setState(peer, 'up')
+    if (this.options.discover) this.discovery.peerUp(endpoint)
     const parked = [...this.parked]
     this.parked.clear()
     for (const call of parked) this.dispatch(call)

@@ -42,6 +42,11 @@ export class Discovery {
     this.timer?.unref?.() // a forgotten client must not keep the process alive for this
   }
 
+  /** A peer's connection came up: the first one tells the client who else there is. */
+  peerUp (endpoint) {
+    if (this.known === null && !this.busy) this.refresh(endpoint, false)
+  }
+
   /** A reply from `endpoint` carried membership digest `mv`. */
   seen (endpoint, mv) {
     if (typeof mv !== 'number' || mv === this.known) return

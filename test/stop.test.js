@@ -3,6 +3,7 @@
 import { expect } from 'chai'
 import { harness, rejectsWith } from './helpers/cluster.js'
 import { Peer } from '../index.js'
+import { eventually } from './helpers/eventually.js'
 
 const handlers = {
   sleep: (args, ctx) => new Promise((resolve) => setTimeout(resolve, args.ms, ctx.endpoint)),
@@ -47,7 +48,7 @@ describe('graceful stop', () => {
     expect(results.filter((r) => r.status === 'rejected')).to.deep.equal([])
     expect(during.filter((ep) => ep === a.endpoint)).to.have.length(0)
     // The client stopped using A: from a DRAINING answer, or from the leave in the member list.
-    expect(c.peers().some((x) => x.endpoint === a.endpoint && x.state === 'up')).to.equal(false)
+    await eventually(() => expect(c.peers().some((x) => x.endpoint === a.endpoint && x.state === 'up')).to.equal(false))
   })
 
   it('with a single peer, a request during the drain fails with ERR_ZEROMESH_DRAINING at its deadline', async () => {

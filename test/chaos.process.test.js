@@ -1,0 +1,80 @@
+// Failover under load with real peer processes: concurrency 32, a 2 s deadline, while one
+// peer is SIGKILLed, a new one joins and one is frozen (SIGSTOP) for 2 s. Nothing may fail,
+// and the peer that joined must take traffic. Then key affinity across a peer's death.
+import { expect } from 'chai'
+import { startPeer, killAll } from './helpers/processes.js'
+import { harness } from './helpers/cluster.js'
+import { eventually, delay } from './helpers/eventually.js'
+
+describe('failover under load across peer processes', function () {
+  this.timeout(60000)
+  const h = harness()
+  afterEach(async () => {
+    await h.cleanup()
+    await killAll()
+  })
+
+  it('kill -9, a join and a 2 s freeze at concurrency 32: zero failed requests, the new peer takes work', async () => {
+    const a = await startPeer()
+    const b = await startPeer(['--seeds', a.endpoint])
+    const c = await startPeer(['--seeds', a.endpoint])
+    const client = h.client({ seeds: [a.endpoint], timeout: 2000 })
+    await eventually(() => expect(client.peers().filter((p) => p.state === 'up')).to.have.length(3), { timeout: 5000 })
+
+    const served = new Map()
+    const failures = []
+    let ok = 0
+    let stop = false
+    const load = Promise.all(Array.from({ length: 32 }, async () => {
+      while (!stop) {
+        try {
+          const who = await client.request('whoami')
+          served.set(who.pid, (served.get(who.pid) ?? 0) + 1)
+          ok++
+        } catch (err) {
+          failures.push(`${err.code}: ${err.message}`)
+          if (err.code === 'ERR_ZEROMESH_CLOSED') return
+        }
+      }
+    }))
+    let d
+    try {
+      await eventually(() => expect(ok).to.be.at.least(500), { timeout: 10000 })
+      process.kill(a.pid, 'SIGKILL') //                 the seed itself
+      await delay(500)
+      d = await startPeer(['--seeds', b.endpoint]) //   a newcomer
+      await delay(500)
+      process.kill(b.pid, 'SIGSTOP') //                 a freeze...
+      await delay(2000)
+      process.kill(b.pid, 'SIGCONT') //                 ...and back
+      const before = served.get(d.pid) ?? 0
+      await eventually(() => expect(served.get(d.pid) ?? 0).to.be.above(before + 100), { timeout: 5000 })
+    } finally {
+      stop = true
+      await load
+    }
+    console.log(`      ${ok} requests, retries ${client.stats().retries}, attempt timeouts ${client.stats().attemptTimeouts}, served by pid: ${JSON.stringify(Object.fromEntries(served))}`)
+    expect(failures).to.deep.equal([])
+    expect(served.get(d.pid)).to.be.above(100)
+    expect(served.get(c.pid)).to.be.above(100)
+  })
+
+  it('a key lands on one peer; when that peer dies it moves to exactly one other, and stays', async () => {
+    const peers = [await startPeer()]
+    peers.push(await startPeer(['--seeds', peers[0].endpoint]))
+    peers.push(await startPeer(['--seeds', peers[0].endpoint]))
+    const client = h.client({ seeds: peers.map((p) => p.endpoint), timeout: 2000 })
+    await eventually(() => expect(client.peers().filter((p) => p.state === 'up')).to.have.length(3), { timeout: 5000 })
+    const key = 'session-42'
+    const owners = new Set()
+    for (let i = 0; i < 20; i++) owners.add((await client.request('whoami', null, { key })).pid)
+    expect(owners.size).to.equal(1)
+    const owner = peers.find((p) => p.pid === [...owners][0])
+    process.kill(owner.pid, 'SIGKILL')
+    await eventually(() => expect(client.peers().find((p) => p.endpoint === owner.endpoint)?.state ?? 'down').to.not.equal('up'), { timeout: 5000 })
+    const after = new Set()
+    for (let i = 0; i < 20; i++) after.add((await client.request('whoami', null, { key })).pid)
+    expect(after.size).to.equal(1)
+    expect([...after][0]).to.not.equal(owner.pid)
+  })
+})
