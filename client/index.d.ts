@@ -11,11 +11,15 @@ export interface StrategyPeer {
   readonly latencyMs: number | null
   readonly failures: number
   readonly calls: { readonly size: number }
+  /** Requests in flight on the peer, all clients together, as it last reported. */
+  readonly load: number
 }
 
 export interface Strategy {
   /** Picks one of `peers` (never empty, all up, not yet tried by this request). */
   select(peers: readonly StrategyPeer[], request: { readonly method: string, readonly id: number }): StrategyPeer
+  /** Called when an attempt on `peer` ends with an answer or times out. */
+  onResult?(peer: StrategyPeer, result: { latencyMs: number, error: unknown }): void
 }
 
 export interface ClientTransportHandlers {
@@ -41,8 +45,14 @@ export interface ClientOptions {
   timeout?: number
   /** Whether requests may be re-sent after a lost connection. Default true. */
   idempotent?: boolean
-  /** 'round-robin' (default), 'random', or an object with select(). */
-  strategy?: 'round-robin' | 'random' | Strategy
+  /** 'p2c' (default), 'round-robin', 'random', or an object with select(). */
+  strategy?: 'p2c' | 'round-robin' | 'random' | Strategy
+  /** One attempt of an idempotent request may take this long before another peer is tried. Default 'auto'. */
+  attemptTimeout?: 'auto' | number
+  /** Attempts per request at most, the first included. Default 3. */
+  maxAttempts?: number
+  /** Retries <= percent x requests + minPerSecond per second, over windowMs. */
+  retryBudget?: { percent?: number, minPerSecond?: number, windowMs?: number }
   /** ZMTP heartbeat interval. Default 1000. */
   heartbeatInterval?: number
   /** ZMTP heartbeat timeout and TTL. Default 3000. */
@@ -67,8 +77,12 @@ export interface ClientOptions {
 export interface RequestOptions {
   /** Whole deadline, retries included. Default: the client's timeout. */
   timeout?: number
-  /** May this request be re-sent after a lost connection? Default: the client's idempotent. */
+  /** May this request be re-sent after a lost connection or an attempt timeout? Default: the client's idempotent. */
   idempotent?: boolean
+  /** Default: the client's attemptTimeout. */
+  attemptTimeout?: 'auto' | number
+  /** Routes by rendezvous hashing: the same key goes to the same peer while it lives. */
+  key?: string
   signal?: AbortSignal
 }
 
@@ -87,6 +101,8 @@ export interface ClientStats {
   requests: number
   ok: number
   retries: number
+  attemptTimeouts: number
+  budgetExhausted: number
   malformed: number
   failed: Record<string, number>
   inflight: number
@@ -113,6 +129,9 @@ export declare const clientDefaults: Readonly<{
   heartbeatTimeout: number
   maxMessageSize: number
   maxDepth: number
+  attemptTimeout: 'auto' | number
+  maxAttempts: number
+  retryBudget: Readonly<{ percent: number, minPerSecond: number, windowMs: number }>
   discover: boolean
   refreshInterval: number
   membersTimeout: number

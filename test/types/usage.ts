@@ -19,12 +19,12 @@ async function main (): Promise<void> {
   peer.on('member', (m) => { console.log(m.endpoint, m.state, m.incarnation) })
   console.log(peer.members().length)
   const endpoint: string = await peer.start()
-  const first: Strategy = { select: (peers) => peers[0] }
+  const first: Strategy = { select: (peers) => peers[0], onResult: (p, r) => { console.log(p.load, r.latencyMs) } }
   const client = new Client({ seeds: [endpoint], timeout: 1000, strategy: first })
   client.on('peer', (p: PeerInfo) => { console.log(p.endpoint, p.state) })
   const ac = new AbortController()
   try {
-    const out = await client.request<{ n: number }>('echo', { n: 1 }, { timeout: 500, idempotent: true, signal: ac.signal })
+    const out = await client.request<{ n: number }>('echo', { n: 1 }, { timeout: 500, idempotent: true, signal: ac.signal, key: 'user-1', attemptTimeout: 'auto' })
     console.log(out.n)
   } catch (err) {
     if (err instanceof RemoteError) console.log(err.remoteCode)
