@@ -15,6 +15,8 @@ export class Call {
     this.attemptTimeout = o.attemptTimeout // ms, or 'auto'
     this.attemptTimer = null
     this.budgetSpent = false
+    this.hedge = o.hedge ?? null // { delayMs }
+    this.hedgeTimer = null
     this.onAbort = null
     this.timer = null
     this.retryTimer = null

@@ -11,6 +11,7 @@ import { pickByKey } from './strategies/rendezvous.js'
 import { RetryBudget } from './retry-budget.js'
 import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
+import { Ejector } from './ejection.js'
 import { encodeRequest, decode, hasSignature } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID } from '../protocol/constants.js'
 import {
@@ -37,11 +38,12 @@ export class Client extends EventEmitter {
     this.clock = o.clock
     this.strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() })
     this.table = new PeerTable((snapshot) => this.emit('peer', snapshot))
+    this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new Map() // id -> Call
     this.parked = new Set() //  calls waiting for any peer to come up
     this.nextId = 1
     this.closing = null
-    this.counts = { requests: 0, ok: 0, retries: 0, attemptTimeouts: 0, budgetExhausted: 0, malformed: 0, failed: {} }
+    this.counts = { requests: 0, ok: 0, retries: 0, hedges: 0, attemptTimeouts: 0, budgetExhausted: 0, ejections: 0, malformed: 0, failed: {} }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
     const makeTransport = o.transport ?? ((t) => new ClientTransport(t))
@@ -179,7 +181,31 @@ export class Client extends EventEmitter {
     peer.calls.add(call)
     const limit = this.attemptTimeoutFor(call, remaining)
     if (limit !== null) call.attemptTimer = this.clock.setTimeout(() => this.onAttemptTimeout(call, peer), limit)
+    if (call.hedge !== null && call.idempotent && call.attempts === 1) {
+      call.hedgeTimer = this.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
+    }
     this.transport.send(peer.endpoint, [frame], (code) => this.onSent(call, peer, code))
+  }
+
+  /**
+   * A second copy of a slow idempotent request, to a peer it has not tried, `hedge.delayMs`
+   * after the first: the first answer wins and the other is ignored (the other peer still
+   * runs it). A hedge uses the retry budget; it is not tied to its peer, so losing that peer
+   * changes nothing for the request.
+   */
+  hedge (call) {
+    call.hedgeTimer = null
+    if (call.settled) return
+    const candidates = this.table.up().filter((e) => !call.tried.has(e.endpoint))
+    if (candidates.length === 0 || !this.budget.withdraw()) return
+    const peer = call.key !== undefined ? pickByKey(candidates, call.key) : this.strategy.select(candidates, call)
+    if (!candidates.includes(peer)) return
+    const remaining = Math.max(1, Math.ceil(call.deadline - this.clock.now()))
+    let frame
+    try { frame = encodeRequest([[call.id, call.method, call.args, remaining]]) } catch { return }
+    call.tried.add(peer.endpoint)
+    this.counts.hedges++
+    this.transport.send(peer.endpoint, [frame], () => {})
   }
 
   /**
@@ -207,6 +233,7 @@ export class Client extends EventEmitter {
     const latencyMs = this.clock.now() - call.sentAt
     this.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`)
     this.strategy.onResult?.(peer, { latencyMs, error: 'timeout' })
+    if (this.ejector.failure(peer)) this.counts.ejections++
     this.retryOrFail(call, Outcome.ATTEMPT_TIMEOUT, peer)
   }
 
@@ -231,6 +258,7 @@ export class Client extends EventEmitter {
       this.table.setState(peer, 'down', 'unreachable')
     } else {
       this.table.recordFailure(peer, `send failed: ${code}`)
+      if (this.ejector.failure(peer)) this.counts.ejections++
     }
     call.lastError = new NoPeersError(`zeromesh: could not send "${call.method}" to ${peer.endpoint} (${code})`)
     this.retryOrFail(call, Outcome.REFUSED, peer)
@@ -299,6 +327,7 @@ export class Client extends EventEmitter {
     const now = this.clock.now()
     const latencyMs = now - call.sentAt
     this.table.recordSuccess(peer, latencyMs)
+    this.ejector.success(peer)
     this.strategy.onResult?.(peer, { latencyMs, error })
     let m = this.methodLatency.get(call.method)
     if (m === undefined) this.methodLatency.set(call.method, m = new PeakEwma(LATENCY_DECAY_MS))
@@ -319,6 +348,7 @@ export class Client extends EventEmitter {
   onDown (endpoint, reason) {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
+    this.ejector.reset(peer)
     this.table.setState(peer, 'down', reason)
     if (peer.gone) this.removePeer(peer)
     else this.failOver(peer, false)
@@ -383,6 +413,7 @@ export class Client extends EventEmitter {
     this.detach(call)
     if (call.timer !== null) this.clock.clearTimeout(call.timer)
     if (call.retryTimer !== null) this.clock.clearTimeout(call.retryTimer)
+    if (call.hedgeTimer !== null) this.clock.clearTimeout(call.hedgeTimer)
     if (err === null) {
       this.counts.ok++
       call.succeed(value)

@@ -53,6 +53,10 @@ export interface ClientOptions {
   maxAttempts?: number
   /** Retries <= percent x requests + minPerSecond per second, over windowMs. */
   retryBudget?: { percent?: number, minPerSecond?: number, windowMs?: number }
+  /** Send a second copy of a slow idempotent request to another peer after delayMs. Default null. */
+  hedge?: { delayMs: number } | null
+  /** Outlier ejection. */
+  ejection?: { after?: number, baseMs?: number, maxMs?: number, maxShare?: number }
   /** ZMTP heartbeat interval. Default 1000. */
   heartbeatInterval?: number
   /** ZMTP heartbeat timeout and TTL. Default 3000. */
@@ -81,6 +85,8 @@ export interface RequestOptions {
   idempotent?: boolean
   /** Default: the client's attemptTimeout. */
   attemptTimeout?: 'auto' | number
+  /** Default: the client's hedge. */
+  hedge?: { delayMs: number } | null
   /** Routes by rendezvous hashing: the same key goes to the same peer while it lives. */
   key?: string
   signal?: AbortSignal
@@ -90,7 +96,7 @@ export interface PeerInfo {
   /** Set on the event that reports a peer dropped because it left the cluster or died. */
   removed?: boolean
   endpoint: string
-  state: 'up' | 'down' | 'draining'
+  state: 'up' | 'down' | 'draining' | 'ejected'
   inflight: number
   latencyMs: number | null
   failures: number
@@ -101,8 +107,10 @@ export interface ClientStats {
   requests: number
   ok: number
   retries: number
+  hedges: number
   attemptTimeouts: number
   budgetExhausted: number
+  ejections: number
   malformed: number
   failed: Record<string, number>
   inflight: number
@@ -132,6 +140,8 @@ export declare const clientDefaults: Readonly<{
   attemptTimeout: 'auto' | number
   maxAttempts: number
   retryBudget: Readonly<{ percent: number, minPerSecond: number, windowMs: number }>
+  hedge: { delayMs: number } | null
+  ejection: Readonly<{ after: number, baseMs: number, maxMs: number, maxShare: number }>
   discover: boolean
   refreshInterval: number
   membersTimeout: number

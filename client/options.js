@@ -16,6 +16,8 @@ export const clientDefaults = Object.freeze({
   attemptTimeout: 'auto', //   an idempotent request's attempt gets this long before another peer is tried ('auto': 4x the method's latency + 50 ms)
   maxAttempts: 3, //           attempts per request at most, first included
   retryBudget: Object.freeze({ percent: 0.2, minPerSecond: 10, windowMs: 10000 }), // retries <= 20% of requests + 10/s
+  hedge: null, //              { delayMs }: send a second copy of a slow idempotent request to another peer
+  ejection: Object.freeze({ after: 5, baseMs: 1000, maxMs: 30000, maxShare: 0.5 }), // out of rotation after 5 failures in a row, 1 s doubling to 30 s, at most half the peers
   discover: true, //           learn peers from the member lists of the peers it talks to
   refreshInterval: 5000, //    also fetch a member list from a random peer this often (0: never)
   membersTimeout: 1000, //     wait this long for a member list
@@ -48,6 +50,17 @@ export function resolveClientOptions (given) {
         windowMs: int(d.windowMs, 1000, 600000),
       })
     },
+    hedge: hedgeOption(clientDefaults.hedge),
+    ejection: (v) => {
+      if (v === undefined) return clientDefaults.ejection
+      const d = clientDefaults.ejection
+      return checkOptions('ejection', v, {
+        after: int(d.after, 1, 1000),
+        baseMs: int(d.baseMs, 1, 3600000),
+        maxMs: int(d.maxMs, 1, 3600000),
+        maxShare: (x, n) => { if (x === undefined) return d.maxShare; if (typeof x !== 'number' || !(x >= 0 && x <= 1)) throw invalidArgument(`ejection.${n} must be a number from 0 to 1`); return x },
+      })
+    },
     discover: bool(clientDefaults.discover),
     refreshInterval: int(clientDefaults.refreshInterval, 0, MAX_TIMEOUT),
     membersTimeout: int(clientDefaults.membersTimeout, 1, MAX_TIMEOUT),
@@ -66,6 +79,7 @@ export function requestOptionsChecker (defaults) {
     timeout: int(defaults.timeout, 1, MAX_TIMEOUT),
     idempotent: bool(defaults.idempotent),
     attemptTimeout: attemptTimeoutOption(defaults.attemptTimeout),
+    hedge: hedgeOption(defaults.hedge),
     signal: (v) => {
       if (v !== undefined && !(v instanceof AbortSignal)) throw invalidArgument('signal must be an AbortSignal')
       return v
@@ -75,7 +89,7 @@ export function requestOptionsChecker (defaults) {
       return v
     },
   }
-  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, signal: undefined, key: undefined })
+  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined })
   return (given) => given === undefined ? none : checkOptions('request options', given, spec)
 }
 
@@ -84,6 +98,17 @@ function attemptTimeoutOption (def) {
     if (v === undefined) return def
     if (v === 'auto') return v
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > MAX_TIMEOUT) throw invalidArgument(`${name} must be 'auto' or a whole number of milliseconds from 1 to ${MAX_TIMEOUT}, got ${String(v)}`)
+    return v
+  }
+}
+
+function hedgeOption (def) {
+  return (v, name) => {
+    if (v === undefined) return def
+    if (v === null) return null
+    if (typeof v !== 'object' || !Number.isInteger(v.delayMs) || v.delayMs < 1 || Object.keys(v).some((k) => k !== 'delayMs')) {
+      throw invalidArgument(`${name} must be null or { delayMs } with a whole number of milliseconds >= 1`)
+    }
     return v
   }
 }

@@ -96,6 +96,7 @@ export interface PeerStats {
   flpRequests: number
   protocolErrors: number
   dropped: number
+  duplicates: number
   requests: number
   ok: number
   errors: number

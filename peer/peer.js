@@ -6,6 +6,7 @@ import { PeerTransport } from './transport.js'
 import { GossipTransport } from './gossip-transport.js'
 import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
+import { RecentRequests } from './recent-requests.js'
 import { resolvePeerOptions } from './options.js'
 import { decode, encodeReply, encodePong, encodeError, encodeGossip, encodeMembers } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
@@ -23,7 +24,7 @@ export class Peer extends EventEmitter {
     this.state = 'new' // new -> starting -> running -> stopping -> stopped
     this.transport = null
     this.dispatcher = null
-    this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, protocolErrors: 0, dropped: 0 }
+    this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, protocolErrors: 0, dropped: 0, duplicates: 0 }
     this.stopping = null
     this.starting = null
     this.gossip = null
@@ -64,6 +65,7 @@ export class Peer extends EventEmitter {
     }
     const endpoint = this.transport.endpoint
     this.dispatcher = new Dispatcher({ handlers: o.handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint })
+    this.recent = new RecentRequests({ clock: o.clock })
     this.gossip = new GossipTransport({
       limits: o,
       heartbeatInterval: o.heartbeatInterval,
@@ -122,7 +124,18 @@ export class Peer extends EventEmitter {
       case MessageType.REQUEST: {
         const reply = (entry) => this.sendReply(clientId, entry)
         for (const bad of msg.invalid) this.dispatcher.invalid(bad, reply)
-        for (const req of msg.requests) this.dispatcher.run(req, reply)
+        for (const req of msg.requests) {
+          const key = RecentRequests.key(clientId, req.id)
+          const seen = this.recent.begin(key)
+          if (seen === 'running') { this.counts.duplicates++; continue }
+          if (seen !== 'new') { this.counts.duplicates++; reply(seen); continue }
+          this.dispatcher.run(req, (entry) => {
+            // Refusals are not remembered: a request refused busy or draining may come back.
+            if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) this.recent.forget(key)
+            else this.recent.finish(key, entry)
+            reply(entry)
+          })
+        }
         return
       }
       case MessageType.PING:

@@ -143,6 +143,51 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(net.log.filter((x) => x[1] === 'echo').length).to.equal(5)
   })
 
+  it('a peer that keeps timing out is ejected (1 s, then 2 s), then put back on probation', async () => {
+    const { clock, net, client } = setup({ strategy: 'round-robin' }, [A, B, C])
+    for (const ep of [A, B, C]) net.up(ep)
+    for (let i = 0; i < 6; i++) { track(client.request('echo', i)); await tick(clock, 5) } // learn 1 ms latency
+    net.peers.get(A).behave = () => ['silent']
+    const rs = []
+    for (let i = 0; i < 30; i++) { rs.push(track(client.request('echo', i, { timeout: 3000 }))); await tick(clock, 2) }
+    await tick(clock, 300)
+    expect(rs.every((r) => r.done && r.value !== undefined)).to.equal(true)
+    expect(client.peers().find((p) => p.endpoint === A).state).to.equal('ejected')
+    expect(client.stats().ejections).to.equal(1)
+    await tick(clock, 1000)
+    expect(client.peers().find((p) => p.endpoint === A).state).to.equal('up') // probation
+    const r = track(client.request('echo', 'probe', { timeout: 3000 }))
+    await tick(clock, 400) // round robin comes to A: one more timeout ejects it again, for 2 s
+    expect(r.value).to.equal('probe')
+    expect(client.peers().find((p) => p.endpoint === A).lastError).to.match(/ejected for 2000 ms/)
+  })
+
+  it('ejection never takes out more than half the peers (panic threshold)', async () => {
+    const { clock, net, client } = setup({ strategy: 'round-robin' }, [A, B])
+    for (const ep of [A, B]) net.up(ep)
+    for (let i = 0; i < 6; i++) { track(client.request('echo', i)); await tick(clock, 5) }
+    for (const ep of [A, B]) net.peers.get(ep).behave = () => ['silent']
+    for (let i = 0; i < 40; i++) { track(client.request('echo', i, { timeout: 3000 })); await tick(clock, 2) }
+    await tick(clock, 1500)
+    expect(client.peers().filter((p) => p.state === 'ejected').length).to.be.at.most(1)
+    expect(client.peers().filter((p) => p.state === 'up').length).to.be.at.least(1)
+  })
+
+  it('hedging: a second copy goes to another peer after delayMs and the first answer wins', async () => {
+    const { clock, net, client } = setup({ strategy: 'round-robin', hedge: { delayMs: 20 } }, [A, B])
+    net.define(A, { latency: 300 }); net.define(B, { latency: 2 })
+    net.up(A); net.up(B)
+    const r = track(client.request('echo', 'hedged', { timeout: 2000 }))
+    await tick(clock, 30)
+    expect(r.value).to.equal('hedged')
+    expect(net.log.map((x) => x[0])).to.deep.equal([A, B])
+    expect(client.stats().hedges).to.equal(1)
+    const plain = track(client.request('echo', 'not hedged', { timeout: 2000, hedge: null, idempotent: true }))
+    await tick(clock, 400)
+    expect(plain.value).to.equal('not hedged')
+    expect(client.stats().hedges).to.equal(1)
+  })
+
   it('a lost connection moves an idempotent request to another peer', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.peers.get(A).behave = () => ['silent']

@@ -1,0 +1,40 @@
+// A request delivered twice to one peer runs once: the duplicate of a running request is
+// dropped, the duplicate of a finished one gets the same reply again.
+import { expect } from 'chai'
+import * as zmq from 'zeromq'
+import { harness } from './helpers/cluster.js'
+import { encodeRequest, decode } from '../protocol/index.js'
+
+describe('duplicate requests on a peer', () => {
+  const h = harness()
+  const sockets = []
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.close()
+    await h.cleanup()
+  })
+
+  it('runs a request id once per connection, answers a late duplicate from memory', async () => {
+    let runs = 0
+    const p = await h.peer({ handlers: { work: () => { runs++; return new Promise((resolve) => setTimeout(resolve, 50, runs)) } } })
+    const s = new zmq.Dealer({ linger: 0, receiveTimeout: 3000 })
+    sockets.push(s)
+    s.connect(p.endpoint)
+    const req = encodeRequest([[7, 'work', null, 2000]])
+    await s.send([req])
+    await s.send([req]) //                  while the first runs: dropped
+    const [first] = await s.receive()
+    expect(decode(first).replies[0]).to.include({ id: 7, value: 1 })
+    await s.send([req]) //                  after it finished: the same reply again
+    const [again] = await s.receive()
+    expect(decode(again).replies[0]).to.include({ id: 7, value: 1 })
+    expect(runs).to.equal(1)
+    expect(p.stats().duplicates).to.equal(2)
+
+    const other = new zmq.Dealer({ linger: 0, receiveTimeout: 3000 }) // another client: its own ids
+    sockets.push(other)
+    other.connect(p.endpoint)
+    await other.send([req])
+    const [theirs] = await other.receive()
+    expect(decode(theirs).replies[0]).to.include({ id: 7, value: 2 })
+  })
+})
