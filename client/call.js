@@ -21,6 +21,7 @@ export class Call {
     this.timer = null
     this.retryTimer = null
     this.tried = new Set() // endpoints tried in this round
+    this.outstanding = new Set() // endpoints that got it and have not answered (to cancel)
     this.rounds = 0
     this.attempts = 0
     this.peer = null // PeerEntry of the current attempt

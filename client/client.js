@@ -12,7 +12,7 @@ import { RetryBudget } from './retry-budget.js'
 import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
-import { encodeRequest, decode, hasSignature } from '../protocol/codec.js'
+import { encodeRequest, encodeCancel, decode, hasSignature } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
@@ -175,6 +175,7 @@ export class Client extends EventEmitter {
     if (call.attempts > 0) this.counts.retries++
     call.attempts++
     call.tried.add(peer.endpoint)
+    call.outstanding.add(peer.endpoint)
     call.peer = peer
     call.sent = false
     call.sentAt = this.clock.now()
@@ -189,8 +190,8 @@ export class Client extends EventEmitter {
 
   /**
    * A second copy of a slow idempotent request, to a peer it has not tried, `hedge.delayMs`
-   * after the first: the first answer wins and the other is ignored (the other peer still
-   * runs it). A hedge uses the retry budget; it is not tied to its peer, so losing that peer
+   * after the first: the first answer wins and the other copy is cancelled (see settle). A
+   * hedge uses the retry budget; it is not tied to its peer, so losing that peer
    * changes nothing for the request.
    */
   hedge (call) {
@@ -204,6 +205,7 @@ export class Client extends EventEmitter {
     let frame
     try { frame = encodeRequest([[call.id, call.method, call.args, remaining]]) } catch { return }
     call.tried.add(peer.endpoint)
+    call.outstanding.add(peer.endpoint)
     this.counts.hedges++
     this.transport.send(peer.endpoint, [frame], () => {})
   }
@@ -291,6 +293,7 @@ export class Client extends EventEmitter {
   onReply (peer, r) {
     const call = this.pending.get(r.id)
     if (call === undefined) return // late: timed out, aborted or answered by another peer
+    call.outstanding.delete(peer.endpoint) // it answered: nothing to cancel there
     switch (r.status) {
       case Status.OK:
         this.measured(call, peer, null)
@@ -408,6 +411,12 @@ export class Client extends EventEmitter {
 
   settle (call, err, value) {
     if (call.settled) return
+    // Peers still working on it (a timed-out or hedged attempt, a deadline, an abort) are
+    // told to drop it: their handler's ctx.signal aborts.
+    for (const ep of call.outstanding) {
+      if (this.table.get(ep)?.state === 'down') continue
+      this.transport.send(ep, [encodeCancel([call.id])], () => {})
+    }
     this.pending.delete(call.id)
     this.parked.delete(call)
     this.detach(call)

@@ -19,14 +19,15 @@ export class Dispatcher {
     this.inflight = 0
     this.draining = false
     this.idleWaiters = []
-    this.counts = { requests: 0, ok: 0, errors: 0, unknown: 0, busy: 0, drained: 0, invalid: 0 }
+    this.running = new Map() // key -> RequestContext of async requests, for cancellation
+    this.counts = { requests: 0, ok: 0, errors: 0, unknown: 0, busy: 0, drained: 0, invalid: 0, cancelled: 0 }
   }
 
   /**
    * Runs one decoded request; calls `reply([id, status, value])` exactly once,
    * synchronously for the refusals and when the handler returns synchronously.
    */
-  run (req, reply) {
+  run (req, reply, key = null) {
     this.counts.requests++
     if (this.draining) {
       this.counts.drained++
@@ -55,14 +56,29 @@ export class Dispatcher {
       return reply([req.id, Status.OK, out])
     }
     this.inflight++
+    if (key !== null) this.running.set(key, ctx)
     Promise.resolve(out).then(
-      (value) => { this.counts.ok++; reply([req.id, Status.OK, value]) },
-      (err) => reply(this.failure(req.id, err)),
+      (value) => { this.counts.ok++; if (!ctx.cancelled) reply([req.id, Status.OK, value]) },
+      (err) => { if (!ctx.cancelled) reply(this.failure(req.id, err)) },
     ).finally(() => {
       ctx.done()
+      if (key !== null) this.running.delete(key)
       this.inflight--
       if (this.inflight === 0) this.wakeIdle()
     })
+  }
+
+  /**
+   * The client no longer wants the answer (it timed out, was aborted, or another peer answered
+   * first): the handler's `ctx.signal` aborts and its result is dropped. Returns whether the
+   * request was running.
+   */
+  cancel (key) {
+    const ctx = this.running.get(key)
+    if (ctx === undefined) return false
+    this.counts.cancelled++
+    ctx.cancel()
+    return true
   }
 
   /** An entry that failed validation: answered, never run. */
@@ -103,6 +119,13 @@ class RequestContext {
     this._clock = clock
     this._ac = null
     this._timer = null
+    this.cancelled = false
+  }
+
+  /** The client cancelled: the signal aborts (now, or when first read). */
+  cancel () {
+    this.cancelled = true
+    this._ac?.abort(new Error('cancelled by the client'))
   }
 
   /** Milliseconds left before the client gives up (Infinity without a deadline). */
@@ -114,7 +137,8 @@ class RequestContext {
   get signal () {
     if (this._ac === null) {
       this._ac = new AbortController()
-      if (this.deadline !== Infinity) {
+      if (this.cancelled) this._ac.abort(new Error('cancelled by the client'))
+      else if (this.deadline !== Infinity) {
         this._timer = this._clock.setTimeout(() => this._ac.abort(new Error('deadline passed')), this.remaining())
       }
     }

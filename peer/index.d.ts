@@ -18,7 +18,7 @@ export interface RequestContext {
   readonly deadline: number
   /** Milliseconds left before the client gives up. */
   remaining(): number
-  /** Aborted when the deadline passes. */
+  /** Aborted when the deadline passes or the client cancels the request. */
   readonly signal: AbortSignal
 }
 
@@ -104,6 +104,7 @@ export interface PeerStats {
   busy: number
   drained: number
   invalid: number
+  cancelled: number
   inflight: number
   membership: Record<string, number>
 }

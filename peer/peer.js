@@ -134,7 +134,7 @@ export class Peer extends EventEmitter {
             if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) this.recent.forget(key)
             else this.recent.finish(key, entry)
             reply(entry)
-          })
+          }, key)
         }
         return
       }
@@ -144,6 +144,9 @@ export class Peer extends EventEmitter {
       case MessageType.PROBE_REQ:
       case MessageType.SYNC:
         return this.onGossip(clientId, msg)
+      case MessageType.CANCEL:
+        for (const id of msg.ids) this.dispatcher.cancel(RecentRequests.key(clientId, id))
+        return
       case MessageType.MEMBERS_GET:
         return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
       default:

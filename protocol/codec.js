@@ -85,6 +85,11 @@ export function encodeGossip (seq, msg) {
   }
 }
 
+/** A client's cancellation of requests it sent on this connection. */
+export function encodeCancel (ids) {
+  return frame(MessageType.CANCEL, ids)
+}
+
 /** A client's request for a peer's member list. */
 export function encodeMembersGet (seq) {
   return frame(MessageType.MEMBERS_GET, [seq])
@@ -144,6 +149,7 @@ export function decode (buf, limits = Limits) {
     case MessageType.ERROR: return decodeError(body, version)
     case MessageType.MEMBERS_GET: return decodeMembersGet(body, version)
     case MessageType.MEMBERS: return decodeMembers(body, version, limits)
+    case MessageType.CANCEL: return decodeCancel(body, version, limits.maxBatch ?? Limits.maxBatch)
     default: return decodeGossip(type, body, version, limits)
   }
 }
@@ -198,6 +204,12 @@ function decodeGossip (type, body, version, limits) {
     default: // NACK
   }
   return { type, version, seq, gossip: msg }
+}
+
+function decodeCancel (body, version, maxBatch) {
+  checkList(body, 'cancel list', maxBatch)
+  for (const id of body) if (!isUint(id)) throw fail('a cancelled request id must be an integer from 0 to 2^53-1')
+  return { type: MessageType.CANCEL, version, ids: body }
 }
 
 function decodeMembersGet (body, version) {

@@ -26,6 +26,7 @@ export const MessageType = Object.freeze({
   SYNC: 10, //       peer -> peer: full state exchange (push-pull); answered with SYNC
   MEMBERS_GET: 11, // client -> peer: send me your member list
   MEMBERS: 12, //    answer to MEMBERS_GET
+  CANCEL: 13, //     client -> peer: drop these requests, the answer is no longer wanted
 })
 
 /** Member states in membership claims. Append only. */

@@ -54,7 +54,7 @@ export declare const HEADER_SIZE: 5
 export declare const PROTOCOL_VERSION: number
 export declare const PROTOCOL_VERSION_MIN: number
 export declare const PROTOCOL_VERSION_MAX: number
-export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12 }>
+export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13 }>
 export declare const MemberState: Readonly<{ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 }>
 export declare const memberStateNames: readonly ['alive', 'suspect', 'dead', 'left']
 export declare const Status: Readonly<{ OK: 0, UNKNOWN_METHOD: 1, REMOTE: 2, BUSY: 3, DRAINING: 4, INVALID_REQUEST: 5 }>
@@ -83,7 +83,8 @@ export interface DecodedError { type: 5, version: number, code: number, message:
 export interface DecodedGossip { type: 6 | 7 | 8 | 9 | 10, version: number, seq: number, gossip: GossipMessage }
 export interface DecodedMembersGet { type: 11, version: number, seq: number }
 export interface DecodedMembers { type: 12, version: number, seq: number, membersVersion: number, members: Claim[] }
-export type Decoded = DecodedRequest | DecodedReply | DecodedPing | DecodedPong | DecodedError | DecodedGossip | DecodedMembersGet | DecodedMembers
+export interface DecodedCancel { type: 13, version: number, ids: number[] }
+export type Decoded = DecodedCancel | DecodedRequest | DecodedReply | DecodedPing | DecodedPong | DecodedError | DecodedGossip | DecodedMembersGet | DecodedMembers
 
 export declare function encodeRequest(entries: RequestEntry[]): Buffer
 export declare function encodeReply(meta: Record<string, unknown>, entries: ReplyEntry[]): Buffer
@@ -92,6 +93,7 @@ export declare function encodePong(seq: number, meta: Record<string, unknown>): 
 export declare function encodeError(code: number, message: string): Buffer
 export declare function encodeGossip(seq: number, msg: GossipMessage): Buffer
 export declare function encodeMembersGet(seq: number): Buffer
+export declare function encodeCancel(ids: number[]): Buffer
 export declare function encodeMembers(seq: number, digest: number, members: Claim[]): Buffer
 export declare function decode(frame: Uint8Array, limits?: Partial<{ maxMessageSize: number, maxDepth: number, maxBatch: number, maxMethodLength: number }>): Decoded
 export declare function hasSignature(frame: Uint8Array): boolean

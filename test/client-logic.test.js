@@ -182,6 +182,7 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(r.value).to.equal('hedged')
     expect(net.log.map((x) => x[0])).to.deep.equal([A, B])
     expect(client.stats().hedges).to.equal(1)
+    expect(net.cancels).to.deep.equal([[A, net.log[0][2]]]) // the slower copy is called off
     const plain = track(client.request('echo', 'not hedged', { timeout: 2000, hedge: null, idempotent: true }))
     await tick(clock, 400)
     expect(plain.value).to.equal('not hedged')
@@ -245,6 +246,7 @@ describe('client failover logic (fake transport, fake clock)', () => {
     const r = track(client.request('echo', 1, { timeout: 500 }))
     await tick(clock, 501)
     expect(r.code).to.equal('ERR_ZEROMESH_TIMEOUT')
+    expect(net.cancels).to.deep.equal([[A, net.log[0][2]]]) // the peer is told to drop it
     await tick(clock, 400) // the reply arrives now and must change nothing
     expect(client.stats()).to.include({ ok: 0, inflight: 0 })
   })

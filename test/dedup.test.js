@@ -38,3 +38,29 @@ describe('duplicate requests on a peer', () => {
     expect(decode(theirs).replies[0]).to.include({ id: 7, value: 2 })
   })
 })
+
+describe('cancellation', () => {
+  const h = harness()
+  afterEach(() => h.cleanup())
+
+  it('an aborted request aborts the handler\'s ctx.signal on the peer', async () => {
+    let aborted = null
+    const p = await h.peer({
+      handlers: {
+        long: (args, ctx) => new Promise((resolve) => {
+          ctx.signal.addEventListener('abort', () => { aborted = ctx.signal.reason.message; resolve('gave up') })
+        }),
+      },
+    })
+    const c = h.client({ seeds: [p.endpoint] })
+    await c.members(p.endpoint) // connected
+    const ac = new AbortController()
+    const pending = c.request('long', null, { signal: ac.signal, timeout: 5000 })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    ac.abort()
+    await pending.catch(() => {})
+    for (let i = 0; i < 100 && aborted === null; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(aborted).to.equal('cancelled by the client')
+    expect(p.stats().cancelled).to.equal(1)
+  })
+})

@@ -67,7 +67,7 @@ describe('protocol: hostile input', () => {
     expect(outcome(Buffer.concat([header(1, 0), rawPackr.pack([])])).protocolCode).to.equal(1)
     expect(outcome(Buffer.concat([header(1, 2), rawPackr.pack([])])).protocolCode).to.equal(1)
     expect(outcome(Buffer.concat([header(0), rawPackr.pack([])])).protocolCode).to.equal(2)
-    expect(outcome(Buffer.concat([header(13), rawPackr.pack([])])).protocolCode).to.equal(2)
+    expect(outcome(Buffer.concat([header(99), rawPackr.pack([])])).protocolCode).to.equal(2)
   })
 
   const shapes = [

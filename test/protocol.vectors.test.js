@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import {
   encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet,
-  encodeMembers, decode, classify, Kind, MessageType, ProtocolError,
+  encodeMembers, encodeCancel, decode, classify, Kind, MessageType, ProtocolError,
 } from '../protocol/index.js'
 
 const doc = readFileSync(new URL('../protocol/PROTOCOL.md', import.meta.url), 'utf8')
@@ -24,11 +24,13 @@ const specEncoders = {
   gossip: (v) => encodeGossip(v.seq, v.msg),
   'members-get': (v) => encodeMembersGet(v.seq),
   members: (v) => encodeMembers(v.seq, v.digest, v.members),
+  cancel: (v) => encodeCancel(v.ids),
 }
 const specDecoded = {
   gossip: (m) => ({ kind: 'gossip', seq: m.seq, msg: m.gossip }),
   'members-get': (m) => ({ kind: 'members-get', seq: m.seq }),
   members: (m) => ({ kind: 'members', seq: m.seq, digest: m.membersVersion, members: m.members }),
+  cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
 }
 
 function decodedBody (msg) {
@@ -44,7 +46,7 @@ function decodedBody (msg) {
 describe('PROTOCOL.md test vectors', () => {
   it('the document has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
-    expect([...kinds].sort()).to.deep.equal(['error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request'])
+    expect([...kinds].sort()).to.deep.equal(['cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request'])
     expect(vectors.length).to.be.at.least(22)
   })
 
@@ -62,7 +64,7 @@ describe('PROTOCOL.md test vectors', () => {
         expect(err.protocolCode).to.equal(spec.errorCode)
       })
     } else if (specEncoders[spec.kind] !== undefined) {
-      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.seq)} encodes and decodes`, () => {
+      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.seq ?? spec.ids)} encodes and decodes`, () => {
         expect(specEncoders[spec.kind](spec).toString('hex')).to.equal(bytes.toString('hex'))
         expect(classify([bytes])).to.equal(Kind.ZEROMESH)
         expect(specDecoded[spec.kind](decode(bytes))).to.deep.equal(spec)

@@ -1,6 +1,6 @@
 // An in-memory stand-in for the client's ZeroMQ transport, driven by a fake clock: each
 // fake peer has a behaviour that decides what happens to every request sent to it.
-import { encodeReply, decode, Status } from '../../protocol/index.js'
+import { encodeReply, decode, Status, MessageType } from '../../protocol/index.js'
 
 export class FakeNetwork {
   constructor (clock) {
@@ -8,6 +8,7 @@ export class FakeNetwork {
     this.peers = new Map() // endpoint -> { up, behave, latency, got: [] }
     this.transport = null
     this.log = [] // [endpoint, method, id] per request that reached a peer
+    this.cancels = [] // [endpoint, ...ids] per CANCEL sent
   }
 
   /** A `transport` option for Client. */
@@ -39,7 +40,9 @@ export class FakeNetwork {
 
   send (ep, frames, done) {
     const p = this.peers.get(ep)
-    const req = decode(frames[0]).requests[0]
+    const msg = decode(frames[0])
+    if (msg.type === MessageType.CANCEL) { this.cancels.push([ep, ...msg.ids]); queueMicrotask(() => done(null)); return }
+    const req = msg.requests[0]
     const outcome = p.up ? p.behave(req) : ['unreachable']
     if (outcome[0] === 'unreachable') { queueMicrotask(() => done('EHOSTUNREACH')); return }
     queueMicrotask(() => done(null))
