@@ -1,5 +1,5 @@
 // Client options and per-request options: defaults, one per line with the reason, and checks.
-import { checkOptions, int, bool, any, fn } from '../protocol/options.js'
+import { checkOptions, int, num, bool, any, fn } from '../protocol/options.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
 import { clockOption } from '../protocol/clock.js'
@@ -45,8 +45,8 @@ export function resolveClientOptions (given) {
       if (v === undefined) return clientDefaults.retryBudget
       const d = clientDefaults.retryBudget
       return checkOptions('retryBudget', v, {
-        percent: (x, n) => { if (x === undefined) return d.percent; if (typeof x !== 'number' || !(x >= 0 && x <= 10)) throw invalidArgument(`retryBudget.${n} must be a number from 0 to 10`); return x },
-        minPerSecond: (x, n) => { if (x === undefined) return d.minPerSecond; if (typeof x !== 'number' || !(x >= 0)) throw invalidArgument(`retryBudget.${n} must be a number >= 0`); return x },
+        percent: num(d.percent, 0, 10),
+        minPerSecond: num(d.minPerSecond, 0),
         windowMs: int(d.windowMs, 1000, 600000),
       })
     },
@@ -58,7 +58,7 @@ export function resolveClientOptions (given) {
         after: int(d.after, 1, 1000),
         baseMs: int(d.baseMs, 1, 3600000),
         maxMs: int(d.maxMs, 1, 3600000),
-        maxShare: (x, n) => { if (x === undefined) return d.maxShare; if (typeof x !== 'number' || !(x >= 0 && x <= 1)) throw invalidArgument(`ejection.${n} must be a number from 0 to 1`); return x },
+        maxShare: num(d.maxShare, 0, 1),
       })
     },
     discover: bool(clientDefaults.discover),

@@ -29,6 +29,15 @@ export function int (def, min, max = Number.MAX_SAFE_INTEGER) {
   }
 }
 
+/** A number (not necessarily whole) in [min, max], or `def` when undefined. */
+export function num (def, min, max = Number.MAX_VALUE) {
+  return (v, name) => {
+    if (v === undefined) return def
+    if (typeof v !== 'number' || !(v >= min && v <= max)) throw invalidArgument(`${name} must be a number from ${min} to ${max}, got ${String(v)}`)
+    return v
+  }
+}
+
 export function bool (def) {
   return (v, name) => {
     if (v === undefined) return def
