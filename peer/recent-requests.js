@@ -1,45 +1,50 @@
 // Requests this peer ran recently, by client connection and request id, so a request
 // delivered twice (a client's retry that comes back to this peer, a hedge) runs once: a
 // duplicate of a running request is dropped (the first one's reply answers it), a duplicate
-// of a finished one gets the same reply again. Bounded in time and in count.
+// of a finished one gets the same reply again. Two generations of maps, swapped every half
+// window (or when the newer one is full), so remembering costs O(1) and never iterates:
+// an id is remembered for between half a window and a whole one.
 
 export class RecentRequests {
   constructor ({ windowMs = 10000, max = 20000, clock }) {
-    this.windowMs = windowMs
-    this.max = max
+    this.half = windowMs / 2
+    this.maxPerGeneration = Math.max(1, Math.floor(max / 2))
     this.clock = clock
-    this.map = new Map() // key -> { at, entry }; insertion order = age
+    this.current = new Map() // key -> reply entry, or null while running
+    this.previous = new Map()
+    this.since = clock.now()
   }
 
   static key (clientId, id) {
     return `${clientId.toString('latin1')}:${id}`
   }
 
+  rotate () {
+    const now = this.clock.now()
+    if (now - this.since >= this.half || this.current.size >= this.maxPerGeneration) {
+      this.previous = this.current
+      this.current = new Map()
+      this.since = now
+    }
+  }
+
   /** 'new' (run it), 'running' (drop it) or the reply entry to send again. */
   begin (key) {
-    const now = this.clock.now()
-    this.expire(now)
-    const seen = this.map.get(key)
-    if (seen !== undefined) return seen.entry ?? 'running'
-    this.map.set(key, { at: now, entry: null })
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value)
+    this.rotate()
+    const seen = this.current.has(key) ? this.current.get(key) : this.previous.get(key)
+    if (seen !== undefined) return seen ?? 'running'
+    this.current.set(key, null)
     return 'new'
   }
 
   /** Forgets a request (it was refused, so it may legitimately come back). */
   forget (key) {
-    this.map.delete(key)
+    this.current.delete(key)
+    this.previous.delete(key)
   }
 
   finish (key, entry) {
-    const seen = this.map.get(key)
-    if (seen !== undefined) seen.entry = entry
-  }
-
-  expire (now) {
-    for (const [k, v] of this.map) {
-      if (now - v.at < this.windowMs) break
-      this.map.delete(k)
-    }
+    if (this.current.has(key)) this.current.set(key, entry)
+    else if (this.previous.has(key)) this.previous.set(key, entry)
   }
 }

@@ -64,3 +64,24 @@ describe('cancellation', () => {
     expect(p.stats().cancelled).to.equal(1)
   })
 })
+
+describe('recent requests memory', () => {
+  it('remembers an id for at least half the window and at most the whole, and stays bounded', async () => {
+    const { RecentRequests } = await import('../peer/recent-requests.js')
+    let t = 0
+    const r = new RecentRequests({ windowMs: 1000, max: 100, clock: { now: () => t } })
+    expect(r.begin('a')).to.equal('new')
+    expect(r.begin('a')).to.equal('running')
+    r.finish('a', [1, 0, 'x'])
+    t = 499
+    expect(r.begin('a')).to.deep.equal([1, 0, 'x'])
+    t = 999
+    expect(r.begin('a')).to.deep.equal([1, 0, 'x']) // in the previous generation
+    t = 1500
+    expect(r.begin('a')).to.equal('new') //          forgotten after the window
+    for (let i = 0; i < 1000; i++) r.begin(`k${i}`)
+    expect(r.current.size + r.previous.size).to.be.at.most(100)
+    r.forget('k999')
+    expect(r.begin('k999')).to.equal('new')
+  })
+})
