@@ -16,7 +16,7 @@ import { encodeRequest, encodeCancel, decode, hasSignature } from '../protocol/c
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
-  DrainingError, ConnectionLostError, ProtocolError, invalidArgument,
+  DrainingError, ProtocolError, invalidArgument,
 } from '../protocol/errors.js'
 import { normalizeRemote } from '../protocol/endpoint.js'
 

@@ -1,5 +1,5 @@
 // Peer options: defaults, one per line with the reason, and checks.
-import { checkOptions, int, fn, any } from '../protocol/options.js'
+import { checkOptions, int, fn } from '../protocol/options.js'
 import { normalizeEndpoint, normalizeRemote, seedList } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
