@@ -3,7 +3,6 @@
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import process from 'node:process'
-import { pathToFileURL } from 'node:url'
 import { Peer, Client } from '../index.js'
 
 const USAGE = {
@@ -27,6 +26,8 @@ exits 0.
   --seeds EP,EP      peers to join through (comma-separated)
   --handlers MODULE  module whose exported functions (or default-export object) are the
                      methods; default: the demo handlers echo, whoami, spin, sleep
+  --threads N        worker threads running the handlers (default: one per core)
+  --max-queue N      requests waiting for a thread before the peer answers busy
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
   --meta JSON        metadata gossiped with this peer, e.g. '{"zone":"a","capacity":4}'`,
   members: `usage: zeromesh members --seeds EP [--json] [--timeout MS]
@@ -75,25 +76,18 @@ function parse (args, options, usage, allowPositionals = false) {
   return parsed
 }
 
+function countOption (v, name, usage) {
+  if (v === undefined) return undefined
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${v}"\n\n${usage}`)
+  return n
+}
+
 function intOption (v, name, usage) {
   if (v === undefined) return undefined
   const n = Number(v)
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number of milliseconds, got "${v}"\n\n${usage}`)
   return n
-}
-
-async function loadHandlers (spec) {
-  if (spec === undefined) return import('../demo/handlers.js')
-  const url = /^[a-z]+:/i.test(spec) ? spec : pathToFileURL(path.resolve(spec)).href
-  const mod = await import(url)
-  // Methods are the module's exported functions and the functions of a default-export object.
-  const handlers = {}
-  if (mod.default !== null && typeof mod.default === 'object') {
-    for (const [name, f] of Object.entries(mod.default)) if (typeof f === 'function') handlers[name] = f
-  }
-  for (const [name, f] of Object.entries(mod)) if (typeof f === 'function' && name !== 'default') handlers[name] = f
-  if (Object.keys(handlers).length === 0) throw new UsageError(`--handlers ${spec} exports no functions`)
-  return handlers
 }
 
 async function runPeer (args) {
@@ -104,9 +98,14 @@ async function runPeer (args) {
     handlers: { type: 'string' },
     'drain-timeout': { type: 'string' },
     meta: { type: 'string' },
+    threads: { type: 'string' },
+    'max-queue': { type: 'string' },
   }, USAGE.peer)
   if (values.help) { process.stdout.write(USAGE.peer + '\n'); return 0 }
-  const handlers = await loadHandlers(values.handlers)
+  // Handlers run in a pool of worker threads; the main thread does I/O and gossip.
+  const handlers = values.handlers === undefined
+    ? new URL('../demo/handlers.js', import.meta.url)
+    : /^[a-z]+:/i.test(values.handlers) ? values.handlers : path.resolve(values.handlers)
   let meta
   if (values.meta !== undefined) {
     try { meta = JSON.parse(values.meta) } catch (err) { throw new UsageError(`--meta is not valid JSON: ${err.message}`) }
@@ -116,13 +115,15 @@ async function runPeer (args) {
     bind: values.bind,
     advertise: values.advertise,
     seeds: values.seeds,
-    handlers: { ...handlers },
+    handlers,
+    threads: countOption(values.threads, 'threads', USAGE.peer),
+    maxQueue: countOption(values['max-queue'], 'max-queue', USAGE.peer),
     drainTimeout: intOption(values['drain-timeout'], 'drain-timeout', USAGE.peer),
   })
   peer.on('member', (m) => { if (m.endpoint !== peer.endpoint) log(`member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`) })
   const endpoint = await peer.start()
   process.stdout.write(endpoint + '\n')
-  log(`peer ${endpoint} pid ${process.pid} serving ${Object.keys(handlers).join(', ')}`)
+  log(`peer ${endpoint} pid ${process.pid} serving ${peer.pool.methods.join(', ')} on ${peer.pool.threads.length} threads`)
   return new Promise((resolve) => {
     let stopping = false
     const onSignal = (sig) => {

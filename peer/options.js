@@ -1,4 +1,7 @@
 // Peer options: defaults, one per line with the reason, and checks.
+import path from 'node:path'
+import os from 'node:os'
+import { pathToFileURL } from 'node:url'
 import { checkOptions, int, fn } from '../protocol/options.js'
 import { normalizeEndpoint, normalizeRemote, seedList } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
@@ -29,7 +32,13 @@ export function resolvePeerOptions (given) {
     bind: (v) => normalizeEndpoint(v ?? peerDefaults.bind, 'bind'),
     advertise: (v) => v === undefined ? undefined : normalizeRemote(v, 'advertise'),
     seeds: seedList,
-    handlers: handlerObject,
+    handlers: handlerOption,
+    threads: int(undefined, 1, 1024),
+    maxQueue: int(undefined, 0, 1000000),
+    resourceLimits: (v) => {
+      if (v !== undefined && (v === null || typeof v !== 'object')) throw invalidArgument('resourceLimits must be an object such as { maxOldGenerationSizeMb: 256 }')
+      return v
+    },
     flpHandler: fn(flpEcho),
     maxInflight: int(peerDefaults.maxInflight, 1),
     drainTimeout: int(peerDefaults.drainTimeout, 0),
@@ -44,13 +53,30 @@ export function resolvePeerOptions (given) {
     meta: metaObject,
     membership: (v) => resolveMembershipOptions(v),
   })
+  if (typeof o.handlers === 'string') {
+    o.threads ??= os.availableParallelism() // a thread per core: the main thread only does I/O
+    o.maxQueue ??= o.threads * 64 //           requests waiting for a thread before BUSY
+    if (given?.maxInflight === undefined) o.maxInflight = o.threads + o.maxQueue
+  } else if (o.threads !== undefined || o.maxQueue !== undefined || o.resourceLimits !== undefined) {
+    throw invalidArgument('threads, maxQueue and resourceLimits need handlers given as a module URL or path (worker threads)')
+  }
   return o
+}
+
+/** An object of functions (run on the main thread), or a module's URL or path (run in threads). */
+function handlerOption (v) {
+  if (v instanceof URL) return v.href
+  if (typeof v === 'string') {
+    if (/^(file|data):/.test(v)) return v
+    return pathToFileURL(path.resolve(v)).href
+  }
+  return handlerObject(v)
 }
 
 function handlerObject (v) {
   if (v === undefined) return Object.create(null)
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-    throw invalidArgument('handlers must be an object of functions, such as { echo: async (args, ctx) => args }')
+    throw invalidArgument('handlers must be an object of functions, such as { echo: async (args, ctx) => args }, or the URL or path of a module to run in worker threads')
   }
   for (const [k, f] of Object.entries(v)) {
     if (typeof f !== 'function') throw invalidArgument(`handlers.${k} must be a function, got ${typeof f}`)

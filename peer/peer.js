@@ -7,11 +7,12 @@ import { GossipTransport } from './gossip-transport.js'
 import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
+import { WorkerPool } from './worker-pool.js'
 import { resolvePeerOptions } from './options.js'
 import { decode, encodeReply, encodePong, encodeError, encodeGossip, encodeMembers } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
-import { ClosedError, ProtocolError } from '../protocol/errors.js'
+import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
 
 const PONG = Buffer.from(FLP_PONG)
 const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
@@ -29,6 +30,7 @@ export class Peer extends EventEmitter {
     this.starting = null
     this.gossip = null
     this.membership = null
+    this.pool = null
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
   }
 
@@ -47,6 +49,26 @@ export class Peer extends EventEmitter {
 
   async startNow () {
     const o = this.options
+    let handlers = o.handlers
+    if (typeof handlers === 'string') {
+      // Handlers in worker threads: the pool is ready before the socket takes requests.
+      this.pool = new WorkerPool({ module: handlers, threads: o.threads, resourceLimits: o.resourceLimits })
+      let methods
+      try {
+        methods = await this.pool.start()
+      } catch (err) {
+        await this.pool.stop()
+        this.state = 'stopped'
+        throw invalidArgument(`handlers module ${handlers} could not be loaded in a worker thread: ${err?.message ?? err}`)
+      }
+      if (methods.length === 0) {
+        await this.pool.stop()
+        this.state = 'stopped'
+        throw invalidArgument(`handlers module ${handlers} exports no functions`)
+      }
+      handlers = {}
+      for (const m of methods) handlers[m] = (args, ctx) => this.pool.run(m, args, ctx)
+    }
     this.transport = new PeerTransport({
       bind: o.bind,
       advertise: o.advertise,
@@ -60,11 +82,12 @@ export class Peer extends EventEmitter {
     try {
       await this.transport.bind()
     } catch (err) {
+      await this.pool?.stop()
       this.state = 'stopped'
       throw err
     }
     const endpoint = this.transport.endpoint
-    this.dispatcher = new Dispatcher({ handlers: o.handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint })
+    this.dispatcher = new Dispatcher({ handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint })
     this.recent = new RecentRequests({ clock: o.clock })
     this.gossip = new GossipTransport({
       limits: o,
@@ -200,6 +223,7 @@ export class Peer extends EventEmitter {
       ...this.counts,
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.dispatcher?.inflight ?? 0,
+      threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load },
       membership: { ...(this.membership?.counts ?? {}), gossipSent: this.gossip?.counts.sent ?? 0, gossipBytes: this.gossip?.counts.bytes ?? 0 },
     }
   }
@@ -233,6 +257,7 @@ export class Peer extends EventEmitter {
       clock.clearTimeout(timer)
     }
     await leaving
+    await this.pool?.stop()
     await this.gossip?.close()
     await this.transport?.close()
     this.state = 'stopped'

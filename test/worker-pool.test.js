@@ -1,0 +1,90 @@
+// Handlers in worker threads: results, errors, a thread that exits, one that runs past its
+// deadline, a full queue, and the main thread staying responsive while every thread works.
+import { expect } from 'chai'
+import { harness, rejectsWith } from './helpers/cluster.js'
+import { eventually } from './helpers/eventually.js'
+
+const WORK = new URL('./fixtures/work.js', import.meta.url)
+
+describe('worker-thread handlers', function () {
+  this.timeout(30000)
+  const h = harness()
+  afterEach(() => h.cleanup())
+
+  it('runs a module\'s methods in threads, with ctx, over several threads', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 2 })
+    const c = h.client({ seeds: [p.endpoint] })
+    const where = await c.request('whereAmI')
+    expect(where.threadId).to.be.above(0) // not the main thread
+    expect(where.endpoint).to.equal(p.endpoint)
+    expect(where.left).to.equal(true)
+    const ids = new Set((await Promise.all(Array.from({ length: 8 }, () => c.request('busyFor', { ms: 30 })))))
+    expect(ids.size).to.equal(2)
+    await rejectsWith(c.request('nope'), 'ERR_ZEROMESH_UNKNOWN_METHOD')
+  })
+
+  it('a thrown error is ERR_ZEROMESH_REMOTE with its code; an uncloneable result is a coded error too', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1 })
+    const c = h.client({ seeds: [p.endpoint] })
+    const err = await rejectsWith(c.request('fail'), 'ERR_ZEROMESH_REMOTE')
+    expect(err.message).to.equal('failed in a thread')
+    expect(err.remoteCode).to.equal('E_THREAD')
+    await rejectsWith(c.request('notCloneable'), 'ERR_ZEROMESH_REMOTE')
+  })
+
+  it('a thread that calls process.exit() gives a coded error reply, is replaced, and the peer serves the next request', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1 })
+    const c = h.client({ seeds: [p.endpoint] })
+    const err = await rejectsWith(c.request('exit', null, { idempotent: false }), 'ERR_ZEROMESH_REMOTE')
+    expect(err.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
+    expect((await c.request('spin', { n: 1000 })).x).to.be.a('number')
+    expect(p.stats().threads).to.include({ crashed: 1, replaced: 1, size: 1 })
+  })
+
+  it('a handler still running at its deadline is abandoned and its thread recycled', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1 })
+    const c = h.client({ seeds: [p.endpoint] })
+    await rejectsWith(c.request('busyFor', { ms: 5000 }, { timeout: 300, idempotent: false }), 'ERR_ZEROMESH_TIMEOUT')
+    await eventually(() => expect(p.stats().threads.abandoned).to.equal(1))
+    expect(await c.request('busyFor', { ms: 1 }, { timeout: 3000 })).to.be.a('number') // a fresh thread
+  })
+
+  it('beyond threads + maxQueue a peer answers busy at once; queued work past its deadline is never run', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 2 })
+    const c = h.client({ seeds: [p.endpoint], maxAttempts: 1 })
+    await c.request('spin', { n: 10 })
+    const running = c.request('busyFor', { ms: 600 }, { timeout: 3000 })
+    const queued = [c.request('busyFor', { ms: 1 }, { timeout: 100 }), c.request('busyFor', { ms: 1 }, { timeout: 100 })]
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await rejectsWith(c.request('busyFor', { ms: 1 }, { timeout: 2000 }), 'ERR_ZEROMESH_BUSY')
+    for (const q of queued) await rejectsWith(q, 'ERR_ZEROMESH_TIMEOUT')
+    await running
+    await eventually(() => expect(p.stats().threads.expired).to.equal(2)) // dropped unrun
+    expect(p.stats().busy).to.equal(1)
+  })
+
+  it('with every thread saturated for 6 s, an observer sees no membership change of the peer', async () => {
+    const a = await h.peer({ handlers: WORK, threads: 2 })
+    const b = await h.peer({ seeds: [a.endpoint] })
+    await eventually(() => expect(b.members().filter((m) => m.state === 'alive')).to.have.length(2))
+    const changes = []
+    b.on('member', (m) => changes.push(`${m.endpoint} ${m.state}`))
+    const c = h.client({ seeds: [a.endpoint], discover: false })
+    const end = Date.now() + 6000
+    let done = 0
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (Date.now() < end) { await c.request('busyFor', { ms: 200 }, { timeout: 5000 }); done++ }
+    }))
+    expect(done).to.be.at.least(40) // ~2 threads x 6 s / 200 ms = 60
+    expect(changes).to.deep.equal([])
+    expect(b.members().find((m) => m.endpoint === a.endpoint).state).to.equal('alive')
+  })
+
+  it('refuses threads without a handler module, and a module that does not load', async () => {
+    const { Peer } = await import('../index.js')
+    expect(() => new Peer({ handlers: { a: () => 1 }, threads: 2 })).to.throw().with.property('code', 'ERR_ZEROMESH_INVALID_ARGUMENT')
+    const bad = new Peer({ handlers: 'data:text/javascript,throw new Error("boom")', threads: 1 })
+    const err = await rejectsWith(bad.start(), 'ERR_ZEROMESH_INVALID_ARGUMENT')
+    expect(err.message).to.match(/could not be loaded/)
+  })
+})
