@@ -32,8 +32,14 @@ export interface PeerOptions {
   advertise?: string
   /** Peers to join through (array or comma-separated string). */
   seeds?: string[] | string
-  /** Methods served on the main thread. */
-  handlers?: Handlers
+  /** Methods on the main thread (an object), or a module (URL or path) run in worker threads. */
+  handlers?: Handlers | URL | string
+  /** Worker threads, with a handler module. Default: one per core. */
+  threads?: number
+  /** Requests waiting for a thread before busy. Default 64 x threads. */
+  maxQueue?: number
+  /** Per-thread limits, as worker_threads takes them. */
+  resourceLimits?: { maxOldGenerationSizeMb?: number, maxYoungGenerationSizeMb?: number, codeRangeSizeMb?: number, stackSizeMb?: number }
   /** Answers 10/FLP requests: body frames in, reply frames out. Default: echo. */
   flpHandler?: (body: Buffer[]) => Array<Buffer | Uint8Array | string> | Buffer | string | Promise<Array<Buffer | Uint8Array | string> | Buffer | string>
   /** Async handlers running at once before new requests are answered busy. Default 1024. */

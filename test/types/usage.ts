@@ -19,6 +19,8 @@ async function main (): Promise<void> {
   peer.on('member', (m) => { console.log(m.endpoint, m.state, m.incarnation) })
   console.log(peer.members().length)
   const endpoint: string = await peer.start()
+  const pooled = new Peer({ handlers: new URL('./work.js', import.meta.url), threads: 2, maxQueue: 16 })
+  void pooled
   const first: Strategy = { select: (peers) => peers[0], onResult: (p, r) => { console.log(p.load, r.latencyMs) } }
   const client = new Client({ seeds: [endpoint], timeout: 1000, strategy: first })
   client.on('peer', (p: PeerInfo) => { console.log(p.endpoint, p.state) })
