@@ -1,6 +1,7 @@
 // Handlers in worker threads: results, errors, a thread that exits, one that runs past its
 // deadline, a full queue, and the main thread staying responsive while every thread works.
 import { expect } from 'chai'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { harness, rejectsWith } from './helpers/cluster.js'
 import { eventually } from './helpers/eventually.js'
 
@@ -72,9 +73,13 @@ describe('worker-thread handlers', function () {
     const c = h.client({ seeds: [a.endpoint], discover: false })
     const end = Date.now() + 6000
     let done = 0
+    const delay = monitorEventLoopDelay({ resolution: 10 }) // this process: peers' main threads and the client
+    delay.enable()
     await Promise.all(Array.from({ length: 4 }, async () => {
       while (Date.now() < end) { await c.request('busyFor', { ms: 200 }, { timeout: 5000 }); done++ }
     }))
+    delay.disable()
+    console.log(`      main-thread event-loop delay while both threads were busy: p50 ${(delay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`)
     expect(done).to.be.at.least(40) // ~2 threads x 6 s / 200 ms = 60
     expect(changes).to.deep.equal([])
     expect(b.members().find((m) => m.endpoint === a.endpoint).state).to.equal('alive')
