@@ -1,10 +1,12 @@
 // CPU-bound requests (`spin`, a loop of n iterations) through zeromesh with 1 worker thread
-// vs N, measured in one run: peers in child processes, a client at the given concurrency.
+// vs N, and through node:http + cluster (N processes) driven by autocannon, the usual way,
+// all in one run: servers in child processes, clients at 2 requests in flight per thread.
 // Usage: node bench/cpu.js [--n 15000000] [--seconds 8] [--threads 2] [--json]
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import os from 'node:os'
+import autocannon from 'autocannon'
 import { Client } from '../index.js'
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '15000000' }, seconds: { type: 'string', default: '8' }, threads: { type: 'string', default: String(os.availableParallelism()) }, json: { type: 'boolean' } } })
@@ -38,8 +40,29 @@ async function measure (threads) {
   return { threads, requests: done, perSecond: +(done / secs).toFixed(2) }
 }
 
+async function measureHttpCluster (workers) {
+  const server = fileURLToPath(new URL('./http-cluster-server.js', import.meta.url))
+  const c = spawn(process.execPath, [server, String(workers), String(N)], { stdio: ['ignore', 'pipe', 'ignore'] })
+  children.push(c)
+  const port = await new Promise((resolve) => c.stdout.once('data', (d) => resolve(d.toString().trim())))
+  const result = await autocannon({ url: `http://127.0.0.1:${port}/`, connections: workers * 2, duration: SECONDS })
+  c.kill('SIGTERM')
+  return { workers, requests: result.requests.total, perSecond: +(result.requests.total / SECONDS).toFixed(2) }
+}
+
 const one = await measure(1)
 const many = await measure(THREADS)
-const report = { date: new Date().toISOString(), cpus: os.availableParallelism(), n: N, seconds: SECONDS, one, many, ratio: +(many.perSecond / one.perSecond).toFixed(2) }
+const httpCluster = await measureHttpCluster(THREADS)
+const report = {
+  date: new Date().toISOString(),
+  cpus: os.availableParallelism(),
+  n: N,
+  seconds: SECONDS,
+  one,
+  many,
+  ratio: +(many.perSecond / one.perSecond).toFixed(2),
+  httpCluster,
+  zeromeshVsHttpCluster: +(many.perSecond / httpCluster.perSecond).toFixed(2),
+}
 console.log(JSON.stringify(report, null, values.json ? 0 : 2))
 process.exit(0)
