@@ -12,6 +12,7 @@ commands:
   peer      run a peer node that serves requests and joins its cluster
   request   send one request and print its JSON result
   members   print a peer's view of the cluster membership
+  demo      the failover demo: peers, load, a kill, a join, a drain, a freeze
 
 Run "zeromesh <command> --help" for the options of a command.`,
   peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
@@ -38,6 +39,16 @@ or with --json the same objects as peer.members() as a JSON array, alone on stdo
   --seeds EP         the peer to ask
   --json             machine-readable output
   --timeout MS       give up after this long (default 5000)`,
+  demo: `usage: zeromesh demo [--duration S] [--peers N] [--no-chaos]
+
+Starts N peers (default 3) on loopback ports, a client seeded with only the first, and steady
+load (whoami and spin). Then: a peer is killed, a new one joins, one is drained with SIGTERM,
+one is frozen and thawed. A live view on a terminal, plain lines otherwise. Exits 0 only if no
+request failed. Ctrl-C stops everything it started.
+
+  --duration S       seconds (default 40)
+  --peers N          peers to start with (default 3; the timeline needs 3)
+  --no-chaos         load only`,
   request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent]
 
 Sends METHOD(JSON-ARGS) and prints the JSON result alone on stdout.
@@ -59,8 +70,9 @@ async function main (argv) {
   if (command === 'peer') return runPeer(rest)
   if (command === 'request') return runRequest(rest)
   if (command === 'members') return runMembers(rest)
-  if (command === 'demo' || command === 'bench') {
-    process.stderr.write(`zeromesh: "${command}" is not in this version yet; "zeromesh peer", "request" and "members" are (see README, Status)\n`)
+  if (command === 'demo') return runDemoCommand(rest)
+  if (command === 'bench') {
+    process.stderr.write(`zeromesh: "${command}" is not in this version yet; "zeromesh peer", "request", "members" and "demo" are (see README, Status)\n`)
     return 1
   }
   throw new UsageError(`unknown command "${command}"\n\n${USAGE.main}`)
@@ -162,6 +174,21 @@ async function runRequest (args) {
   } finally {
     await client.close()
   }
+}
+
+async function runDemoCommand (args) {
+  const { values } = parse(args, {
+    duration: { type: 'string' },
+    peers: { type: 'string' },
+    'no-chaos': { type: 'boolean' },
+  }, USAGE.demo)
+  if (values.help) { process.stdout.write(USAGE.demo + '\n'); return 0 }
+  const duration = values.duration === undefined ? 40 : Number(values.duration)
+  if (!(duration >= 5 && duration <= 3600)) throw new UsageError(`--duration must be 5 to 3600 seconds\n\n${USAGE.demo}`)
+  const peers = countOption(values.peers, 'peers', USAGE.demo) ?? 3
+  if (peers < 1 || peers > 16) throw new UsageError(`--peers must be 1 to 16\n\n${USAGE.demo}`)
+  const { runDemo } = await import('../demo/demo.js')
+  return runDemo({ duration, peers, chaos: !values['no-chaos'] })
 }
 
 async function runMembers (args) {

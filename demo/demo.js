@@ -1,0 +1,163 @@
+// The failover demo (`zeromesh demo`, `npm start`): peers on loopback, a client seeded with
+// only the first, steady mixed load, and a scripted timeline: a peer is SIGKILLed, a new one
+// joins, one is drained with SIGTERM, one is frozen with SIGSTOP and thawed. On a terminal a
+// live view; otherwise plain timestamped lines. Ends with a summary; exits 0 only if no
+// request failed. Every process it starts is killed on the way out, Ctrl-C included.
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import process from 'node:process'
+import { Client } from '../client/index.js'
+
+const BIN = fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url))
+const BAR = 24
+
+export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = true, out = process.stdout, tty = out.isTTY === true } = {}) {
+  const t0 = Date.now()
+  const children = new Map() // pid -> { child, endpoint, name }
+  const events = []
+  const stamp = () => `+${((Date.now() - t0) / 1000).toFixed(1).padStart(5)}s`
+  const log = (msg) => {
+    const line = `${stamp()} ${msg}`
+    events.push(line)
+    if (!tty) out.write(line + '\n')
+  }
+  const short = (ep) => ep.slice(ep.lastIndexOf(':'))
+
+  const cleanup = () => { for (const { child } of children.values()) { try { process.kill(child.pid, 'SIGCONT') } catch {} try { process.kill(child.pid, 'SIGKILL') } catch {} } }
+  const onSignal = () => { cleanup(); out.write('\ninterrupted: every process started was stopped\n'); process.exit(130) }
+  process.on('SIGINT', onSignal)
+  process.on('exit', cleanup)
+
+  async function startPeer (seeds) {
+    const args = [BIN, 'peer', '--threads', '1']
+    if (seeds.length > 0) args.push('--seeds', seeds.join(','))
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+    const endpoint = await new Promise((resolve, reject) => {
+      child.stdout.once('data', (d) => resolve(d.toString().trim()))
+      child.once('exit', (code) => reject(new Error(`a peer exited (${code}) before starting`)))
+    })
+    const p = { child, endpoint, startedAt: Date.now() }
+    children.set(child.pid, p)
+    child.once('exit', () => children.delete(child.pid))
+    return p
+  }
+
+  // ---- the cluster and the client ---------------------------------------------------
+  const peers = []
+  for (let i = 0; i < peerCount; i++) {
+    peers.push(await startPeer(i === 0 ? [] : [peers[i - 1].endpoint]))
+    log(`peer ${short(peers[i].endpoint)} started (pid ${peers[i].child.pid})${i === 0 ? '' : `, seeded with ${short(peers[i - 1].endpoint)}`}`)
+  }
+  const client = new Client({ seeds: [peers[0].endpoint], timeout: 2000 })
+  log(`client started, seeded with ${short(peers[0].endpoint)} only`)
+  const learnedAt = new Map()
+  client.on('peer', (p) => {
+    if (p.state === 'up' && !learnedAt.has(p.endpoint)) {
+      learnedAt.set(p.endpoint, Date.now())
+      const started = [...children.values(), ...peers].find((x) => x.endpoint === p.endpoint)?.startedAt
+      log(`client learned ${short(p.endpoint)}${started ? ` ${Date.now() - started} ms after it started` : ''}`)
+    } else if (learnedAt.has(p.endpoint)) {
+      log(`client sees ${short(p.endpoint)} ${p.removed ? 'removed' : p.state === 'up' ? 'up again' : p.state}`)
+    }
+  })
+
+  // ---- load ---------------------------------------------------------------------------
+  const perPeer = new Map() // endpoint -> { count, window: [latency...] }
+  let served = 0; let failed = 0; let longest = 0
+  const failures = []
+  let stop = false
+  const loop = async (i) => {
+    while (!stop) {
+      const spin = i % 5 === 0
+      const t = Date.now()
+      try {
+        const r = spin ? await client.request('spin', { n: 200000 }) : await client.request('whoami')
+        const ms = Date.now() - t
+        longest = Math.max(longest, ms)
+        served++
+        let s = perPeer.get(r.endpoint)
+        if (s === undefined) perPeer.set(r.endpoint, s = { count: 0, window: [] })
+        s.count++
+        s.window.push(ms)
+      } catch (err) {
+        failed++
+        if (failures.length < 5) failures.push(`${err.code}: ${err.message}`)
+      }
+    }
+  }
+  const loops = Array.from({ length: 16 }, (_, i) => loop(i))
+
+  // ---- the view -----------------------------------------------------------------------
+  let lastCounts = new Map()
+  const view = () => {
+    const rows = []
+    for (const p of client.peers()) {
+      const s = perPeer.get(p.endpoint) ?? { count: 0, window: [] }
+      const rate = (s.count - (lastCounts.get(p.endpoint) ?? 0)) * 4 // refreshed every 250 ms
+      const sorted = [...s.window].sort((a, b) => a - b)
+      const p99 = sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]
+      s.window = []
+      rows.push({ ep: short(p.endpoint), state: p.state, rate, p99 })
+    }
+    lastCounts = new Map([...perPeer].map(([ep, s]) => [ep, s.count]))
+    const max = Math.max(1, ...rows.map((r) => r.rate))
+    const lines = [`zeromesh failover demo  ${stamp()} / ${duration}s   served ${served}   ${failed} failed   retries ${client.stats().retries}`, '']
+    lines.push('peer      state      req/s                               p99 ms')
+    for (const r of rows) {
+      const bar = '#'.repeat(Math.round((r.rate / max) * BAR)).padEnd(BAR)
+      lines.push(`${r.ep.padEnd(9)} ${r.state.padEnd(10)} ${bar} ${String(r.rate).padStart(6)}   ${String(r.p99).padStart(5)}`)
+    }
+    lines.push('', ...events.slice(-10))
+    out.write('\x1b[2J\x1b[H' + lines.join('\n') + '\n')
+  }
+  const viewTimer = tty ? setInterval(view, 250) : setInterval(() => { log(`served ${served}, ${failed} failed, peers ${client.peers().map((p) => `${short(p.endpoint)} ${p.state}`).join(', ')}`) }, 5000)
+
+  // ---- the timeline ---------------------------------------------------------------------
+  const at = (share) => new Promise((resolve) => setTimeout(resolve, Math.max(0, t0 + share * duration * 1000 - Date.now())))
+  let killedAt = 0
+  let joined = null
+  if (chaos && peers.length >= 3) {
+    await at(0.2)
+    const victim = peers[1]
+    process.kill(victim.child.pid, 'SIGKILL'); killedAt = Date.now()
+    log(`peer ${short(victim.endpoint)} killed (SIGKILL)`)
+    await at(0.35)
+    joined = await startPeer([peers[0].endpoint])
+    log(`peer ${short(joined.endpoint)} started (pid ${joined.child.pid}), seeded with ${short(peers[0].endpoint)}`)
+    await at(0.5)
+    const drained = peers[2]
+    process.kill(drained.child.pid, 'SIGTERM')
+    log(`peer ${short(drained.endpoint)} drained (SIGTERM)`)
+    drained.child.once('exit', (code) => log(`peer ${short(drained.endpoint)} exited with code ${code}`))
+    await at(0.65)
+    const frozen = peers[0]
+    process.kill(frozen.child.pid, 'SIGSTOP')
+    log(`peer ${short(frozen.endpoint)} frozen (SIGSTOP)`)
+    await at(0.75)
+    process.kill(frozen.child.pid, 'SIGCONT')
+    log(`peer ${short(frozen.endpoint)} thawed (SIGCONT)`)
+  }
+  await at(1)
+  stop = true
+  await Promise.all(loops)
+  clearInterval(viewTimer)
+  if (tty) view()
+  await client.close()
+  cleanup()
+  process.off('SIGINT', onSignal)
+
+  const learn = joined !== null && learnedAt.has(joined.endpoint) ? `${learnedAt.get(joined.endpoint) - joined.startedAt} ms` : 'n/a'
+  const s = client.stats()
+  const summary = [
+    '',
+    'summary',
+    `  requests served   ${served}`,
+    `  ${failed} failed`,
+    `  retries           ${s.retries} (attempt timeouts ${s.attemptTimeouts})`,
+    `  failover gap      ${longest} ms (the longest any request waited, retries included${killedAt ? '' : '; no chaos'})`,
+    `  new peer learned  ${learn} after it started`,
+  ]
+  for (const f of failures) summary.push(`  failure: ${f}`)
+  out.write(summary.join('\n') + '\n')
+  return failed === 0 ? 0 : 1
+}

@@ -1,0 +1,34 @@
+// `npm start` as a fresh user runs it, without a terminal: the demo runs to its end in under
+// 60 s, prints "0 failed" and exits 0.
+import { expect } from 'chai'
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+describe('npm start (the failover demo)', function () {
+  this.timeout(90000)
+  let child
+
+  after(() => {
+    if (child?.exitCode === null) child.kill('SIGKILL')
+  })
+
+  it('finishes in under 60 s without a terminal, prints 0 failed and exits 0', async () => {
+    const t0 = Date.now()
+    child = spawn('npm', ['start', '--silent'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
+    child.stderr.setEncoding('utf8').on('data', (d) => { out += d })
+    const code = await new Promise((resolve) => child.on('exit', resolve))
+    const secs = (Date.now() - t0) / 1000
+    console.log(out.split('\n').filter((l) => /summary|failed|served|learned|killed|drained|frozen|thawed|gap/.test(l)).map((l) => `      ${l}`).join('\n'))
+    expect(code).to.equal(0)
+    expect(out).to.match(/^ {2}0 failed$/m)
+    expect(out).to.match(/killed \(SIGKILL\)/)
+    expect(out).to.match(/drained \(SIGTERM\)/)
+    expect(out).to.match(/frozen \(SIGSTOP\)/)
+    expect(out).not.to.match(/\x1b\[2J/) // no screen drawing without a terminal
+    expect(secs).to.be.below(60)
+  })
+})
