@@ -27,7 +27,8 @@ exits 0.
   --seeds EP,EP      peers to join through (comma-separated)
   --handlers MODULE  module whose exported functions (or default-export object) are the
                      methods; default: the demo handlers echo, whoami, spin, sleep
-  --threads N        worker threads running the handlers (default: one per core)
+  --threads N        worker threads running the handlers (default: one per core; 0: run them
+                     on the main thread, for I/O-bound handlers)
   --max-queue N      requests waiting for a thread before the peer answers busy
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
   --meta JSON        metadata gossiped with this peer, e.g. '{"zone":"a","capacity":4}'`,
@@ -135,7 +136,8 @@ async function runPeer (args) {
   peer.on('member', (m) => { if (m.endpoint !== peer.endpoint) log(`member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`) })
   const endpoint = await peer.start()
   process.stdout.write(endpoint + '\n')
-  log(`peer ${endpoint} pid ${process.pid} serving ${peer.pool.methods.join(', ')} on ${peer.pool.threads.length} threads`)
+  const where = peer.pool === null ? 'on the main thread' : `on ${peer.pool.threads.length} threads`
+  log(`peer ${endpoint} pid ${process.pid} serving ${Object.keys(peer.dispatcher.handlers).join(', ')} ${where}`)
   return new Promise((resolve) => {
     let stopping = false
     const onSignal = (sig) => {

@@ -33,7 +33,7 @@ export function resolvePeerOptions (given) {
     advertise: (v) => v === undefined ? undefined : normalizeRemote(v, 'advertise'),
     seeds: seedList,
     handlers: handlerOption,
-    threads: int(undefined, 1, 1024),
+    threads: int(undefined, 0, 1024),
     maxQueue: int(undefined, 0, 1000000),
     resourceLimits: (v) => {
       if (v !== undefined && (v === null || typeof v !== 'object')) throw invalidArgument('resourceLimits must be an object such as { maxOldGenerationSizeMb: 256 }')
@@ -56,7 +56,8 @@ export function resolvePeerOptions (given) {
   if (typeof o.handlers === 'string') {
     o.threads ??= os.availableParallelism() // a thread per core: the main thread only does I/O
     o.maxQueue ??= o.threads * 64 //           requests waiting for a thread before BUSY
-    if (given?.maxInflight === undefined) o.maxInflight = o.threads + o.maxQueue
+    // threads: 0 runs the module on the main thread (I/O-bound handlers: no thread hop)
+    if (given?.maxInflight === undefined && o.threads > 0) o.maxInflight = o.threads + o.maxQueue
   } else if (o.threads !== undefined || o.maxQueue !== undefined || o.resourceLimits !== undefined) {
     throw invalidArgument('threads, maxQueue and resourceLimits need handlers given as a module URL or path (worker threads)')
   }

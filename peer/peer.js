@@ -8,6 +8,7 @@ import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
 import { WorkerPool } from './worker-pool.js'
+import { collectHandlers } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
 import { decode, encodeReply, encodePong, encodeError, encodeGossip, encodeMembers } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
@@ -50,7 +51,14 @@ export class Peer extends EventEmitter {
   async startNow () {
     const o = this.options
     let handlers = o.handlers
-    if (typeof handlers === 'string') {
+    if (typeof handlers === 'string' && o.threads === 0) {
+      try {
+        handlers = collectHandlers(await import(handlers))
+      } catch (err) {
+        this.state = 'stopped'
+        throw invalidArgument(`handlers module ${handlers} could not be loaded: ${err?.message ?? err}`)
+      }
+    } else if (typeof handlers === 'string') {
       // Handlers in worker threads: the pool is ready before the socket takes requests.
       this.pool = new WorkerPool({ module: handlers, threads: o.threads, resourceLimits: o.resourceLimits })
       let methods

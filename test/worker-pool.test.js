@@ -24,6 +24,13 @@ describe('worker-thread handlers', function () {
     await rejectsWith(c.request('nope'), 'ERR_ZEROMESH_UNKNOWN_METHOD')
   })
 
+  it('threads: 0 runs the module on the main thread (no thread hop for I/O-bound handlers)', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 0 })
+    const c = h.client({ seeds: [p.endpoint] })
+    expect((await c.request('whereAmI')).threadId).to.equal(0)
+    expect(p.stats().threads).to.equal(null)
+  })
+
   it('a thrown error is ERR_ZEROMESH_REMOTE with its code; an uncloneable result is a coded error too', async () => {
     const p = await h.peer({ handlers: WORK, threads: 1 })
     const c = h.client({ seeds: [p.endpoint] })

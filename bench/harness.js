@@ -1,0 +1,90 @@
+// Shared pieces of the benchmarks: child servers, a closed-loop driver with HDR percentiles,
+// and the raw zeromq.js Dealer client that the baselines use.
+import { spawn } from 'node:child_process'
+import * as zmq from 'zeromq'
+import hdr from 'hdr-histogram-js'
+
+export const PAYLOAD = { op: 'echo', n: 12345, s: 'twenty-byte-payload!' } // ~40 bytes of msgpack
+
+const children = new Set()
+export function killChildren () {
+  for (const c of children) { try { process.kill(c.pid, 'SIGKILL') } catch {} }
+  children.clear()
+}
+process.on('exit', killChildren)
+
+/** Starts `node args...` and resolves with the first line it prints (an endpoint or a port). */
+export function child (args) {
+  const c = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+  children.add(c)
+  c.on('exit', () => children.delete(c))
+  return new Promise((resolve, reject) => {
+    let out = ''
+    c.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d
+      if (out.includes('\n')) resolve({ child: c, line: out.split('\n')[0].trim() })
+    })
+    c.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)))
+  })
+}
+
+/**
+ * Runs `one()` from `concurrency` loops: a warm-up, then `seconds` measured. Resolves with
+ * req/s and latency percentiles in ms. `onTick(fraction)` is called as time passes.
+ */
+export async function drive (concurrency, one, { seconds, warmupMs = 500, onTick } = {}) {
+  const loop = async (until, hist) => {
+    while (Date.now() < until) {
+      const t = process.hrtime.bigint()
+      await one()
+      if (hist) hist.recordValue(Number(process.hrtime.bigint() - t) / 1000)
+    }
+  }
+  const w = Date.now() + warmupMs
+  await Promise.all(Array.from({ length: concurrency }, () => loop(w, null)))
+  const hist = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60e6, numberOfSignificantValueDigits: 3 })
+  const t0 = Date.now()
+  const ticker = onTick ? setInterval(() => onTick(Math.min(1, (Date.now() - t0) / (seconds * 1000))), 200) : null
+  await Promise.all(Array.from({ length: concurrency }, () => loop(t0 + seconds * 1000, hist)))
+  if (ticker) clearInterval(ticker)
+  const secs = (Date.now() - t0) / 1000
+  const p = (q) => +(hist.getValueAtPercentile(q) / 1000).toFixed(3)
+  return { rps: Math.round(hist.totalCount / secs), p2_5: p(2.5), p50: p(50), p97_5: p(97.5), p99: p(99), max: +(hist.maxValue / 1000).toFixed(3) }
+}
+
+/** A raw zeromq.js Dealer: one writer queue, one reader, replies matched by a 4-byte id. */
+export function rawClient (endpoint) {
+  const sock = new zmq.Dealer({ linger: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
+  sock.connect(endpoint)
+  const pending = new Map()
+  let nextId = 0
+  const queue = []
+  let writing = false
+  const body = Buffer.from(JSON.stringify(PAYLOAD))
+  async function write () {
+    writing = true
+    while (queue.length > 0) await sock.send(queue.shift())
+    writing = false
+  }
+  ;(async () => {
+    try {
+      for await (const [id] of sock) {
+        const k = id.readUInt32LE(0)
+        const r = pending.get(k)
+        pending.delete(k)
+        r?.()
+      }
+    } catch {}
+  })()
+  return {
+    one: () => new Promise((resolve) => {
+      const id = nextId++ >>> 0
+      const idb = Buffer.allocUnsafe(4)
+      idb.writeUInt32LE(id)
+      pending.set(id, resolve)
+      queue.push([idb, body])
+      if (!writing) write()
+    }),
+    close: () => sock.close(),
+  }
+}
