@@ -13,6 +13,7 @@ commands:
   request   send one request and print its JSON result
   members   print a peer's view of the cluster membership
   demo      the failover demo: peers, load, a kill, a join, a drain, a freeze
+  bench     throughput and latency of small requests, with --compare against raw zeromq.js and a broker
 
 Run "zeromesh <command> --help" for the options of a command.`,
   peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
@@ -50,6 +51,19 @@ request failed. Ctrl-C stops everything it started.
   --duration S       seconds (default 40)
   --peers N          peers to start with (default 3; the timeline needs 3)
   --no-chaos         load only`,
+  bench: `usage: zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--json]
+
+Measures small echo requests at each concurrency (requests in flight) against a peer it starts
+itself (echo on the peer's main thread), or against --seeds. Tables in autocannon's layout;
+--json prints one JSON object alone on stdout. With --compare, the same run also measures raw
+zeromq.js (Dealer -> Router echo, one message per request) and the echo behind a central
+broker (zeromq Proxy, 2 workers), and prints zeromesh's ratios to both.
+
+  --seeds EP,EP        peers to measure instead of starting one
+  --concurrency LIST   requests in flight, comma-separated (default 1,16,256)
+  --duration S         seconds per measurement (default 5)
+  --compare            also measure raw zeromq.js and the broker
+  --json               machine-readable output`,
   request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent]
 
 Sends METHOD(JSON-ARGS) and prints the JSON result alone on stdout.
@@ -72,10 +86,7 @@ async function main (argv) {
   if (command === 'request') return runRequest(rest)
   if (command === 'members') return runMembers(rest)
   if (command === 'demo') return runDemoCommand(rest)
-  if (command === 'bench') {
-    process.stderr.write(`zeromesh: "${command}" is not in this version yet; "zeromesh peer", "request", "members" and "demo" are (see README, Status)\n`)
-    return 1
-  }
+  if (command === 'bench') return runBenchCommand(rest)
   throw new UsageError(`unknown command "${command}"\n\n${USAGE.main}`)
 }
 
@@ -191,6 +202,23 @@ async function runDemoCommand (args) {
   if (peers < 1 || peers > 16) throw new UsageError(`--peers must be 1 to 16\n\n${USAGE.demo}`)
   const { runDemo } = await import('../demo/demo.js')
   return runDemo({ duration, peers, chaos: !values['no-chaos'] })
+}
+
+async function runBenchCommand (args) {
+  const { values } = parse(args, {
+    seeds: { type: 'string' },
+    concurrency: { type: 'string' },
+    duration: { type: 'string' },
+    compare: { type: 'boolean' },
+    json: { type: 'boolean' },
+  }, USAGE.bench)
+  if (values.help) { process.stdout.write(USAGE.bench + '\n'); return 0 }
+  const concurrency = (values.concurrency ?? '1,16,256').split(',').map(Number)
+  if (concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > 10000)) throw new UsageError(`--concurrency must list whole numbers from 1 to 10000\n\n${USAGE.bench}`)
+  const seconds = values.duration === undefined ? 5 : Number(values.duration)
+  if (!(seconds >= 1 && seconds <= 600)) throw new UsageError(`--duration must be 1 to 600 seconds\n\n${USAGE.bench}`)
+  const { runBench } = await import('../bench/command.js')
+  return runBench({ seeds: values.seeds?.split(',').map((s) => s.trim()), concurrency, seconds, compare: values.compare, json: values.json })
 }
 
 async function runMembers (args) {
