@@ -5,6 +5,7 @@ import { expect } from 'chai'
 import { startPeer, killAll } from './helpers/processes.js'
 import { harness } from './helpers/cluster.js'
 import { eventually, delay } from './helpers/eventually.js'
+import { startLoad } from './helpers/load.js'
 
 describe('failover under load across peer processes', function () {
   this.timeout(60000)
@@ -22,24 +23,13 @@ describe('failover under load across peer processes', function () {
     await eventually(() => expect(client.peers().filter((p) => p.state === 'up')).to.have.length(3), { timeout: 5000 })
 
     const served = new Map()
-    const failures = []
-    let ok = 0
-    let stop = false
-    const load = Promise.all(Array.from({ length: 32 }, async () => {
-      while (!stop) {
-        try {
-          const who = await client.request('whoami')
-          served.set(who.pid, (served.get(who.pid) ?? 0) + 1)
-          ok++
-        } catch (err) {
-          failures.push(`${err.code}: ${err.message}`)
-          if (err.code === 'ERR_ZEROMESH_CLOSED') return
-        }
-      }
-    }))
+    const load = startLoad(32, async () => {
+      const who = await client.request('whoami')
+      served.set(who.pid, (served.get(who.pid) ?? 0) + 1)
+    })
     let d
     try {
-      await eventually(() => expect(ok).to.be.at.least(500), { timeout: 10000 })
+      await eventually(() => expect(load.ok).to.be.at.least(500), { timeout: 10000 })
       process.kill(a.pid, 'SIGKILL') //                 the seed itself
       await delay(500)
       d = await startPeer(['--seeds', b.endpoint]) //   a newcomer
@@ -50,11 +40,10 @@ describe('failover under load across peer processes', function () {
       const before = served.get(d.pid) ?? 0
       await eventually(() => expect(served.get(d.pid) ?? 0).to.be.above(before + 100), { timeout: 5000 })
     } finally {
-      stop = true
-      await load
+      await load.stop()
     }
-    console.log(`      ${ok} requests, retries ${client.stats().retries}, attempt timeouts ${client.stats().attemptTimeouts}, served by pid: ${JSON.stringify(Object.fromEntries(served))}`)
-    expect(failures).to.deep.equal([])
+    console.log(`      ${load.ok} requests, retries ${client.stats().retries}, attempt timeouts ${client.stats().attemptTimeouts}, served by pid: ${JSON.stringify(Object.fromEntries(served))}`)
+    expect(load.failures).to.deep.equal([])
     expect(served.get(d.pid)).to.be.above(100)
     expect(served.get(c.pid)).to.be.above(100)
   })

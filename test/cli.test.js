@@ -4,6 +4,7 @@ import { expect } from 'chai'
 import { run, startPeer, killAll } from './helpers/processes.js'
 import { harness } from './helpers/cluster.js'
 import { eventually } from './helpers/eventually.js'
+import { startLoad } from './helpers/load.js'
 
 describe('zeromesh command line', function () {
   this.timeout(30000)
@@ -97,25 +98,17 @@ describe('zeromesh command line', function () {
     const b = await startPeer()
     const client = h.client({ seeds: [a.endpoint, b.endpoint] })
     await eventually(() => expect(client.peers().filter((x) => x.state === 'up')).to.have.length(2))
-    let stop = false
-    const failures = []
-    let ok = 0
-    const load = Promise.all(Array.from({ length: 16 }, async () => {
-      while (!stop) {
-        try { await client.request('sleep', { ms: 5 }, { timeout: 2000 }); ok++ } catch (err) { failures.push(err); if (err.code === 'ERR_ZEROMESH_CLOSED') return }
-      }
-    }))
+    const load = startLoad(16, () => client.request('sleep', { ms: 5 }, { timeout: 2000 }))
     try {
-      await eventually(() => expect(ok).to.be.at.least(100))
+      await eventually(() => expect(load.ok).to.be.at.least(100))
       process.kill(a.pid, 'SIGKILL')
       await eventually(() => expect(client.peers().find((x) => x.endpoint === a.endpoint).state).to.equal('down'))
-      const before = ok
-      await eventually(() => expect(ok).to.be.at.least(before + 200))
+      const before = load.ok
+      await eventually(() => expect(load.ok).to.be.at.least(before + 200))
     } finally {
-      stop = true
-      await load
+      await load.stop()
     }
-    expect(failures.map((e) => `${e.code} ${e.message}`)).to.deep.equal([])
+    expect(load.failures).to.deep.equal([])
     expect(client.stats().retries).to.be.at.least(1)
   })
 

@@ -5,6 +5,7 @@ import { expect } from 'chai'
 import { startPeer, killAll } from './helpers/processes.js'
 import { harness } from './helpers/cluster.js'
 import { eventually } from './helpers/eventually.js'
+import { startLoad } from './helpers/load.js'
 
 describe('rolling restart across peer processes', function () {
   this.timeout(90000)
@@ -21,37 +22,23 @@ describe('rolling restart across peer processes', function () {
     const client = h.client({ seeds: peers.map((p) => p.endpoint), idempotent: false, timeout: 5000 })
     await eventually(() => expect(client.peers().filter((p) => p.state === 'up')).to.have.length(3), { timeout: 5000 })
 
-    const failures = []
-    let ok = 0
-    let stop = false
-    const load = Promise.all(Array.from({ length: 16 }, async () => {
-      while (!stop) {
-        try {
-          await client.request('sleep', { ms: 5 })
-          ok++
-        } catch (err) {
-          failures.push(`${err.code}: ${err.message}`)
-          if (err.code === 'ERR_ZEROMESH_CLOSED') return
-        }
-      }
-    }))
+    const load = startLoad(16, () => client.request('sleep', { ms: 5 }))
     const exits = []
     try {
-      await eventually(() => expect(ok).to.be.at.least(200), { timeout: 10000 })
+      await eventually(() => expect(load.ok).to.be.at.least(200), { timeout: 10000 })
       for (let i = 0; i < peers.length; i++) {
         const old = peers[i]
         process.kill(old.pid, 'SIGTERM')
         exits.push(await old.exited)
         peers[i] = await startPeer(['--threads', '1', '--bind', old.endpoint, '--seeds', peers[(i + 1) % peers.length].endpoint])
-        const before = ok
-        await eventually(() => expect(ok).to.be.at.least(before + 200), { timeout: 10000 })
+        const before = load.ok
+        await eventually(() => expect(load.ok).to.be.at.least(before + 200), { timeout: 10000 })
       }
     } finally {
-      stop = true
-      await load
+      await load.stop()
     }
-    console.log(`      ${ok} requests through the restart of 3 peers, retries ${client.stats().retries}`)
-    expect(failures).to.deep.equal([])
+    console.log(`      ${load.ok} requests through the restart of 3 peers, retries ${client.stats().retries}`)
+    expect(load.failures).to.deep.equal([])
     expect(exits).to.deep.equal([{ code: 0, signal: null }, { code: 0, signal: null }, { code: 0, signal: null }])
   })
 })
