@@ -12,8 +12,8 @@ import { RetryBudget } from './retry-budget.js'
 import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
-import { encodeRequest, encodeCancel, decode, hasSignature } from '../protocol/codec.js'
-import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID } from '../protocol/constants.js'
+import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, frameSize } from '../protocol/codec.js'
+import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ProtocolError, invalidArgument,
@@ -23,6 +23,7 @@ import { normalizeRemote } from '../protocol/endpoint.js'
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
 const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
 const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
+const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -163,14 +164,15 @@ export class Client extends EventEmitter {
 
   attempt (call, peer) {
     const remaining = Math.max(1, Math.ceil(call.deadline - this.clock.now()))
-    let frame
+    let packed
     try {
-      frame = encodeRequest([[call.id, call.method, call.args, remaining]])
+      packed = packEntry([call.id, call.method, call.args, remaining])
     } catch (err) {
       return this.settle(call, invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`))
     }
-    if (frame.length > this.options.maxMessageSize) {
-      return this.settle(call, invalidArgument(`request "${call.method}" is ${frame.length} bytes, larger than maxMessageSize ${this.options.maxMessageSize}`))
+    const size = frameSize([packed])
+    if (size > this.options.maxMessageSize) {
+      return this.settle(call, invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.options.maxMessageSize}`))
     }
     if (call.attempts > 0) this.counts.retries++
     call.attempts++
@@ -185,7 +187,38 @@ export class Client extends EventEmitter {
     if (call.hedge !== null && call.idempotent && call.attempts === 1) {
       call.hedgeTimer = this.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
     }
-    this.transport.send(peer.endpoint, [frame], (code) => this.onSent(call, peer, code))
+    this.enqueue(peer, call, packed)
+  }
+
+  /**
+   * Coalescing: requests for one peer made in the same turn of the event loop leave together,
+   * in as few frames as the size and count limits allow, at the end of the turn (setImmediate).
+   * A lone request leaves when its turn ends, so nothing waits on a timer. Each request in a
+   * frame still fails over on its own.
+   */
+  enqueue (peer, call, packed) {
+    if (peer.outbox.length === 0) setImmediate(() => this.flush(peer))
+    peer.outbox.push(call, packed)
+  }
+
+  flush (peer) {
+    const box = peer.outbox
+    peer.outbox = []
+    const max = this.options.maxMessageSize
+    let calls = []; let entries = []
+    const send = () => {
+      const batch = calls
+      this.transport.send(peer.endpoint, [requestFrame(entries)], (code) => { for (const c of batch) this.onSent(c, peer, code) })
+      calls = []; entries = []
+    }
+    for (let i = 0; i < box.length; i += 2) {
+      const call = box[i]
+      const packed = box[i + 1]
+      if (call.settled || call.peer !== peer) continue // aborted or moved on before it left
+      if (entries.length > 0 && (entries.length >= MAX_BATCH || frameSize(entries, packed.length) > max)) send()
+      calls.push(call); entries.push(packed)
+    }
+    if (entries.length > 0) send()
   }
 
   /**

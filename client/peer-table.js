@@ -9,6 +9,7 @@ export class PeerEntry {
     this.order = order // position in the order peers were learned; lists keep this order
     this.state = 'down' // down until its handshake completes
     this.calls = new Set() // calls whose current attempt is on this peer
+    this.outbox = [] //       call, packed entry, call, ... waiting for the end of this turn
     this.latencyMs = null
     this.failures = 0 // consecutive
     this.lastError = null

@@ -10,7 +10,7 @@ import { RecentRequests } from './recent-requests.js'
 import { WorkerPool } from './worker-pool.js'
 import { collectHandlers } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
-import { decode, encodeReply, encodePong, encodeError, encodeGossip, encodeMembers } from '../protocol/codec.js'
+import { decode, encodePong, encodeError, encodeGossip, encodeMembers, packEntry, replyFrame, frameSize } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
 import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
@@ -32,6 +32,7 @@ export class Peer extends EventEmitter {
     this.gossip = null
     this.membership = null
     this.pool = null
+    this.outboxes = new Map() // client id -> replies waiting for the end of this turn
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
   }
 
@@ -193,20 +194,48 @@ export class Peer extends EventEmitter {
     }, () => { this.counts.dropped++ })
   }
 
+  /**
+   * Queues a reply for its client. Replies for one client that are ready in the same turn of
+   * the event loop leave together in one frame (coalescing), at the end of the turn.
+   */
   sendReply (clientId, entry) {
-    // The membership digest and this peer's load ride on every reply (the client balances on it).
-    const meta = { mv: this.replyMeta.mv, load: this.dispatcher.inflight }
-    let frame
+    let packed
     try {
-      frame = encodeReply(meta, [entry])
+      packed = packEntry(entry)
     } catch (err) {
-      frame = encodeReply(meta, [[entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']]])
+      packed = packEntry([entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']])
     }
-    if (frame.length > this.options.maxMessageSize) {
-      frame = encodeReply(meta, [[entry[0], Status.REMOTE,
-        [`reply of ${frame.length} bytes is larger than maxMessageSize ${this.options.maxMessageSize}`, 'ERR_ZEROMESH_TOO_LARGE']]])
+    const max = this.options.maxMessageSize
+    if (frameSize([packed], 32) > max) {
+      packed = packEntry([entry[0], Status.REMOTE, [`reply of ${packed.length} bytes is larger than maxMessageSize ${max}`, 'ERR_ZEROMESH_TOO_LARGE']])
     }
-    this.transport.send(clientId, [frame])
+    const key = clientId.toString('latin1')
+    let box = this.outboxes.get(key)
+    if (box === undefined) {
+      this.outboxes.set(key, box = { clientId, entries: [] })
+      if (this.outboxes.size === 1) setImmediate(() => this.flushReplies())
+    }
+    box.entries.push(packed)
+  }
+
+  flushReplies () {
+    if (this.outboxes.size === 0) return // flushed early by stop()
+    const boxes = this.outboxes
+    this.outboxes = new Map()
+    // The membership digest and this peer's load ride on every reply frame (the client balances on it).
+    const meta = { mv: this.replyMeta.mv, load: this.dispatcher.inflight }
+    const max = this.options.maxMessageSize
+    for (const { clientId, entries } of boxes.values()) {
+      let batch = []
+      for (const packed of entries) {
+        if (batch.length > 0 && (batch.length >= this.options.maxBatch || frameSize(batch, packed.length + 32) > max)) {
+          this.transport.send(clientId, [replyFrame(meta, batch)])
+          batch = []
+        }
+        batch.push(packed)
+      }
+      this.transport.send(clientId, [replyFrame(meta, batch)])
+    }
   }
 
   onFlpRequest (clientId, frames) {
@@ -266,6 +295,7 @@ export class Peer extends EventEmitter {
     }
     await leaving
     await this.pool?.stop()
+    if (this.outboxes.size > 0) this.flushReplies() // replies still waiting for their turn to end
     await this.gossip?.close()
     await this.transport?.close()
     this.state = 'stopped'

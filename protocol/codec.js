@@ -31,6 +31,44 @@ function frame (type, body) {
 }
 
 /**
+ * One request or reply entry packed on its own, so entries can be packed as they come and
+ * joined into one frame later (coalescing) without packing anything twice.
+ */
+export function packEntry (entry) {
+  return Buffer.from(packr.pack(entry)) // a copy: msgpackr may reuse its buffer
+}
+
+function arrayHeader (n) {
+  if (n < 16) return Buffer.from([0x90 | n])
+  if (n < 65536) return Buffer.from([0xdc, n >> 8, n & 0xff])
+  const b = Buffer.allocUnsafe(5)
+  b[0] = 0xdd
+  b.writeUInt32BE(n, 1)
+  return b
+}
+
+function head (type) {
+  return Buffer.from([SIGNATURE[0], SIGNATURE[1], SIGNATURE[2], PROTOCOL_VERSION, type])
+}
+
+/** A REQUEST frame from entries packed with packEntry: the same bytes as encodeRequest. */
+export function requestFrame (packed) {
+  return Buffer.concat([head(MessageType.REQUEST), arrayHeader(packed.length), ...packed])
+}
+
+/** A REPLY frame from entries packed with packEntry: the same bytes as encodeReply. */
+export function replyFrame (meta, packed) {
+  return Buffer.concat([head(MessageType.REPLY), Buffer.from([0x92]), packr.pack(meta), arrayHeader(packed.length), ...packed])
+}
+
+/** Bytes a frame built from these packed entries would take, without building it. */
+export function frameSize (packed, extra = 0) {
+  let n = HEADER_SIZE + 5 + extra
+  for (const b of packed) n += b.length
+  return n
+}
+
+/**
  * A REQUEST frame carrying one or more requests.
  * @param {Array<[id: number, method: string, args: unknown, timeoutMs: number]>} entries
  */

@@ -42,17 +42,19 @@ export class FakeNetwork {
     const p = this.peers.get(ep)
     const msg = decode(frames[0])
     if (msg.type === MessageType.CANCEL) { this.cancels.push([ep, ...msg.ids]); queueMicrotask(() => done(null)); return }
-    const req = msg.requests[0]
-    const outcome = p.up ? p.behave(req) : ['unreachable']
-    if (outcome[0] === 'unreachable') { queueMicrotask(() => done('EHOSTUNREACH')); return }
+    // A frame may carry several requests (coalescing): each gets its peer's behaviour.
+    const outcomes = msg.requests.map((req) => [req, p.up ? p.behave(req) : ['unreachable']])
+    if (outcomes.some(([, o]) => o[0] === 'unreachable')) { queueMicrotask(() => done('EHOSTUNREACH')); return }
     queueMicrotask(() => done(null))
-    this.log.push([ep, req.method, req.id])
-    if (outcome[0] === 'silent') return
-    const entry = outcome[0] === 'ok'
-      ? [req.id, Status.OK, outcome[1]]
-      : outcome[0] === 'remote'
-        ? [req.id, Status.REMOTE, [outcome[1], outcome[2] ?? null]]
-        : [req.id, outcome[0] === 'busy' ? Status.BUSY : Status.DRAINING, [outcome[0], null]]
-    this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [encodeReply({}, [entry])]) }, p.latency)
+    for (const [req, outcome] of outcomes) {
+      this.log.push([ep, req.method, req.id])
+      if (outcome[0] === 'silent') continue
+      const entry = outcome[0] === 'ok'
+        ? [req.id, Status.OK, outcome[1]]
+        : outcome[0] === 'remote'
+          ? [req.id, Status.REMOTE, [outcome[1], outcome[2] ?? null]]
+          : [req.id, outcome[0] === 'busy' ? Status.BUSY : Status.DRAINING, [outcome[0], null]]
+      this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [encodeReply({}, [entry])]) }, p.latency)
+    }
   }
 }
