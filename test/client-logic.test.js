@@ -189,6 +189,20 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(client.stats().hedges).to.equal(1)
   })
 
+  it('coalescing: 50 requests made in one turn leave in one frame; a lone request leaves alone', async () => {
+    const { clock, net, client } = setup({}, [A])
+    net.up(A)
+    const rs = []
+    for (let i = 0; i < 50; i++) rs.push(track(client.request('echo', i)))
+    await tick(clock, 5)
+    expect(rs.map((r) => r.value)).to.deep.equal(Array.from({ length: 50 }, (_, i) => i))
+    expect(net.frames).to.equal(1)
+    const lone = track(client.request('echo', 'alone'))
+    await tick(clock, 5)
+    expect(lone.value).to.equal('alone')
+    expect(net.frames).to.equal(2)
+  })
+
   it('a lost connection moves an idempotent request to another peer', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.peers.get(A).behave = () => ['silent']

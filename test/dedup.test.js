@@ -85,3 +85,24 @@ describe('recent requests memory', () => {
     expect(r.begin('k999')).to.equal('new')
   })
 })
+
+describe('reply coalescing on a peer', () => {
+  const h = harness()
+  const sockets = []
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.close()
+    await h.cleanup()
+  })
+
+  it('answers a frame of 20 requests with one frame of 20 replies', async () => {
+    const p = await h.peer({ handlers: { echo: (a) => a } })
+    const s = new zmq.Dealer({ linger: 0, receiveTimeout: 3000 })
+    sockets.push(s)
+    s.connect(p.endpoint)
+    await s.send([encodeRequest(Array.from({ length: 20 }, (_, i) => [i + 1, 'echo', i, 1000]))])
+    const [frame] = await s.receive()
+    const msg = decode(frame)
+    expect(msg.replies.map((r) => r.value)).to.deep.equal(Array.from({ length: 20 }, (_, i) => i))
+    expect(msg.meta).to.have.property('mv')
+  })
+})

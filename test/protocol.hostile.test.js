@@ -156,3 +156,15 @@ describe('protocol: hostile input', () => {
     expect({}.x).to.equal(undefined)
   })
 })
+
+describe('protocol: frames joined from packed entries', () => {
+  it('requestFrame and replyFrame give the same bytes as encodeRequest and encodeReply', async () => {
+    const { packEntry, requestFrame, replyFrame, encodeRequest: er, encodeReply: ep } = await import('../protocol/codec.js')
+    for (const n of [1, 15, 16, 300]) {
+      const reqs = Array.from({ length: n }, (_, i) => [i, 'm', { i, s: 'x'.repeat(i % 7) }, i * 3])
+      expect(requestFrame(reqs.map(packEntry)).equals(er(reqs)), `${n} requests`).to.equal(true)
+      const reps = reqs.map(([id]) => [id, id % 3 === 0 ? 0 : 2, id % 3 === 0 ? id : ['e', null]])
+      expect(replyFrame({ mv: 7, load: n }, reps.map(packEntry)).equals(ep({ mv: 7, load: n }, reps)), `${n} replies`).to.equal(true)
+    }
+  })
+})

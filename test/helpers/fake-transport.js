@@ -9,6 +9,7 @@ export class FakeNetwork {
     this.transport = null
     this.log = [] // [endpoint, method, id] per request that reached a peer
     this.cancels = [] // [endpoint, ...ids] per CANCEL sent
+    this.frames = 0 //   REQUEST frames received
   }
 
   /** A `transport` option for Client. */
@@ -43,6 +44,7 @@ export class FakeNetwork {
     const msg = decode(frames[0])
     if (msg.type === MessageType.CANCEL) { this.cancels.push([ep, ...msg.ids]); queueMicrotask(() => done(null)); return }
     // A frame may carry several requests (coalescing): each gets its peer's behaviour.
+    this.frames++
     const outcomes = msg.requests.map((req) => [req, p.up ? p.behave(req) : ['unreachable']])
     if (outcomes.some(([, o]) => o[0] === 'unreachable')) { queueMicrotask(() => done('EHOSTUNREACH')); return }
     queueMicrotask(() => done(null))
