@@ -100,17 +100,11 @@ function parse (args, options, usage, allowPositionals = false) {
   return parsed
 }
 
-function countOption (v, name, usage) {
+/** A whole-number flag (`unit` names what it counts, for the message), or undefined. */
+function wholeOption (v, name, usage, unit = '') {
   if (v === undefined) return undefined
   const n = Number(v)
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number, got "${v}"\n\n${usage}`)
-  return n
-}
-
-function intOption (v, name, usage) {
-  if (v === undefined) return undefined
-  const n = Number(v)
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number of milliseconds, got "${v}"\n\n${usage}`)
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number${unit}, got "${v}"\n\n${usage}`)
   return n
 }
 
@@ -140,9 +134,9 @@ async function runPeer (args) {
     advertise: values.advertise,
     seeds: values.seeds,
     handlers,
-    threads: countOption(values.threads, 'threads', USAGE.peer),
-    maxQueue: countOption(values['max-queue'], 'max-queue', USAGE.peer),
-    drainTimeout: intOption(values['drain-timeout'], 'drain-timeout', USAGE.peer),
+    threads: wholeOption(values.threads, 'threads', USAGE.peer),
+    maxQueue: wholeOption(values['max-queue'], 'max-queue', USAGE.peer),
+    drainTimeout: wholeOption(values['drain-timeout'], 'drain-timeout', USAGE.peer, ' of milliseconds'),
   })
   peer.on('member', (m) => { if (m.endpoint !== peer.endpoint) log(`member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`) })
   const endpoint = await peer.start()
@@ -179,7 +173,7 @@ async function runRequest (args) {
   const client = new Client({ seeds: values.seeds })
   try {
     const result = await client.request(method, params, {
-      timeout: intOption(values.timeout, 'timeout', USAGE.request),
+      timeout: wholeOption(values.timeout, 'timeout', USAGE.request, ' of milliseconds'),
       idempotent: values['no-idempotent'] ? false : undefined,
     })
     process.stdout.write(JSON.stringify(result ?? null) + '\n')
@@ -198,7 +192,7 @@ async function runDemoCommand (args) {
   if (values.help) { process.stdout.write(USAGE.demo + '\n'); return 0 }
   const duration = values.duration === undefined ? 40 : Number(values.duration)
   if (!(duration >= 5 && duration <= 3600)) throw new UsageError(`--duration must be 5 to 3600 seconds\n\n${USAGE.demo}`)
-  const peers = countOption(values.peers, 'peers', USAGE.demo) ?? 3
+  const peers = wholeOption(values.peers, 'peers', USAGE.demo) ?? 3
   if (peers < 1 || peers > 16) throw new UsageError(`--peers must be 1 to 16\n\n${USAGE.demo}`)
   const { runDemo } = await import('../demo/demo.js')
   return runDemo({ duration, peers, chaos: !values['no-chaos'] })
@@ -230,7 +224,7 @@ async function runMembers (args) {
   if (values.help) { process.stdout.write(USAGE.members + '\n'); return 0 }
   if (values.seeds === undefined) throw new UsageError(`--seeds is required\n\n${USAGE.members}`)
   const from = values.seeds.split(',')[0].trim()
-  const client = new Client({ seeds: from, discover: false, timeout: intOption(values.timeout, 'timeout', USAGE.members) })
+  const client = new Client({ seeds: from, discover: false, timeout: wholeOption(values.timeout, 'timeout', USAGE.members, ' of milliseconds') })
   try {
     const members = await client.members(from)
     if (values.json) {

@@ -481,27 +481,29 @@ export class Client extends EventEmitter {
    */
   async members (from) {
     if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
-    let endpoint = from
-    if (endpoint === undefined) {
-      const deadline = this.clock.now() + this.options.timeout
-      while (this.table.up().length === 0 && this.clock.now() < deadline && this.closing === null) {
-        await new Promise((resolve) => this.clock.setTimeout(resolve, 10))
-      }
+    let endpoint
+    if (from === undefined) {
+      await this.waitFor(() => this.table.up().length > 0)
       const up = this.table.up()
       if (up.length === 0) throw new NoPeersError(`zeromesh: no peer reachable within ${this.options.timeout} ms to ask for members`)
       endpoint = up[Math.floor(this.options.random() * up.length)].endpoint
     } else {
       endpoint = normalizeRemote(from, 'from')
       if (this.table.get(endpoint) === undefined) this.addPeer(endpoint)
-      const deadline = this.clock.now() + this.options.timeout
-      while (this.table.get(endpoint)?.state !== 'up' && this.clock.now() < deadline && this.closing === null) {
-        await new Promise((resolve) => this.clock.setTimeout(resolve, 10))
-      }
+      await this.waitFor(() => this.table.get(endpoint)?.state === 'up')
       if (this.table.get(endpoint)?.state !== 'up') throw new NoPeersError(`zeromesh: ${endpoint} not reachable within ${this.options.timeout} ms`)
     }
     const list = await this.discovery.fetch(endpoint)
     if (list === null) throw new TimeoutError(`zeromesh: ${endpoint} sent no member list within ${this.options.membersTimeout} ms`)
     return list.members.map((m) => ({ endpoint: m.endpoint, state: stateName(m.state), incarnation: m.incarnation, meta: m.meta }))
+  }
+
+  /** Resolves once `cond()` holds, the client's timeout passes, or the client closes. */
+  async waitFor (cond) {
+    const deadline = this.clock.now() + this.options.timeout
+    while (!cond() && this.clock.now() < deadline && this.closing === null) {
+      await new Promise((resolve) => this.clock.setTimeout(resolve, 10))
+    }
   }
 
   /** Rejects every pending request with ClosedError and closes the socket. */

@@ -154,10 +154,11 @@ export class Peer extends EventEmitter {
     }
     switch (msg.type) {
       case MessageType.REQUEST: {
-        const reply = (entry) => this.sendReply(clientId, entry)
+        const client = clientId.toString('latin1') // once per frame: dedup keys and the reply outbox
+        const reply = (entry) => this.sendReply(clientId, client, entry)
         for (const bad of msg.invalid) this.dispatcher.invalid(bad, reply)
         for (const req of msg.requests) {
-          const key = RecentRequests.key(clientId, req.id)
+          const key = RecentRequests.key(client, req.id)
           const seen = this.recent.begin(key)
           if (seen === 'running') { this.counts.duplicates++; continue }
           if (seen !== 'new') { this.counts.duplicates++; reply(seen); continue }
@@ -177,7 +178,7 @@ export class Peer extends EventEmitter {
       case MessageType.SYNC:
         return this.onGossip(clientId, msg)
       case MessageType.CANCEL:
-        for (const id of msg.ids) this.dispatcher.cancel(RecentRequests.key(clientId, id))
+        for (const id of msg.ids) this.dispatcher.cancel(RecentRequests.key(clientId.toString('latin1'), id))
         return
       case MessageType.MEMBERS_GET:
         return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
@@ -198,7 +199,7 @@ export class Peer extends EventEmitter {
    * Queues a reply for its client. Replies for one client that are ready in the same turn of
    * the event loop leave together in one frame (coalescing), at the end of the turn.
    */
-  sendReply (clientId, entry) {
+  sendReply (clientId, client, entry) {
     let packed
     try {
       packed = packEntry(entry)
@@ -209,10 +210,9 @@ export class Peer extends EventEmitter {
     if (frameSize([packed], 32) > max) {
       packed = packEntry([entry[0], Status.REMOTE, [`reply of ${packed.length} bytes is larger than maxMessageSize ${max}`, 'ERR_ZEROMESH_TOO_LARGE']])
     }
-    const key = clientId.toString('latin1')
-    let box = this.outboxes.get(key)
+    let box = this.outboxes.get(client)
     if (box === undefined) {
-      this.outboxes.set(key, box = { clientId, entries: [] })
+      this.outboxes.set(client, box = { clientId, entries: [] })
       if (this.outboxes.size === 1) setImmediate(() => this.flushReplies())
     }
     box.entries.push(packed)

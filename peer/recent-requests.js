@@ -15,8 +15,9 @@ export class RecentRequests {
     this.since = clock.now()
   }
 
-  static key (clientId, id) {
-    return `${clientId.toString('latin1')}:${id}`
+  /** `client` is the connection's routing id as a latin1 string (computed once per frame). */
+  static key (client, id) {
+    return `${client}:${id}`
   }
 
   rotate () {

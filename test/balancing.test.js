@@ -3,6 +3,7 @@
 import { expect } from 'chai'
 import { p2c } from '../client/strategies/p2c.js'
 import { pickByKey, score } from '../client/strategies/rendezvous.js'
+import { eventually } from './helpers/eventually.js'
 import { harness } from './helpers/cluster.js'
 
 const peer = (endpoint, calls = 0, load = 0) => ({ endpoint, calls: { size: calls }, load })
@@ -104,7 +105,7 @@ describe('default strategy over real sockets', function () {
     const fast = await h.peer({ handlers: handlers(2) })
     const slow = await h.peer({ handlers: handlers(40) })
     const c = h.client({ seeds: [fast.endpoint, slow.endpoint] })
-    while (c.peers().filter((p) => p.state === 'up').length < 2) await new Promise((resolve) => setTimeout(resolve, 10))
+    await eventually(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(2))
     const counts = { [fast.endpoint]: 0, [slow.endpoint]: 0 }
     const end = Date.now() + 2000
     await Promise.all(Array.from({ length: 16 }, async () => {
@@ -119,7 +120,7 @@ describe('default strategy over real sockets', function () {
     const handlers = { who: (args, ctx) => ctx.endpoint }
     const peers = [await h.peer({ handlers }), await h.peer({ handlers }), await h.peer({ handlers })]
     const c = h.client({ seeds: peers.map((p) => p.endpoint) })
-    while (c.peers().filter((p) => p.state === 'up').length < 3) await new Promise((resolve) => setTimeout(resolve, 10))
+    await eventually(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(3))
     for (const key of ['user-1', 'user-2', 'user-3', 'cart-9']) {
       const seen = new Set()
       for (let i = 0; i < 10; i++) seen.add(await c.request('who', null, { key }))

@@ -195,7 +195,7 @@ describe('request/reply over ZeroMQ', () => {
     const b = await h.peer({ handlers, maxInflight: 1 })
     const c = h.client({ seeds: [a.endpoint, b.endpoint] })
     await c.request('echo', 1)
-    while (c.peers().filter((x) => x.state === 'up').length < 2) await c.request('echo', 1)
+    await eventually(() => expect(c.peers().filter((x) => x.state === 'up')).to.have.length(2))
     const out = await Promise.all([c.request('slow', { ms: 200 }), c.request('slow', { ms: 200 })])
     expect(out).to.have.length(2)
     expect(a.stats().ok + b.stats().ok).to.be.at.least(3)
@@ -206,7 +206,7 @@ describe('request/reply over ZeroMQ', () => {
     const a = await h.peer({ handlers, maxInflight: 1 })
     const c = h.client({ seeds: [a.endpoint] })
     const first = c.request('slow', { ms: 600 })
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await eventually(() => expect(a.stats().inflight).to.equal(1))
     const err = await rejectsWith(c.request('slow', { ms: 10 }, { timeout: 300 }), 'ERR_ZEROMESH_BUSY')
     expect(err.retryable).to.equal(true)
     expect(a.stats().busy).to.be.at.least(2) // it was re-tried, with pauses between rounds
@@ -218,7 +218,7 @@ describe('request/reply over ZeroMQ', () => {
     const a = await h.peer({ handlers })
     const b = await h.peer({ handlers })
     const c = h.client({ seeds: [a.endpoint, b.endpoint], strategy: 'round-robin' })
-    while (c.peers().filter((x) => x.state === 'up').length < 2) await c.request('echo', 1)
+    await eventually(() => expect(c.peers().filter((x) => x.state === 'up')).to.have.length(2))
     const seen = []
     for (let i = 0; i < 10; i++) seen.push((await c.request('ctx')).endpoint)
     for (let i = 2; i < seen.length; i++) expect(seen[i]).to.equal(seen[i - 2])

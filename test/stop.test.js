@@ -11,7 +11,7 @@ const handlers = {
 }
 
 async function bothUp (c) {
-  while (c.peers().filter((x) => x.state === 'up').length < 2) await c.request('whoami')
+  await eventually(() => expect(c.peers().filter((x) => x.state === 'up')).to.have.length(2))
 }
 
 describe('graceful stop', () => {
@@ -23,8 +23,7 @@ describe('graceful stop', () => {
     const c = h.client({ seeds: [p.endpoint] })
     await c.request('whoami')
     const inflight = Array.from({ length: 20 }, () => c.request('sleep', { ms: 200 }))
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(p.stats().inflight).to.equal(20)
+    await eventually(() => expect(p.stats().inflight).to.equal(20))
     const t0 = Date.now()
     await p.stop()
     expect(Date.now() - t0).to.be.at.least(100) // it waited for them
@@ -39,7 +38,7 @@ describe('graceful stop', () => {
     const c = h.client({ seeds: [a.endpoint, b.endpoint], idempotent: false })
     await bothUp(c)
     const slow = Array.from({ length: 10 }, () => c.request('sleep', { ms: 300 }))
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await eventually(() => expect(a.stats().inflight + b.stats().inflight).to.equal(10))
     const stopping = a.stop()
     const during = []
     for (let i = 0; i < 40; i++) during.push(await c.request('whoami'))
@@ -56,7 +55,7 @@ describe('graceful stop', () => {
     const c = h.client({ seeds: [a.endpoint] })
     await c.request('whoami')
     const slow = c.request('sleep', { ms: 600 })
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await eventually(() => expect(a.stats().inflight).to.equal(1))
     const stopping = a.stop()
     await rejectsWith(c.request('whoami', null, { timeout: 200 }), 'ERR_ZEROMESH_DRAINING')
     expect(await slow).to.equal(a.endpoint)
@@ -67,7 +66,7 @@ describe('graceful stop', () => {
     const p = await h.peer({ handlers: { never: () => new Promise(() => {}) }, drainTimeout: 150 })
     const c = h.client({ seeds: [p.endpoint] })
     const pending = c.request('never', null, { timeout: 600 })
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await eventually(() => expect(p.stats().inflight).to.equal(1))
     const t0 = Date.now()
     await p.stop()
     expect(Date.now() - t0).to.be.within(100, 1500)

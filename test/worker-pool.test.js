@@ -63,7 +63,7 @@ describe('worker-thread handlers', function () {
     await c.request('spin', { n: 10 })
     const running = c.request('busyFor', { ms: 600 }, { timeout: 3000 })
     const queued = [c.request('busyFor', { ms: 1 }, { timeout: 100 }), c.request('busyFor', { ms: 1 }, { timeout: 100 })]
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await eventually(() => expect(p.stats().inflight).to.equal(3), { interval: 2 })
     await rejectsWith(c.request('busyFor', { ms: 1 }, { timeout: 2000 }), 'ERR_ZEROMESH_BUSY')
     for (const q of queued) await rejectsWith(q, 'ERR_ZEROMESH_TIMEOUT')
     await running

@@ -1,7 +1,9 @@
-// A request delivered twice to one peer runs once: the duplicate of a running request is
-// dropped, the duplicate of a finished one gets the same reply again.
+// What a peer does with the requests of one connection: a request delivered twice runs once
+// (the duplicate of a running request is dropped, one of a finished request gets the same
+// reply again), CANCEL aborts a running one, and replies ready together leave in one frame.
 import { expect } from 'chai'
 import * as zmq from 'zeromq'
+import { eventually } from './helpers/eventually.js'
 import { harness } from './helpers/cluster.js'
 import { encodeRequest, decode } from '../protocol/index.js'
 
@@ -56,11 +58,10 @@ describe('cancellation', () => {
     await c.members(p.endpoint) // connected
     const ac = new AbortController()
     const pending = c.request('long', null, { signal: ac.signal, timeout: 5000 })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await eventually(() => expect(p.stats().inflight).to.equal(1))
     ac.abort()
     await pending.catch(() => {})
-    for (let i = 0; i < 100 && aborted === null; i++) await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(aborted).to.equal('cancelled by the client')
+    await eventually(() => expect(aborted).to.equal('cancelled by the client'))
     expect(p.stats().cancelled).to.equal(1)
   })
 })
