@@ -19,15 +19,16 @@ export class Dispatcher {
     this.inflight = 0
     this.draining = false
     this.idleWaiters = []
-    this.running = new Map() // key -> RequestContext of async requests, for cancellation
     this.counts = { requests: 0, ok: 0, errors: 0, unknown: 0, busy: 0, drained: 0, invalid: 0, cancelled: 0 }
   }
 
   /**
    * Runs one decoded request; calls `reply([id, status, value])` exactly once,
-   * synchronously for the refusals and when the handler returns synchronously.
+   * synchronously for the refusals and when the handler returns synchronously. `scope` (the
+   * client connection's ClientRequests, or null) keeps the contexts of running async
+   * requests in its `running` map, by request id, so the client can cancel them.
    */
-  run (req, reply, key = null) {
+  run (req, reply, scope = null) {
     this.counts.requests++
     if (this.draining) {
       this.counts.drained++
@@ -56,13 +57,13 @@ export class Dispatcher {
       return reply([req.id, Status.OK, out])
     }
     this.inflight++
-    if (key !== null) this.running.set(key, ctx)
+    if (scope !== null) (scope.running ??= new Map()).set(req.id, ctx)
     Promise.resolve(out).then(
       (value) => { this.counts.ok++; if (!ctx.cancelled) reply([req.id, Status.OK, value]) },
       (err) => { if (!ctx.cancelled) reply(this.failure(req.id, err)) },
     ).finally(() => {
       ctx.done()
-      if (key !== null) this.running.delete(key)
+      if (scope !== null) scope.running.delete(req.id)
       this.inflight--
       if (this.inflight === 0) this.wakeIdle()
     })
@@ -73,8 +74,8 @@ export class Dispatcher {
    * first): the handler's `ctx.signal` aborts and its result is dropped. Returns whether the
    * request was running.
    */
-  cancel (key) {
-    const ctx = this.running.get(key)
+  cancel (scope, id) {
+    const ctx = scope.running?.get(id)
     if (ctx === undefined) return false
     this.counts.cancelled++
     ctx.cancel()

@@ -154,20 +154,20 @@ export class Peer extends EventEmitter {
     }
     switch (msg.type) {
       case MessageType.REQUEST: {
-        const client = clientId.toString('latin1') // once per frame: dedup keys and the reply outbox
+        const client = clientId.toString('latin1') // once per frame: duplicates memory and the reply outbox
         const reply = (entry) => this.sendReply(clientId, client, entry)
         for (const bad of msg.invalid) this.dispatcher.invalid(bad, reply)
+        const recent = this.recent.of(client)
         for (const req of msg.requests) {
-          const key = RecentRequests.key(client, req.id)
-          const seen = this.recent.begin(key)
+          const seen = recent.begin(req.id)
           if (seen === 'running') { this.counts.duplicates++; continue }
           if (seen !== 'new') { this.counts.duplicates++; reply(seen); continue }
           this.dispatcher.run(req, (entry) => {
             // Refusals are not remembered: a request refused busy or draining may come back.
-            if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) this.recent.forget(key)
-            else this.recent.finish(key, entry)
+            if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
+            else recent.finish(entry[0], entry)
             reply(entry)
-          }, key)
+          }, recent)
         }
         return
       }
@@ -177,9 +177,11 @@ export class Peer extends EventEmitter {
       case MessageType.PROBE_REQ:
       case MessageType.SYNC:
         return this.onGossip(clientId, msg)
-      case MessageType.CANCEL:
-        for (const id of msg.ids) this.dispatcher.cancel(RecentRequests.key(clientId.toString('latin1'), id))
+      case MessageType.CANCEL: {
+        const recent = this.recent.of(clientId.toString('latin1'))
+        for (const id of msg.ids) this.dispatcher.cancel(recent, id)
         return
+      }
       case MessageType.MEMBERS_GET:
         return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
       default:

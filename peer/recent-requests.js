@@ -1,51 +1,91 @@
-// Requests this peer ran recently, by client connection and request id, so a request
+// Requests this peer ran recently, per client connection and request id, so a request
 // delivered twice (a client's retry that comes back to this peer, a hedge) runs once: a
 // duplicate of a running request is dropped (the first one's reply answers it), a duplicate
-// of a finished one gets the same reply again. Two generations of maps, swapped every half
-// window (or when the newer one is full), so remembering costs O(1) and never iterates:
-// an id is remembered for between half a window and a whole one.
+// of a finished one gets the same reply again.
+//
+// Each connection has its own maps keyed by the numeric request id (no key strings to build
+// and hash per request), looked up once per frame. Memory is kept in two generations, swapped
+// every half window or when the peer as a whole has remembered `max / 2` requests in the
+// newer one, so remembering costs O(1) and never iterates over requests: an id is remembered
+// for between half a window and a whole one. A connection is caught up with the generation
+// when it is next used; connections not used for two generations are forgotten.
+
+const EMPTY = new Map()
 
 export class RecentRequests {
   constructor ({ windowMs = 10000, max = 20000, clock }) {
     this.half = windowMs / 2
     this.maxPerGeneration = Math.max(1, Math.floor(max / 2))
     this.clock = clock
-    this.current = new Map() // key -> reply entry, or null while running
-    this.previous = new Map()
+    this.generation = 0
+    this.count = 0 // requests remembered in the current generation, all connections together
     this.since = clock.now()
+    this.clients = new Map() // connection key -> ClientRequests
   }
 
-  /** `client` is the connection's routing id as a latin1 string (computed once per frame). */
-  static key (client, id) {
-    return `${client}:${id}`
+  /** The memory of one connection; `client` is its routing id as a latin1 string. */
+  of (client) {
+    if (this.clock.now() - this.since >= this.half) this.rotate()
+    let c = this.clients.get(client)
+    if (c === undefined) this.clients.set(client, c = new ClientRequests(this))
+    else c.catchUp()
+    return c
   }
 
   rotate () {
-    const now = this.clock.now()
-    if (now - this.since >= this.half || this.current.size >= this.maxPerGeneration) {
-      this.previous = this.current
-      this.current = new Map()
-      this.since = now
+    this.generation++
+    this.count = 0
+    this.since = this.clock.now()
+    for (const [key, c] of this.clients) {
+      if (c.generation < this.generation - 1 && (c.running === null || c.running.size === 0)) this.clients.delete(key)
     }
   }
 
+  /** Requests remembered, all connections together (for tests and stats). */
+  get size () {
+    let n = 0
+    for (const c of this.clients.values()) { c.catchUp(); n += c.current.size + c.previous.size }
+    return n
+  }
+}
+
+/** The recent requests of one client connection, and the ones still running (to cancel). */
+export class ClientRequests {
+  constructor (owner) {
+    this.owner = owner
+    this.generation = owner.generation
+    this.current = new Map() // id -> reply entry, or null while running
+    this.previous = EMPTY
+    this.running = null //      id -> RequestContext of async requests (the dispatcher's)
+  }
+
+  catchUp () {
+    const g = this.owner.generation
+    if (this.generation === g) return
+    this.previous = this.generation === g - 1 ? this.current : EMPTY
+    this.current = new Map()
+    this.generation = g
+  }
+
   /** 'new' (run it), 'running' (drop it) or the reply entry to send again. */
-  begin (key) {
-    this.rotate()
-    const seen = this.current.has(key) ? this.current.get(key) : this.previous.get(key)
+  begin (id) {
+    const seen = this.current.has(id) ? this.current.get(id) : this.previous.get(id)
     if (seen !== undefined) return seen ?? 'running'
-    this.current.set(key, null)
+    const owner = this.owner
+    if (owner.count >= owner.maxPerGeneration) { owner.rotate(); this.catchUp() }
+    owner.count++
+    this.current.set(id, null)
     return 'new'
   }
 
   /** Forgets a request (it was refused, so it may legitimately come back). */
-  forget (key) {
-    this.current.delete(key)
-    this.previous.delete(key)
+  forget (id) {
+    this.current.delete(id)
+    if (this.previous !== EMPTY) this.previous.delete(id)
   }
 
-  finish (key, entry) {
-    if (this.current.has(key)) this.current.set(key, entry)
-    else if (this.previous.has(key)) this.previous.set(key, entry)
+  finish (id, entry) {
+    if (this.current.has(id)) this.current.set(id, entry)
+    else if (this.previous.has(id)) this.previous.set(id, entry)
   }
 }

@@ -71,19 +71,33 @@ describe('recent requests memory', () => {
     const { RecentRequests } = await import('../peer/recent-requests.js')
     let t = 0
     const r = new RecentRequests({ windowMs: 1000, max: 100, clock: { now: () => t } })
-    expect(r.begin('a')).to.equal('new')
-    expect(r.begin('a')).to.equal('running')
-    r.finish('a', [1, 0, 'x'])
+    const a = r.of('client-a')
+    expect(a.begin(7)).to.equal('new')
+    expect(a.begin(7)).to.equal('running')
+    expect(r.of('client-b').begin(7)).to.equal('new') // ids are per connection
+    a.finish(7, [7, 0, 'x'])
     t = 499
-    expect(r.begin('a')).to.deep.equal([1, 0, 'x'])
+    expect(r.of('client-a').begin(7)).to.deep.equal([7, 0, 'x'])
     t = 999
-    expect(r.begin('a')).to.deep.equal([1, 0, 'x']) // in the previous generation
+    expect(r.of('client-a').begin(7)).to.deep.equal([7, 0, 'x']) // in the previous generation
     t = 1500
-    expect(r.begin('a')).to.equal('new') //          forgotten after the window
-    for (let i = 0; i < 1000; i++) r.begin(`k${i}`)
-    expect(r.current.size + r.previous.size).to.be.at.most(100)
-    r.forget('k999')
-    expect(r.begin('k999')).to.equal('new')
+    expect(r.of('client-a').begin(7)).to.equal('new') //          forgotten after the window
+    for (let i = 0; i < 1000; i++) r.of(`client-${i % 7}`).begin(i)
+    expect(r.size).to.be.at.most(100)
+    const c = r.of('client-6')
+    c.forget(993)
+    expect(c.begin(993)).to.equal('new')
+  })
+
+  it('forgets connections that were not used for two generations', async () => {
+    const { RecentRequests } = await import('../peer/recent-requests.js')
+    let t = 0
+    const r = new RecentRequests({ windowMs: 1000, max: 100, clock: { now: () => t } })
+    r.of('old').begin(1)
+    t = 600; r.of('new').begin(1)
+    expect([...r.clients.keys()]).to.have.members(['old', 'new'])
+    t = 1200; r.of('new').begin(2)
+    expect([...r.clients.keys()]).to.deep.equal(['new'])
   })
 })
 
