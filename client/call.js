@@ -13,15 +13,15 @@ export class Call {
     this.signal = o.signal
     this.key = o.key // routes by rendezvous hashing when set
     this.attemptTimeout = o.attemptTimeout // ms, or 'auto'
-    this.attemptTimer = null
+    this.attemptSlot = null // the attempt limit's slot in the client's attempt TimerWheel
     this.budgetSpent = false
     this.hedge = o.hedge ?? null // { delayMs }
     this.hedgeTimer = null
     this.onAbort = null
-    this.timer = null
+    this.deadlineSlot = null // the deadline's slot in the client's deadline TimerWheel
     this.retryTimer = null
-    this.tried = new Set() // endpoints tried in this round
-    this.outstanding = new Set() // endpoints that got it and have not answered (to cancel)
+    this.tried = [] //       endpoints tried in this round
+    this.outstanding = [] // endpoints that got it and have not answered (to cancel)
     this.rounds = 0
     this.attempts = 0
     this.peer = null // PeerEntry of the current attempt
@@ -31,6 +31,18 @@ export class Call {
     this.lastError = null // why the last peer refused (busy, draining)
     this.settled = false
     this.promise = new Promise((resolve, reject) => { this.resolve = resolve; this.reject = reject })
+  }
+
+  /** `endpoint` got this request: it is tried, and told to drop it if the answer comes from elsewhere. */
+  sentTo (endpoint) {
+    if (!this.tried.includes(endpoint)) this.tried.push(endpoint)
+    if (!this.outstanding.includes(endpoint)) this.outstanding.push(endpoint)
+  }
+
+  /** `endpoint` answered: nothing to cancel there. */
+  answeredBy (endpoint) {
+    const i = this.outstanding.indexOf(endpoint)
+    if (i >= 0) this.outstanding.splice(i, 1)
   }
 
   abortError () {

@@ -12,6 +12,7 @@ import { RetryBudget } from './retry-budget.js'
 import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
+import { TimerWheel } from './timer-wheel.js'
 import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, frameSize } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
 import {
@@ -47,6 +48,8 @@ export class Client extends EventEmitter {
     this.counts = { requests: 0, ok: 0, retries: 0, hedges: 0, attemptTimeouts: 0, budgetExhausted: 0, ejections: 0, malformed: 0, failed: {} }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
+    this.deadlines = new TimerWheel(o.clock, (call) => this.onDeadline(call))
+    this.attemptLimits = new TimerWheel(o.clock, (call) => this.onAttemptTimeout(call))
     const makeTransport = o.transport ?? ((t) => new ClientTransport(t))
     this.transport = makeTransport({
       maxMessageSize: o.maxMessageSize,
@@ -121,15 +124,16 @@ export class Client extends EventEmitter {
     if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
     const id = this.nextId
     this.nextId = id === MAX_REQUEST_ID ? 1 : id + 1
-    const call = new Call(id, method, args, o, this.clock.now())
+    const now = this.clock.now()
+    const call = new Call(id, method, args, o, now)
     if (o.signal?.aborted) {
       call.fail(call.abortError())
       return call.promise
     }
     this.counts.requests++
-    this.budget.deposit()
+    this.budget.deposit(now)
     this.pending.set(id, call)
-    call.timer = this.clock.setTimeout(() => this.onDeadline(call), o.timeout)
+    call.deadlineSlot = this.deadlines.add(call, call.deadline)
     if (o.signal !== undefined) {
       call.onAbort = () => this.settle(call, call.abortError())
       o.signal.addEventListener('abort', call.onAbort, { once: true })
@@ -143,11 +147,11 @@ export class Client extends EventEmitter {
     if (call.settled) return
     const up = this.table.up()
     if (up.length === 0) { this.parked.add(call); return }
-    const candidates = call.tried.size === 0 ? up : up.filter((e) => !call.tried.has(e.endpoint))
+    const candidates = call.tried.length === 0 ? up : up.filter((e) => !call.tried.includes(e.endpoint))
     if (candidates.length === 0) {
       // Every healthy peer refused this call (busy, draining, unreachable): try them all
       // again after a pause that doubles each round, so refusals do not spin.
-      call.tried.clear()
+      call.tried.length = 0
       const pause = Math.min(MAX_ROUND_PAUSE_MS, 5 * 2 ** call.rounds++)
       call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, pause)
       return
@@ -163,7 +167,8 @@ export class Client extends EventEmitter {
   }
 
   attempt (call, peer) {
-    const remaining = Math.max(1, Math.ceil(call.deadline - this.clock.now()))
+    const now = this.clock.now()
+    const remaining = Math.max(1, Math.ceil(call.deadline - now))
     let packed
     try {
       packed = packEntry([call.id, call.method, call.args, remaining])
@@ -176,14 +181,13 @@ export class Client extends EventEmitter {
     }
     if (call.attempts > 0) this.counts.retries++
     call.attempts++
-    call.tried.add(peer.endpoint)
-    call.outstanding.add(peer.endpoint)
+    call.sentTo(peer.endpoint)
     call.peer = peer
     call.sent = false
-    call.sentAt = this.clock.now()
+    call.sentAt = now
     peer.calls.add(call)
     const limit = this.attemptTimeoutFor(call, remaining)
-    if (limit !== null) call.attemptTimer = this.clock.setTimeout(() => this.onAttemptTimeout(call, peer), limit)
+    if (limit !== null) call.attemptSlot = this.attemptLimits.add(call, now + limit)
     if (call.hedge !== null && call.idempotent && call.attempts === 1) {
       call.hedgeTimer = this.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
     }
@@ -230,15 +234,14 @@ export class Client extends EventEmitter {
   hedge (call) {
     call.hedgeTimer = null
     if (call.settled) return
-    const candidates = this.table.up().filter((e) => !call.tried.has(e.endpoint))
+    const candidates = this.table.up().filter((e) => !call.tried.includes(e.endpoint))
     if (candidates.length === 0 || !this.budget.withdraw()) return
     const peer = call.key !== undefined ? pickByKey(candidates, call.key) : this.strategy.select(candidates, call)
     if (!candidates.includes(peer)) return
     const remaining = Math.max(1, Math.ceil(call.deadline - this.clock.now()))
     let frame
     try { frame = encodeRequest([[call.id, call.method, call.args, remaining]]) } catch { return }
-    call.tried.add(peer.endpoint)
-    call.outstanding.add(peer.endpoint)
+    call.sentTo(peer.endpoint)
     this.counts.hedges++
     this.transport.send(peer.endpoint, [frame], () => {})
   }
@@ -261,9 +264,10 @@ export class Client extends EventEmitter {
     return limit < remaining ? limit : null
   }
 
-  onAttemptTimeout (call, peer) {
-    call.attemptTimer = null
-    if (call.settled || call.peer !== peer) return
+  onAttemptTimeout (call) {
+    call.attemptSlot = null
+    const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
+    if (call.settled || peer === null) return
     this.counts.attemptTimeouts++
     const latencyMs = this.clock.now() - call.sentAt
     this.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`)
@@ -326,7 +330,7 @@ export class Client extends EventEmitter {
   onReply (peer, r) {
     const call = this.pending.get(r.id)
     if (call === undefined) return // late: timed out, aborted or answered by another peer
-    call.outstanding.delete(peer.endpoint) // it answered: nothing to cancel there
+    call.answeredBy(peer.endpoint)
     switch (r.status) {
       case Status.OK:
         this.measured(call, peer, null)
@@ -364,7 +368,7 @@ export class Client extends EventEmitter {
     const latencyMs = now - call.sentAt
     this.table.recordSuccess(peer, latencyMs)
     this.ejector.success(peer)
-    this.strategy.onResult?.(peer, { latencyMs, error })
+    this.strategy.onResult?.(peer, { latencyMs, error, at: now })
     let m = this.methodLatency.get(call.method)
     if (m === undefined) this.methodLatency.set(call.method, m = new PeakEwma(LATENCY_DECAY_MS))
     m.add(latencyMs, now)
@@ -419,14 +423,14 @@ export class Client extends EventEmitter {
       call.peer.calls.delete(call)
       call.peer = null
     }
-    if (call.attemptTimer !== null) {
-      this.clock.clearTimeout(call.attemptTimer)
-      call.attemptTimer = null
+    if (call.attemptSlot !== null) {
+      this.attemptLimits.remove(call, call.attemptSlot)
+      call.attemptSlot = null
     }
   }
 
   onDeadline (call) {
-    call.timer = null
+    call.deadlineSlot = null
     const ms = call.timeout
     let err
     if ((call.peer !== null && call.sent) || call.lost) {
@@ -453,7 +457,7 @@ export class Client extends EventEmitter {
     this.pending.delete(call.id)
     this.parked.delete(call)
     this.detach(call)
-    if (call.timer !== null) this.clock.clearTimeout(call.timer)
+    if (call.deadlineSlot !== null) { this.deadlines.remove(call, call.deadlineSlot); call.deadlineSlot = null }
     if (call.retryTimer !== null) this.clock.clearTimeout(call.retryTimer)
     if (call.hedgeTimer !== null) this.clock.clearTimeout(call.hedgeTimer)
     if (err === null) {
@@ -513,6 +517,8 @@ export class Client extends EventEmitter {
     this.closing = (async () => {
       this.discovery.stop()
       for (const call of [...this.pending.values()]) this.settle(call, err)
+      this.deadlines.clear()
+      this.attemptLimits.clear()
       await this.transport.close()
     })()
     return this.closing

@@ -19,7 +19,7 @@ export interface Strategy {
   /** Picks one of `peers` (never empty, all up, not yet tried by this request). */
   select(peers: readonly StrategyPeer[], request: { readonly method: string, readonly id: number }): StrategyPeer
   /** Called when an attempt on `peer` ends with an answer or times out. */
-  onResult?(peer: StrategyPeer, result: { latencyMs: number, error: unknown }): void
+  onResult?(peer: StrategyPeer, result: { latencyMs: number, error: unknown, at: number }): void
 }
 
 export interface ClientTransportHandlers {

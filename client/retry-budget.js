@@ -18,8 +18,8 @@ export class RetryBudget {
     this.second = Math.floor(o.clock.now() / 1000)
   }
 
-  roll () {
-    const now = Math.floor(this.o.clock.now() / 1000)
+  roll (at = this.o.clock.now()) {
+    const now = Math.floor(at / 1000)
     const steps = Math.min(this.size, now - this.second)
     for (let i = 1; i <= steps; i++) {
       const b = (this.second + i) % this.size
@@ -30,9 +30,9 @@ export class RetryBudget {
     return this.second % this.size
   }
 
-  /** A first attempt: adds to what may be retried. */
-  deposit () {
-    this.requests[this.roll()]++
+  /** A first attempt (at clock time `at`): adds to what may be retried. */
+  deposit (at) {
+    this.requests[this.roll(at)]++
   }
 
   /** Takes one retry from the budget; false when it is spent. */

@@ -39,11 +39,11 @@ export function p2c ({ random = Math.random, now = () => performance.now(), deca
       if (ca === cb) return random() < 0.5 ? a : b
       return ca < cb ? a : b
     },
-    onResult (peer, { latencyMs }) {
+    onResult (peer, { latencyMs, at }) {
       if (!(latencyMs >= 0)) return
       let s = stats.get(peer)
       if (s === undefined) stats.set(peer, s = new PeakEwma(decayMs))
-      s.add(latencyMs, now())
+      s.add(latencyMs, at ?? now())
     },
     /** The current estimate, for tests and stats. */
     latencyOf (peer) {
