@@ -13,12 +13,12 @@ export class Call {
     this.signal = o.signal
     this.key = o.key // routes by rendezvous hashing when set
     this.attemptTimeout = o.attemptTimeout // ms, or 'auto'
-    this.attemptSlot = null // the attempt limit's slot in the client's attempt TimerWheel
+    this.attemptTimer = null // the attempt limit, in the client's attemptLimits (TimerLists)
     this.budgetSpent = false
     this.hedge = o.hedge ?? null // { delayMs }
     this.hedgeTimer = null
     this.onAbort = null
-    this.deadlineSlot = null // the deadline's slot in the client's deadline TimerWheel
+    this.deadlineTimer = null // the deadline, in the client's deadlines (TimerLists)
     this.retryTimer = null
     this.tried = [] //       endpoints tried in this round
     this.outstanding = [] // endpoints that got it and have not answered (to cancel)

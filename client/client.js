@@ -12,7 +12,7 @@ import { RetryBudget } from './retry-budget.js'
 import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
-import { TimerWheel } from './timer-wheel.js'
+import { TimerLists } from './timer-lists.js'
 import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, frameSize } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
 import {
@@ -48,8 +48,8 @@ export class Client extends EventEmitter {
     this.counts = { requests: 0, ok: 0, retries: 0, hedges: 0, attemptTimeouts: 0, budgetExhausted: 0, ejections: 0, malformed: 0, failed: {} }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
-    this.deadlines = new TimerWheel(o.clock, (call) => this.onDeadline(call))
-    this.attemptLimits = new TimerWheel(o.clock, (call) => this.onAttemptTimeout(call))
+    this.deadlines = new TimerLists(o.clock, (call) => this.onDeadline(call))
+    this.attemptLimits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call))
     const makeTransport = o.transport ?? ((t) => new ClientTransport(t))
     this.transport = makeTransport({
       maxMessageSize: o.maxMessageSize,
@@ -133,7 +133,7 @@ export class Client extends EventEmitter {
     this.counts.requests++
     this.budget.deposit(now)
     this.pending.set(id, call)
-    call.deadlineSlot = this.deadlines.add(call, call.deadline)
+    call.deadlineTimer = this.deadlines.add(call, o.timeout, now)
     if (o.signal !== undefined) {
       call.onAbort = () => this.settle(call, call.abortError())
       o.signal.addEventListener('abort', call.onAbort, { once: true })
@@ -187,7 +187,7 @@ export class Client extends EventEmitter {
     call.sentAt = now
     peer.calls.add(call)
     const limit = this.attemptTimeoutFor(call, remaining)
-    if (limit !== null) call.attemptSlot = this.attemptLimits.add(call, now + limit)
+    if (limit !== null) call.attemptTimer = this.attemptLimits.add(call, limit, now)
     if (call.hedge !== null && call.idempotent && call.attempts === 1) {
       call.hedgeTimer = this.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
     }
@@ -197,10 +197,14 @@ export class Client extends EventEmitter {
   /**
    * Coalescing: requests for one peer made in the same turn of the event loop leave together,
    * in as few frames as the size and count limits allow, at the end of the turn (setImmediate).
-   * A lone request leaves when its turn ends, so nothing waits on a timer. Each request in a
-   * frame still fails over on its own.
+   * A request that is alone (nothing else in flight to its peer, nothing waiting) leaves at
+   * once, so low load pays no added latency. Each request in a frame still fails over on its own.
    */
   enqueue (peer, call, packed) {
+    if (peer.outbox.length === 0 && peer.calls.size === 1) {
+      this.transport.send(peer.endpoint, [requestFrame([packed])], (code) => this.onSent(call, peer, code))
+      return
+    }
     if (peer.outbox.length === 0) setImmediate(() => this.flush(peer))
     peer.outbox.push(call, packed)
   }
@@ -259,13 +263,13 @@ export class Client extends EventEmitter {
     if (limit === 'auto') {
       const est = this.methodLatency.get(call.method)?.value
       if (est == null) return null
-      limit = Math.max(100, Math.ceil(4 * est + 50))
+      limit = Math.max(100, Math.ceil((4 * est + 50) / 10) * 10) // 10 ms steps: few distinct timer lists
     }
     return limit < remaining ? limit : null
   }
 
   onAttemptTimeout (call) {
-    call.attemptSlot = null
+    call.attemptTimer = null
     const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
     if (call.settled || peer === null) return
     this.counts.attemptTimeouts++
@@ -423,14 +427,14 @@ export class Client extends EventEmitter {
       call.peer.calls.delete(call)
       call.peer = null
     }
-    if (call.attemptSlot !== null) {
-      this.attemptLimits.remove(call, call.attemptSlot)
-      call.attemptSlot = null
+    if (call.attemptTimer !== null) {
+      this.attemptLimits.remove(call.attemptTimer)
+      call.attemptTimer = null
     }
   }
 
   onDeadline (call) {
-    call.deadlineSlot = null
+    call.deadlineTimer = null
     const ms = call.timeout
     let err
     if ((call.peer !== null && call.sent) || call.lost) {
@@ -457,7 +461,7 @@ export class Client extends EventEmitter {
     this.pending.delete(call.id)
     this.parked.delete(call)
     this.detach(call)
-    if (call.deadlineSlot !== null) { this.deadlines.remove(call, call.deadlineSlot); call.deadlineSlot = null }
+    if (call.deadlineTimer !== null) { this.deadlines.remove(call.deadlineTimer); call.deadlineTimer = null }
     if (call.retryTimer !== null) this.clock.clearTimeout(call.retryTimer)
     if (call.hedgeTimer !== null) this.clock.clearTimeout(call.hedgeTimer)
     if (err === null) {
