@@ -33,6 +33,7 @@ export class Peer extends EventEmitter {
     this.membership = null
     this.pool = null
     this.outboxes = new Map() // client id -> replies waiting for the end of this turn
+    this.loneClient = null // set while a lone request runs: its reply leaves at once
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
   }
 
@@ -153,24 +154,8 @@ export class Peer extends EventEmitter {
       return
     }
     switch (msg.type) {
-      case MessageType.REQUEST: {
-        const client = clientId.toString('latin1') // once per frame: duplicates memory and the reply outbox
-        const reply = (entry) => this.sendReply(clientId, client, entry)
-        for (const bad of msg.invalid) this.dispatcher.invalid(bad, reply)
-        const recent = this.recent.of(client)
-        for (const req of msg.requests) {
-          const seen = recent.begin(req.id)
-          if (seen === 'running') { this.counts.duplicates++; continue }
-          if (seen !== 'new') { this.counts.duplicates++; reply(seen); continue }
-          this.dispatcher.run(req, (entry) => {
-            // Refusals are not remembered: a request refused busy or draining may come back.
-            if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
-            else recent.finish(entry[0], entry)
-            reply(entry)
-          }, recent)
-        }
-        return
-      }
+      case MessageType.REQUEST:
+        return this.onRequests(clientId, msg)
       case MessageType.PING:
         return this.transport.send(clientId, [encodePong(msg.seq, this.replyMeta)])
       case MessageType.PROBE:
@@ -191,6 +176,31 @@ export class Peer extends EventEmitter {
     }
   }
 
+  onRequests (clientId, msg) {
+    const client = clientId.toString('latin1') // once per frame: duplicates memory and the reply outbox
+    const reply = (entry) => this.sendReply(clientId, client, entry)
+    const recent = this.recent.of(client)
+    // A lone request (the only one in its frame, nothing waiting for its client) is answered
+    // at once when its handler returns synchronously: no added latency at low load.
+    if (msg.requests.length + msg.invalid.length === 1 && !this.outboxes.has(client)) this.loneClient = client
+    try {
+      for (const bad of msg.invalid) this.dispatcher.invalid(bad, reply)
+      for (const req of msg.requests) {
+        const seen = recent.begin(req.id)
+        if (seen === 'running') { this.counts.duplicates++; continue }
+        if (seen !== 'new') { this.counts.duplicates++; reply(seen); continue }
+        this.dispatcher.run(req, (entry) => {
+          // Refusals are not remembered: a request refused busy or draining may come back.
+          if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
+          else recent.finish(entry[0], entry)
+          reply(entry)
+        }, recent)
+      }
+    } finally {
+      this.loneClient = null
+    }
+  }
+
   onGossip (clientId, msg) {
     this.membership.handle(msg.gossip).then((reply) => {
       if (reply !== null && this.transport?.socket != null) this.transport.send(clientId, [encodeGossip(msg.seq, reply)])
@@ -199,7 +209,8 @@ export class Peer extends EventEmitter {
 
   /**
    * Queues a reply for its client. Replies for one client that are ready in the same turn of
-   * the event loop leave together in one frame (coalescing), at the end of the turn.
+   * the event loop leave together in one frame (coalescing), at the end of the turn; the
+   * reply to a lone request leaves at once.
    */
   sendReply (clientId, client, entry) {
     let packed
@@ -211,6 +222,10 @@ export class Peer extends EventEmitter {
     const max = this.options.maxMessageSize
     if (frameSize([packed], 32) > max) {
       packed = packEntry([entry[0], Status.REMOTE, [`reply of ${packed.length} bytes is larger than maxMessageSize ${max}`, 'ERR_ZEROMESH_TOO_LARGE']])
+    }
+    if (this.loneClient === client) {
+      this.transport.send(clientId, [replyFrame({ mv: this.replyMeta.mv, load: this.dispatcher.inflight }, [packed])])
+      return
     }
     let box = this.outboxes.get(client)
     if (box === undefined) {

@@ -1,7 +1,7 @@
 // Encode and decode zeromesh frames: a 5-byte header (signature, version, type) and one
 // MessagePack value. Settings are chosen so that any process, restarted or not, decodes
 // any frame on its own: no shared record structures, no structured clone, int64 as numbers.
-import { Packr, Unpackr } from 'msgpackr'
+import { Packr, Unpackr, RESERVE_START_SPACE } from 'msgpackr'
 import {
   SIGNATURE, HEADER_SIZE, PROTOCOL_VERSION, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX,
   MessageType, Status, ProtocolErrorCode, Limits,
@@ -20,13 +20,21 @@ export function hasSignature (frame) {
   return frame.length >= 3 && frame[0] === SIGNATURE[0] && frame[1] === SIGNATURE[1] && frame[2] === SIGNATURE[2]
 }
 
+// Packing relies on how msgpackr hands out results: each pack() returns a view of its current
+// slab after the previous result, and a full slab is replaced, never rewritten, so a result
+// stays intact however many packs follow (test/codec.buffers.test.js checks this). That lets a
+// frame be packed with its header's room reserved in front (no copy), and packed entries be
+// kept until their frame is joined.
+
+function writeHead (out, at, type) {
+  out[at] = SIGNATURE[0]; out[at + 1] = SIGNATURE[1]; out[at + 2] = SIGNATURE[2]
+  out[at + 3] = PROTOCOL_VERSION
+  out[at + 4] = type
+}
+
 function frame (type, body) {
-  const payload = packr.pack(body)
-  const out = Buffer.allocUnsafe(HEADER_SIZE + payload.length)
-  out[0] = SIGNATURE[0]; out[1] = SIGNATURE[1]; out[2] = SIGNATURE[2]
-  out[3] = PROTOCOL_VERSION
-  out[4] = type
-  out.set(payload, HEADER_SIZE)
+  const out = packr.pack(body, RESERVE_START_SPACE | HEADER_SIZE)
+  writeHead(out, 0, type)
   return out
 }
 
@@ -35,30 +43,44 @@ function frame (type, body) {
  * joined into one frame later (coalescing) without packing anything twice.
  */
 export function packEntry (entry) {
-  return Buffer.from(packr.pack(entry)) // a copy: msgpackr may reuse its buffer
+  return packr.pack(entry)
 }
 
-function arrayHeader (n) {
-  if (n < 16) return Buffer.from([0x90 | n])
-  if (n < 65536) return Buffer.from([0xdc, n >> 8, n & 0xff])
-  const b = Buffer.allocUnsafe(5)
-  b[0] = 0xdd
-  b.writeUInt32BE(n, 1)
-  return b
+/** Writes a MessagePack array header for `n` items at `at`; returns the position after it. */
+function writeArrayHeader (out, at, n) {
+  if (n < 16) { out[at] = 0x90 | n; return at + 1 }
+  if (n < 65536) { out[at] = 0xdc; out[at + 1] = n >> 8; out[at + 2] = n & 0xff; return at + 3 }
+  out[at] = 0xdd
+  out.writeUInt32BE(n, at + 1)
+  return at + 5
 }
 
-function head (type) {
-  return Buffer.from([SIGNATURE[0], SIGNATURE[1], SIGNATURE[2], PROTOCOL_VERSION, type])
+/** `prefix` bytes are left for the caller; then the array header and the entries. */
+function joinEntries (type, prefix, packed) {
+  let size = HEADER_SIZE + prefix.length + 5
+  for (let i = 0; i < packed.length; i++) size += packed[i].length
+  const out = Buffer.allocUnsafe(size)
+  writeHead(out, 0, type)
+  out.set(prefix, HEADER_SIZE)
+  let at = writeArrayHeader(out, HEADER_SIZE + prefix.length, packed.length)
+  for (let i = 0; i < packed.length; i++) { out.set(packed[i], at); at += packed[i].length }
+  return out.subarray(0, at)
 }
+
+const NO_PREFIX = Buffer.alloc(0)
 
 /** A REQUEST frame from entries packed with packEntry: the same bytes as encodeRequest. */
 export function requestFrame (packed) {
-  return Buffer.concat([head(MessageType.REQUEST), arrayHeader(packed.length), ...packed])
+  return joinEntries(MessageType.REQUEST, NO_PREFIX, packed)
 }
 
 /** A REPLY frame from entries packed with packEntry: the same bytes as encodeReply. */
 export function replyFrame (meta, packed) {
-  return Buffer.concat([head(MessageType.REPLY), Buffer.from([0x92]), packr.pack(meta), arrayHeader(packed.length), ...packed])
+  const m = packr.pack(meta)
+  const prefix = Buffer.allocUnsafe(1 + m.length)
+  prefix[0] = 0x92 // [meta, entries]
+  prefix.set(m, 1)
+  return joinEntries(MessageType.REPLY, prefix, packed)
 }
 
 /** Bytes a frame built from these packed entries would take, without building it. */

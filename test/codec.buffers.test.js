@@ -1,0 +1,28 @@
+import { expect } from 'chai'
+import { Unpackr } from 'msgpackr'
+import { packEntry, requestFrame, replyFrame, encodeRequest, encodeReply, decode } from '../protocol/codec.js'
+
+// The codec keeps msgpackr's results without copying them (protocol/codec.js): a result must
+// stay intact however many packs follow, across msgpackr's slab replacements.
+describe('codec buffers', () => {
+  it('a packed entry and a frame stay intact while thousands of packs follow, small and large', () => {
+    const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true })
+    const kept = []
+    for (let i = 0; i < 200; i++) kept.push([i, packEntry([i, 'echo', { i, s: 'x'.repeat(i * 7) }, 1000])])
+    const frames = [encodeRequest([[1, 'a', 'first', 5]]), encodeReply({ mv: 1 }, [[1, 0, 'r']])]
+    for (let i = 0; i < 5000; i++) packEntry([i, 'noise', 'y'.repeat(i % 3000), i])
+    for (let i = 0; i < 20; i++) packEntry({ big: Buffer.alloc(20000 + i, 7) }) // larger than a slab
+    for (const [i, b] of kept) expect(unpackr.unpack(b)).to.deep.equal([i, 'echo', { i, s: 'x'.repeat(i * 7) }, 1000])
+    expect(decode(frames[0]).requests).to.deep.equal([{ id: 1, method: 'a', args: 'first', timeoutMs: 5 }])
+    expect(decode(frames[1]).replies).to.deep.equal([{ id: 1, status: 0, value: 'r' }])
+  })
+
+  it('joined frames are byte-identical to frames encoded whole, for 0 to 70000 entries', () => {
+    for (const n of [0, 1, 15, 16, 300, 65535, 70000]) {
+      const entries = Array.from({ length: n }, (_, i) => [i + 1, 'm', i, 10])
+      expect(requestFrame(entries.map(packEntry)).equals(encodeRequest(entries))).to.equal(true)
+      const replies = Array.from({ length: n }, (_, i) => [i + 1, 0, { v: i }])
+      expect(replyFrame({ mv: 3, load: 1 }, replies.map(packEntry)).equals(encodeReply({ mv: 3, load: 1 }, replies))).to.equal(true)
+    }
+  })
+})
