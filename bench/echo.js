@@ -1,35 +1,75 @@
-// Small request/reply through zeromesh (Client -> Peer) against raw zeromq.js
-// (Dealer -> Router echo, one message per request), measured in one run, server in a child
-// process, at several concurrencies. Usage: node bench/echo.js [--seconds 3] [--json]
+// Small request/reply through zeromesh (Client -> Peer) against, in the same run:
+//   raw      zeromq.js Dealer -> Router echo, one ZeroMQ message per request
+//   raw x32  the same with the requests of one turn coalesced, up to 32 per message
+//   broker   a zeromq Proxy (ROUTER/DEALER) in front of 2 echo workers, one message per request
+// Servers in child processes, clients in this one. These machines are noisy, so each
+// concurrency runs `--rounds` rounds with the systems in turn, and the medians are reported.
+// Usage: node bench/echo.js [--seconds 2] [--rounds 3] [--concurrency 1,16,256] [--json]
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import os from 'node:os'
 import { Client } from '../index.js'
-import { child, drive as driveFor, rawClient, killChildren, PAYLOAD } from './harness.js'
+import { child, drive, rawClient, rawBatchedClient, killChildren, PAYLOAD } from './harness.js'
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, json: { type: 'boolean' }, concurrency: { type: 'string', default: '1,16,256' } } })
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
+    json: { type: 'boolean' },
+    concurrency: { type: 'string', default: '1,16,256' },
+  },
+})
 const SECONDS = Number(values.seconds)
+const ROUNDS = Number(values.rounds)
 const LEVELS = values.concurrency.split(',').map(Number)
-const drive = (c, one) => driveFor(c, one, { seconds: SECONDS })
+const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 
-const results = []
-const rawEp = (await child([fileURLToPath(new URL('./raw-echo-server.js', import.meta.url))])).line
+const rawEp = (await child([here('./raw-echo-server.js')])).line
+const rawX32Ep = (await child([here('./raw-echo-server.js')])).line
+const brokerEp = (await child([here('./broker.js'), '2'])).line
 // --threads 0: echo on the peer's main thread, so this measures the request path, not a thread hop
-const peerEp = (await child([fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url)), 'peer', '--threads', '0'])).line
+const peerEp = (await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0'])).line
 const raw = rawClient(rawEp)
+const rawX32 = rawBatchedClient(rawX32Ep, 32)
+const broker = rawClient(brokerEp)
 const client = new Client({ seeds: [peerEp], timeout: 30000 })
 await client.request('echo', PAYLOAD)
+const systems = [
+  { name: 'raw', one: raw.one },
+  { name: 'raw x32', one: rawX32.one },
+  { name: 'broker', one: broker.one },
+  { name: 'zeromesh', one: () => client.request('echo', PAYLOAD) },
+]
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2 }
+const results = []
 for (const c of LEVELS) {
-  const r = await drive(c, raw.one)
-  const z = await drive(c, () => client.request('echo', PAYLOAD))
-  results.push({ concurrency: c, raw: r, zeromesh: z, ratio: +(z.rps / r.rps).toFixed(2) })
+  const runs = new Map(systems.map((s) => [s.name, []]))
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const s of systems) runs.get(s.name).push(await drive(c, s.one, { seconds: SECONDS }))
+  }
+  const row = { concurrency: c }
+  for (const [name, rs] of runs) {
+    row[name] = { rps: Math.round(median(rs.map((x) => x.rps))), p50: median(rs.map((x) => x.p50)), p99: median(rs.map((x) => x.p99)), rounds: rs.map((x) => x.rps) }
+  }
+  row.ratio = {
+    rpsVsRaw: +(row.zeromesh.rps / row.raw.rps).toFixed(2),
+    rpsVsRawX32: +(row.zeromesh.rps / row['raw x32'].rps).toFixed(2),
+    rpsVsBroker: +(row.zeromesh.rps / row.broker.rps).toFixed(2),
+    p50VsRaw: +(row.zeromesh.p50 / row.raw.p50).toFixed(2),
+    p99VsRaw: +(row.zeromesh.p99 / row.raw.p99).toFixed(2),
+  }
+  results.push(row)
   if (!values.json) {
-    console.error(`C=${c}: raw ${r.rps} req/s p50 ${r.p50.toFixed(2)} p99 ${r.p99.toFixed(2)} ms | zeromesh ${z.rps} req/s p50 ${z.p50.toFixed(2)} p99 ${z.p99.toFixed(2)} ms | ratio ${(z.rps / r.rps).toFixed(2)}`)
+    const cell = (x) => `${String(x.rps).padStart(7)} req/s p50 ${x.p50.toFixed(2)} p99 ${x.p99.toFixed(2)}`
+    console.error(`C=${c} (medians of ${ROUNDS} x ${SECONDS} s)`)
+    for (const s of systems) console.error(`  ${s.name.padEnd(9)} ${cell(row[s.name])}   rounds: ${row[s.name].rounds.join(', ')}`)
+    console.error(`  zeromesh / raw: ${row.ratio.rpsVsRaw}x req/s, ${row.ratio.p50VsRaw}x p50, ${row.ratio.p99VsRaw}x p99; / raw x32: ${row.ratio.rpsVsRawX32}x; / broker: ${row.ratio.rpsVsBroker}x`)
   }
 }
-raw.close()
+raw.close(); rawX32.close(); broker.close()
 await client.close()
 killChildren()
-const report = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, seconds: SECONDS, results }
+const report = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, seconds: SECONDS, rounds: ROUNDS, results }
 console.log(JSON.stringify(report, null, values.json ? 0 : 2))
 process.exit(0)

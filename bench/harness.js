@@ -52,6 +52,53 @@ export async function drive (concurrency, one, { seconds, warmupMs = 500, onTick
   return { rps: Math.round(hist.totalCount / secs), p2_5: p(2.5), p50: p(50), p97_5: p(97.5), p99: p(99), max: +(hist.maxValue / 1000).toFixed(3) }
 }
 
+/**
+ * A raw zeromq.js Dealer with requests coalesced: the requests made in one turn of the event
+ * loop leave at its end, up to `perMessage` per ZeroMQ message (a multipart message of
+ * [id, body] pairs, which the echo servers send back whole). One writer, one reader.
+ */
+export function rawBatchedClient (endpoint, perMessage = 32) {
+  const sock = new zmq.Dealer({ linger: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
+  sock.connect(endpoint)
+  const pending = new Map()
+  let nextId = 0
+  let queue = []
+  let writing = false
+  const body = Buffer.from(JSON.stringify(PAYLOAD))
+  async function write () {
+    writing = true
+    while (queue.length > 0) {
+      const all = queue
+      queue = []
+      for (let i = 0; i < all.length; i += 2 * perMessage) await sock.send(all.slice(i, i + 2 * perMessage))
+    }
+    writing = false
+  }
+  ;(async () => {
+    try {
+      for await (const msg of sock) {
+        for (let i = 0; i < msg.length; i += 2) {
+          const k = msg[i].readUInt32LE(0)
+          const r = pending.get(k)
+          pending.delete(k)
+          r?.()
+        }
+      }
+    } catch {}
+  })()
+  return {
+    one: () => new Promise((resolve) => {
+      const id = nextId++ >>> 0
+      const idb = Buffer.allocUnsafe(4)
+      idb.writeUInt32LE(id)
+      pending.set(id, resolve)
+      if (queue.length === 0 && !writing) setImmediate(write)
+      queue.push(idb, body)
+    }),
+    close: () => sock.close(),
+  }
+}
+
 /** A raw zeromq.js Dealer: one writer queue, one reader, replies matched by a 4-byte id. */
 export function rawClient (endpoint) {
   const sock = new zmq.Dealer({ linger: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
