@@ -2,6 +2,8 @@
 // the peer of its current attempt, and the promise handed to the caller.
 import { AbortError } from '../protocol/errors.js'
 
+const NONE = Object.freeze([]) // shared until a call has an endpoint to list: most never retry
+
 export class Call {
   constructor (id, method, args, o, now) {
     this.id = id
@@ -20,8 +22,8 @@ export class Call {
     this.onAbort = null
     this.deadlineTimer = null // the deadline, in the client's deadlines (TimerLists)
     this.retryTimer = null
-    this.tried = [] //       endpoints tried in this round
-    this.outstanding = [] // endpoints that got it and have not answered (to cancel)
+    this.tried = NONE //       endpoints tried in this round
+    this.outstanding = NONE // endpoints that got it and have not answered (to cancel)
     this.rounds = 0
     this.attempts = 0
     this.peer = null // PeerEntry of the current attempt
@@ -35,12 +37,20 @@ export class Call {
 
   /** `endpoint` got this request: it is tried, and told to drop it if the answer comes from elsewhere. */
   sentTo (endpoint) {
-    if (!this.tried.includes(endpoint)) this.tried.push(endpoint)
-    if (!this.outstanding.includes(endpoint)) this.outstanding.push(endpoint)
+    if (this.tried === NONE) this.tried = [endpoint]
+    else if (!this.tried.includes(endpoint)) this.tried.push(endpoint)
+    if (this.outstanding === NONE) this.outstanding = [endpoint]
+    else if (!this.outstanding.includes(endpoint)) this.outstanding.push(endpoint)
+  }
+
+  /** Every healthy peer was tried: a new round may try them all again. */
+  newRound () {
+    this.tried = NONE
   }
 
   /** `endpoint` answered: nothing to cancel there. */
   answeredBy (endpoint) {
+    if (this.outstanding.length === 1 && this.outstanding[0] === endpoint) { this.outstanding = NONE; return }
     const i = this.outstanding.indexOf(endpoint)
     if (i >= 0) this.outstanding.splice(i, 1)
   }

@@ -13,7 +13,7 @@ import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
-import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, frameSize } from '../protocol/codec.js'
+import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
@@ -151,7 +151,7 @@ export class Client extends EventEmitter {
     if (candidates.length === 0) {
       // Every healthy peer refused this call (busy, draining, unreachable): try them all
       // again after a pause that doubles each round, so refusals do not spin.
-      call.tried.length = 0
+      call.newRound()
       const pause = Math.min(MAX_ROUND_PAUSE_MS, 5 * 2 ** call.rounds++)
       call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, pause)
       return
@@ -175,7 +175,7 @@ export class Client extends EventEmitter {
     } catch (err) {
       return this.settle(call, invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`))
     }
-    const size = frameSize([packed])
+    const size = FRAME_OVERHEAD + packed.length
     if (size > this.options.maxMessageSize) {
       return this.settle(call, invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.options.maxMessageSize}`))
     }
@@ -213,18 +213,18 @@ export class Client extends EventEmitter {
     const box = peer.outbox
     peer.outbox = []
     const max = this.options.maxMessageSize
-    let calls = []; let entries = []
+    let calls = []; let entries = []; let bytes = FRAME_OVERHEAD
     const send = () => {
       const batch = calls
       this.transport.send(peer.endpoint, [requestFrame(entries)], (code) => { for (const c of batch) this.onSent(c, peer, code) })
-      calls = []; entries = []
+      calls = []; entries = []; bytes = FRAME_OVERHEAD
     }
     for (let i = 0; i < box.length; i += 2) {
       const call = box[i]
       const packed = box[i + 1]
       if (call.settled || call.peer !== peer) continue // aborted or moved on before it left
-      if (entries.length > 0 && (entries.length >= MAX_BATCH || frameSize(entries, packed.length) > max)) send()
-      calls.push(call); entries.push(packed)
+      if (entries.length > 0 && (entries.length >= MAX_BATCH || bytes + packed.length > max)) send()
+      calls.push(call); entries.push(packed); bytes += packed.length
     }
     if (entries.length > 0) send()
   }

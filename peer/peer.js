@@ -10,12 +10,13 @@ import { RecentRequests } from './recent-requests.js'
 import { WorkerPool } from './worker-pool.js'
 import { collectHandlers } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
-import { decode, encodePong, encodeError, encodeGossip, encodeMembers, packEntry, replyFrame, frameSize } from '../protocol/codec.js'
+import { decode, encodePong, encodeError, encodeGossip, encodeMembers, packEntry, replyFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
 import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
 
 const PONG = Buffer.from(FLP_PONG)
+const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
 const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
 
 export class Peer extends EventEmitter {
@@ -178,7 +179,7 @@ export class Peer extends EventEmitter {
 
   onRequests (clientId, msg) {
     const client = clientId.toString('latin1') // once per frame: duplicates memory and the reply outbox
-    const reply = (entry) => this.sendReply(clientId, client, entry)
+    const reply = (entry) => this.sendReply(clientId, client, this.packReply(entry))
     const recent = this.recent.of(client)
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
     // at once when its handler returns synchronously: no added latency at low load.
@@ -188,12 +189,14 @@ export class Peer extends EventEmitter {
       for (const req of msg.requests) {
         const seen = recent.begin(req.id)
         if (seen === 'running') { this.counts.duplicates++; continue }
-        if (seen !== 'new') { this.counts.duplicates++; reply(seen); continue }
+        if (seen !== 'new') { this.counts.duplicates++; this.sendReply(clientId, client, seen); continue }
         this.dispatcher.run(req, (entry) => {
+          const packed = this.packReply(entry)
           // Refusals are not remembered: a request refused busy or draining may come back.
+          // A reply is remembered packed: one small object, and ready to be sent again.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
-          else recent.finish(entry[0], entry)
-          reply(entry)
+          else recent.finish(entry[0], packed)
+          this.sendReply(clientId, client, packed)
         }, recent)
       }
     } finally {
@@ -207,12 +210,8 @@ export class Peer extends EventEmitter {
     }, () => { this.counts.dropped++ })
   }
 
-  /**
-   * Queues a reply for its client. Replies for one client that are ready in the same turn of
-   * the event loop leave together in one frame (coalescing), at the end of the turn; the
-   * reply to a lone request leaves at once.
-   */
-  sendReply (clientId, client, entry) {
+  /** A reply entry packed; a result that cannot be encoded or sent becomes a coded error. */
+  packReply (entry) {
     let packed
     try {
       packed = packEntry(entry)
@@ -220,9 +219,18 @@ export class Peer extends EventEmitter {
       packed = packEntry([entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']])
     }
     const max = this.options.maxMessageSize
-    if (frameSize([packed], 32) > max) {
+    if (FRAME_OVERHEAD + META_ROOM + packed.length > max) {
       packed = packEntry([entry[0], Status.REMOTE, [`reply of ${packed.length} bytes is larger than maxMessageSize ${max}`, 'ERR_ZEROMESH_TOO_LARGE']])
     }
+    return packed
+  }
+
+  /**
+   * Queues a packed reply for its client. Replies for one client that are ready in the same
+   * turn of the event loop leave together in one frame (coalescing), at the end of the turn;
+   * the reply to a lone request leaves at once.
+   */
+  sendReply (clientId, client, packed) {
     if (this.loneClient === client) {
       this.transport.send(clientId, [replyFrame({ mv: this.replyMeta.mv, load: this.dispatcher.inflight }, [packed])])
       return
@@ -243,13 +251,13 @@ export class Peer extends EventEmitter {
     const meta = { mv: this.replyMeta.mv, load: this.dispatcher.inflight }
     const max = this.options.maxMessageSize
     for (const { clientId, entries } of boxes.values()) {
-      let batch = []
+      let batch = []; let bytes = FRAME_OVERHEAD + META_ROOM
       for (const packed of entries) {
-        if (batch.length > 0 && (batch.length >= this.options.maxBatch || frameSize(batch, packed.length + 32) > max)) {
+        if (batch.length > 0 && (batch.length >= this.options.maxBatch || bytes + packed.length > max)) {
           this.transport.send(clientId, [replyFrame(meta, batch)])
-          batch = []
+          batch = []; bytes = FRAME_OVERHEAD + META_ROOM
         }
-        batch.push(packed)
+        batch.push(packed); bytes += packed.length
       }
       this.transport.send(clientId, [replyFrame(meta, batch)])
     }

@@ -4,18 +4,21 @@
 // of a finished one gets the same reply again.
 //
 // Each connection has its own maps keyed by the numeric request id (no key strings to build
-// and hash per request), looked up once per frame. Memory is kept in two generations, swapped
-// every half window or when the peer as a whole has remembered `max / 2` requests in the
-// newer one, so remembering costs O(1) and never iterates over requests: an id is remembered
-// for between half a window and a whole one. A connection is caught up with the generation
+// and hash per request), looked up once per frame. Replies are remembered packed (one small
+// object each, sent again as they are). Memory is kept in two generations, swapped every half
+// window, or when the peer as a whole has remembered `max / 2` requests or `maxBytes / 2`
+// bytes of replies in the newer one, so remembering costs O(1) and never iterates over
+// requests: an id is remembered for between half a window and a whole one, less under load. A connection is caught up with the generation
 // when it is next used; connections not used for two generations are forgotten.
 
 const EMPTY = new Map()
 
 export class RecentRequests {
-  constructor ({ windowMs = 10000, max = 20000, clock }) {
+  constructor ({ windowMs = 10000, max = 20000, maxBytes = 64 * 1024 * 1024, clock }) {
     this.half = windowMs / 2
     this.maxPerGeneration = Math.max(1, Math.floor(max / 2))
+    this.maxBytesPerGeneration = Math.max(1, Math.floor(maxBytes / 2))
+    this.bytes = 0 // bytes of replies remembered in the current generation
     this.clock = clock
     this.generation = 0
     this.count = 0 // requests remembered in the current generation, all connections together
@@ -35,6 +38,7 @@ export class RecentRequests {
   rotate () {
     this.generation++
     this.count = 0
+    this.bytes = 0
     this.since = this.clock.now()
     for (const [key, c] of this.clients) {
       if (c.generation < this.generation - 1 && (c.running === null || c.running.size === 0)) this.clients.delete(key)
@@ -72,7 +76,7 @@ export class ClientRequests {
     const seen = this.current.has(id) ? this.current.get(id) : this.previous.get(id)
     if (seen !== undefined) return seen ?? 'running'
     const owner = this.owner
-    if (owner.count >= owner.maxPerGeneration) { owner.rotate(); this.catchUp() }
+    if (owner.count >= owner.maxPerGeneration || owner.bytes >= owner.maxBytesPerGeneration) { owner.rotate(); this.catchUp() }
     owner.count++
     this.current.set(id, null)
     return 'new'
@@ -84,8 +88,11 @@ export class ClientRequests {
     if (this.previous !== EMPTY) this.previous.delete(id)
   }
 
-  finish (id, entry) {
-    if (this.current.has(id)) this.current.set(id, entry)
-    else if (this.previous.has(id)) this.previous.set(id, entry)
+  /** The request ran: `reply` (its packed reply) is what a duplicate gets. */
+  finish (id, reply) {
+    if (this.current.has(id)) this.current.set(id, reply)
+    else if (this.previous.has(id)) this.previous.set(id, reply)
+    else return
+    this.owner.bytes += reply.length ?? 0
   }
 }

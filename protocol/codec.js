@@ -83,12 +83,8 @@ export function replyFrame (meta, packed) {
   return joinEntries(MessageType.REPLY, prefix, packed)
 }
 
-/** Bytes a frame built from these packed entries would take, without building it. */
-export function frameSize (packed, extra = 0) {
-  let n = HEADER_SIZE + 5 + extra
-  for (const b of packed) n += b.length
-  return n
-}
+/** Bytes a frame takes besides its entries (header, array header); a reply adds its meta. */
+export const FRAME_OVERHEAD = HEADER_SIZE + 5
 
 /**
  * A REQUEST frame carrying one or more requests.

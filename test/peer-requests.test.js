@@ -89,6 +89,15 @@ describe('recent requests memory', () => {
     expect(c.begin(993)).to.equal('new')
   })
 
+  it('starts a new generation once half of maxBytes of replies is remembered', async () => {
+    const { RecentRequests } = await import('../peer/recent-requests.js')
+    const r = new RecentRequests({ windowMs: 1000, max: 100, maxBytes: 1000, clock: { now: () => 0 } })
+    const c = r.of('client')
+    for (let i = 0; i < 20; i++) { c.begin(i); c.finish(i, Buffer.alloc(100)) }
+    expect(r.generation).to.be.at.least(3)
+    expect(r.size * 100).to.be.at.most(1000 + 100)
+  })
+
   it('forgets connections that were not used for two generations', async () => {
     const { RecentRequests } = await import('../peer/recent-requests.js')
     let t = 0
