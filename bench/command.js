@@ -1,11 +1,12 @@
 // `zeromesh bench`: small request/reply throughput and latency at the given concurrencies
 // against peers it starts itself (or --seeds), optionally compared in the same run with raw
-// zeromq.js (Dealer/Router echo, the physical limit of this stack) and the same echo behind a
-// central broker (a zeromq Proxy with 2 workers). Tables in autocannon's layout; --json.
+// zeromq.js (Dealer/Router echo, one message per request, and the same with the requests of a
+// turn coalesced 32 per message) and the same echo behind a central broker (a zeromq Proxy
+// with 2 workers). Tables in autocannon's layout; --json.
 import { fileURLToPath } from 'node:url'
 import os from 'node:os'
 import { Client } from '../client/index.js'
-import { child, drive, rawClient, killChildren, PAYLOAD } from './harness.js'
+import { child, drive, rawClient, rawBatchedClient, killChildren, PAYLOAD } from './harness.js'
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 
@@ -31,6 +32,8 @@ export async function runBench ({ seeds, concurrency = [1, 16, 256], seconds = 5
   if (compare) {
     const raw = rawClient((await child([here('./raw-echo-server.js')])).line)
     systems.push({ name: 'raw zeromq.js', one: raw.one, close: raw.close })
+    const rawX32 = rawBatchedClient((await child([here('./raw-echo-server.js')])).line, 32)
+    systems.push({ name: 'raw zeromq.js, 32 per message', one: rawX32.one, close: rawX32.close })
     const broker = rawClient((await child([here('./broker.js'), '2'])).line)
     systems.push({ name: 'broker (zeromq Proxy, 2 workers)', one: broker.one, close: broker.close })
   }

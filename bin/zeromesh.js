@@ -13,7 +13,7 @@ commands:
   request   send one request and print its JSON result
   members   print a peer's view of the cluster membership
   demo      the failover demo: peers, load, a kill, a join, a drain, a freeze
-  bench     throughput and latency of small requests, with --compare against raw zeromq.js and a broker
+  bench     throughput and latency of small requests, with --compare against raw zeromq.js (per message and coalesced) and a broker
 
 Run "zeromesh <command> --help" for the options of a command.`,
   peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
@@ -56,8 +56,9 @@ request failed. Ctrl-C stops everything it started.
 Measures small echo requests at each concurrency (requests in flight) against a peer it starts
 itself (echo on the peer's main thread), or against --seeds. Tables in autocannon's layout;
 --json prints one JSON object alone on stdout. With --compare, the same run also measures raw
-zeromq.js (Dealer -> Router echo, one message per request) and the echo behind a central
-broker (zeromq Proxy, 2 workers), and prints zeromesh's ratios to both.
+zeromq.js (Dealer -> Router echo, one message per request, and with a turn's requests
+coalesced 32 per message) and the echo behind a central broker (zeromq Proxy, 2 workers),
+and prints zeromesh's ratios to each.
 
   --seeds EP,EP        peers to measure instead of starting one
   --concurrency LIST   requests in flight, comma-separated (default 1,16,256)
