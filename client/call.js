@@ -27,6 +27,8 @@ export class Call {
     this.rounds = 0
     this.attempts = 0
     this.peer = null // PeerEntry of the current attempt
+    this.listPrev = null // links in that peer's CallList
+    this.listNext = null
     this.sentAt = 0
     this.sent = false // ZeroMQ took the current attempt: a reply may come
     this.lost = false // an earlier attempt was lost with its connection: it may have run

@@ -3,12 +3,46 @@
 
 const EWMA_WEIGHT = 0.2 // weight of a new latency sample in the moving average
 
+/**
+ * The calls whose current attempt is on one peer, as a list linked through the calls
+ * themselves (a call is on one peer at a time): adding and removing allocate nothing, where a
+ * Set's table would be rebuilt again and again under steady traffic.
+ */
+export class CallList {
+  constructor () {
+    this.head = null
+    this.size = 0
+  }
+
+  add (call) {
+    call.listPrev = null
+    call.listNext = this.head
+    if (this.head !== null) this.head.listPrev = call
+    this.head = call
+    this.size++
+  }
+
+  delete (call) {
+    if (call.listPrev !== null) call.listPrev.listNext = call.listNext
+    else if (this.head === call) this.head = call.listNext
+    else return false
+    if (call.listNext !== null) call.listNext.listPrev = call.listPrev
+    call.listPrev = call.listNext = null
+    this.size--
+    return true
+  }
+
+  * [Symbol.iterator] () {
+    for (let c = this.head; c !== null; c = c.listNext) yield c
+  }
+}
+
 export class PeerEntry {
   constructor (endpoint, order) {
     this.endpoint = endpoint
     this.order = order // position in the order peers were learned; lists keep this order
     this.state = 'down' // down until its handshake completes
-    this.calls = new Set() // calls whose current attempt is on this peer
+    this.calls = new CallList() // calls whose current attempt is on this peer
     this.outbox = [] //       call, packed entry, call, ... waiting for the end of this turn
     this.latencyMs = null
     this.failures = 0 // consecutive
