@@ -138,12 +138,12 @@ export class Client extends EventEmitter {
       call.onAbort = () => this.settle(call, call.abortError())
       o.signal.addEventListener('abort', call.onAbort, { once: true })
     }
-    this.dispatch(call)
+    this.dispatch(call, now)
     return call.promise
   }
 
   /** Picks a peer for the call's next attempt, or parks the call until one is up. */
-  dispatch (call) {
+  dispatch (call, now) {
     if (call.settled) return
     const up = this.table.up()
     if (up.length === 0) { this.parked.add(call); return }
@@ -163,11 +163,10 @@ export class Client extends EventEmitter {
       peer = this.strategy.select(candidates, call)
       if (!candidates.includes(peer)) peer = candidates[0] // a custom strategy returned something else
     }
-    this.attempt(call, peer)
+    this.attempt(call, peer, now)
   }
 
-  attempt (call, peer) {
-    const now = this.clock.now()
+  attempt (call, peer, now = this.clock.now()) {
     const remaining = Math.max(1, Math.ceil(call.deadline - now))
     let packed
     try {

@@ -26,9 +26,10 @@ export class Dispatcher {
    * Runs one decoded request; calls `reply([id, status, value])` exactly once,
    * synchronously for the refusals and when the handler returns synchronously. `scope` (the
    * client connection's ClientRequests, or null) keeps the contexts of running async
-   * requests in its `running` map, by request id, so the client can cancel them.
+   * requests in its `running` map, by request id, so the client can cancel them. `now`: the
+   * clock's time when the request arrived, if the caller has it.
    */
-  run (req, reply, scope = null) {
+  run (req, reply, scope = null, now = this.clock.now()) {
     this.counts.requests++
     if (this.draining) {
       this.counts.drained++
@@ -43,7 +44,7 @@ export class Dispatcher {
       this.counts.busy++
       return reply([req.id, Status.BUSY, [`peer busy: ${this.inflight} requests in flight`, null]])
     }
-    const ctx = new RequestContext(req, this.endpoint, this.clock)
+    const ctx = new RequestContext(req, this.endpoint, this.clock, now)
     let out
     try {
       out = fn(req.args, ctx)
@@ -111,12 +112,12 @@ export class Dispatcher {
 
 /** The `ctx` a handler gets: who it is, its deadline and a signal that fires at the deadline. */
 class RequestContext {
-  constructor (req, endpoint, clock) {
+  constructor (req, endpoint, clock, now) {
     this.method = req.method
     this.requestId = req.id
     this.endpoint = endpoint
     this.timeoutMs = req.timeoutMs // 0: the client set no deadline
-    this.deadline = req.timeoutMs > 0 ? clock.now() + req.timeoutMs : Infinity
+    this.deadline = req.timeoutMs > 0 ? now + req.timeoutMs : Infinity
     this._clock = clock
     this._ac = null
     this._timer = null

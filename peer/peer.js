@@ -10,7 +10,7 @@ import { RecentRequests } from './recent-requests.js'
 import { WorkerPool } from './worker-pool.js'
 import { collectHandlers } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
-import { decode, encodePong, encodeError, encodeGossip, encodeMembers, packEntry, replyFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
+import { decode, encodePong, encodeError, encodeGossip, encodeMembers, packEntry, replyFrame, replyHead, FRAME_OVERHEAD } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
 import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
@@ -35,6 +35,7 @@ export class Peer extends EventEmitter {
     this.pool = null
     this.outboxes = new Map() // client id -> replies waiting for the end of this turn
     this.loneClient = null // set while a lone request runs: its reply leaves at once
+    this.head = null //       the packed start of reply frames, see replyHead()
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
   }
 
@@ -180,7 +181,8 @@ export class Peer extends EventEmitter {
   onRequests (clientId, msg) {
     const client = clientId.toString('latin1') // once per frame: duplicates memory and the reply outbox
     const reply = (entry) => this.sendReply(clientId, client, this.packReply(entry))
-    const recent = this.recent.of(client)
+    const now = this.options.clock.now() // once per frame
+    const recent = this.recent.of(client, now)
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
     // at once when its handler returns synchronously: no added latency at low load.
     if (msg.requests.length + msg.invalid.length === 1 && !this.outboxes.has(client)) this.loneClient = client
@@ -197,7 +199,7 @@ export class Peer extends EventEmitter {
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
           else recent.finish(entry[0], packed)
           this.sendReply(clientId, client, packed)
-        }, recent)
+        }, recent, now)
       }
     } finally {
       this.loneClient = null
@@ -232,7 +234,7 @@ export class Peer extends EventEmitter {
    */
   sendReply (clientId, client, packed) {
     if (this.loneClient === client) {
-      this.transport.send(clientId, [replyFrame({ mv: this.replyMeta.mv, load: this.dispatcher.inflight }, [packed])])
+      this.transport.send(clientId, [replyFrame(this.replyHead(), [packed])])
       return
     }
     let box = this.outboxes.get(client)
@@ -243,12 +245,23 @@ export class Peer extends EventEmitter {
     box.entries.push(packed)
   }
 
+  /**
+   * The start of every reply frame: the membership digest and this peer's load (the client
+   * balances on it), packed again only when one of them changed.
+   */
+  replyHead () {
+    const mv = this.replyMeta.mv
+    const load = this.dispatcher.inflight
+    let h = this.head
+    if (h === null || h.mv !== mv || h.load !== load) this.head = h = { mv, load, bytes: replyHead({ mv, load }) }
+    return h.bytes
+  }
+
   flushReplies () {
     if (this.outboxes.size === 0) return // flushed early by stop()
     const boxes = this.outboxes
     this.outboxes = new Map()
-    // The membership digest and this peer's load ride on every reply frame (the client balances on it).
-    const meta = { mv: this.replyMeta.mv, load: this.dispatcher.inflight }
+    const meta = this.replyHead()
     const max = this.options.maxMessageSize
     for (const { clientId, entries } of boxes.values()) {
       let batch = []; let bytes = FRAME_OVERHEAD + META_ROOM

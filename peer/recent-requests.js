@@ -27,8 +27,8 @@ export class RecentRequests {
   }
 
   /** The memory of one connection; `client` is its routing id as a latin1 string. */
-  of (client) {
-    if (this.clock.now() - this.since >= this.half) this.rotate()
+  of (client, now = this.clock.now()) {
+    if (now - this.since >= this.half) this.rotate()
     let c = this.clients.get(client)
     if (c === undefined) this.clients.set(client, c = new ClientRequests(this))
     else c.catchUp()

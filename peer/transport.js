@@ -101,7 +101,7 @@ export class PeerTransport {
   send (clientId, frames) {
     const s = this.socket
     if (s === null || s.closed) { this.o.onDrop('closed'); return }
-    const msg = [clientId, ...frames]
+    const msg = frames.length === 1 ? [clientId, frames[0]] : [clientId, ...frames]
     s.send(msg).catch((err) => this.sendFailed(err, msg, Date.now() + EAGAIN_GIVE_UP_MS))
   }
 

@@ -74,13 +74,21 @@ export function requestFrame (packed) {
   return joinEntries(MessageType.REQUEST, NO_PREFIX, packed)
 }
 
-/** A REPLY frame from entries packed with packEntry: the same bytes as encodeReply. */
-export function replyFrame (meta, packed) {
+/** The bytes of a REPLY body before its entries: `[meta, ` (reusable while meta is the same). */
+export function replyHead (meta) {
   const m = packr.pack(meta)
-  const prefix = Buffer.allocUnsafe(1 + m.length)
-  prefix[0] = 0x92 // [meta, entries]
-  prefix.set(m, 1)
-  return joinEntries(MessageType.REPLY, prefix, packed)
+  const head = Buffer.allocUnsafe(1 + m.length)
+  head[0] = 0x92 // [meta, entries]
+  head.set(m, 1)
+  return head
+}
+
+/**
+ * A REPLY frame from entries packed with packEntry: the same bytes as encodeReply. `meta` is
+ * the meta map, or its replyHead().
+ */
+export function replyFrame (meta, packed) {
+  return joinEntries(MessageType.REPLY, Buffer.isBuffer(meta) ? meta : replyHead(meta), packed)
 }
 
 /** Bytes a frame takes besides its entries (header, array header); a reply adds its meta. */
