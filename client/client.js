@@ -122,6 +122,10 @@ export class Client extends EventEmitter {
       return Promise.reject(err)
     }
     if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
+    if (this.pending.size >= this.options.maxPending) {
+      this.counts.failed.ERR_ZEROMESH_BUSY = (this.counts.failed.ERR_ZEROMESH_BUSY ?? 0) + 1
+      return Promise.reject(new BusyError(`zeromesh: ${this.pending.size} requests already in flight in this client (maxPending ${this.options.maxPending}); wait for some to settle`))
+    }
     const id = this.nextId
     this.nextId = id === MAX_REQUEST_ID ? 1 : id + 1
     const now = this.clock.now()

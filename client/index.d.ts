@@ -51,6 +51,8 @@ export interface ClientOptions {
   attemptTimeout?: 'auto' | number
   /** Attempts per request at most, the first included. Default 3. */
   maxAttempts?: number
+  /** Requests in flight at once; beyond, request() rejects at once with ERR_ZEROMESH_BUSY. Default 65536. */
+  maxPending?: number
   /** Retries <= percent x requests + minPerSecond per second, over windowMs. */
   retryBudget?: { percent?: number, minPerSecond?: number, windowMs?: number }
   /** Send a second copy of a slow idempotent request to another peer after delayMs. Default null. */
@@ -139,6 +141,7 @@ export declare const clientDefaults: Readonly<{
   maxDepth: number
   attemptTimeout: 'auto' | number
   maxAttempts: number
+  maxPending: number
   retryBudget: Readonly<{ percent: number, minPerSecond: number, windowMs: number }>
   hedge: { delayMs: number } | null
   ejection: Readonly<{ after: number, baseMs: number, maxMs: number, maxShare: number }>

@@ -221,6 +221,43 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(net.log.map((x) => x[0])).to.deep.equal([A, B])
   })
 
+  it('maxPending: a request beyond it is refused at once with ERR_ZEROMESH_BUSY, and accepted again once one settles', async () => {
+    const { clock, net, client } = setup({ maxPending: 5 }, [A])
+    net.peers.get(A).behave = () => ['silent']
+    net.up(A)
+    const first = Array.from({ length: 5 }, (_, i) => track(client.request('echo', i, { timeout: 100 + i })))
+    const refused = track(client.request('echo', 'one too many'))
+    await flush()
+    expect(refused.code).to.equal('ERR_ZEROMESH_BUSY')
+    expect(refused.err.retryable).to.equal(true)
+    expect(net.log).to.have.length(5) // never sent
+    await tick(clock, 101) // the first one times out
+    expect(first[0].code).to.equal('ERR_ZEROMESH_TIMEOUT')
+    const later = track(client.request('echo', 'room again', { timeout: 50 }))
+    await flush()
+    expect(later.done).to.equal(false)
+    expect(net.log).to.have.length(6)
+    expect(client.stats().failed.ERR_ZEROMESH_BUSY).to.equal(1)
+  })
+
+  it('a coalesced frame whose peer dies: each request in it fails over on its own', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.peers.get(A).behave = () => ['silent']
+    net.up(A)
+    const rs = Array.from({ length: 40 }, (_, i) => track(client.request('echo', i, { timeout: 1000, idempotent: i % 2 === 0 })))
+    await tick(clock, 10)
+    expect(net.frames).to.equal(2) // the first alone at once, the other 39 together
+    expect(net.log.filter(([ep]) => ep === A)).to.have.length(40)
+    net.up(B)
+    net.down(A)
+    await tick(clock, 150)
+    for (let i = 0; i < 40; i++) {
+      if (i % 2 === 0) expect(rs[i].value).to.equal(i) // idempotent: answered by B
+      else expect(rs[i].code).to.equal('ERR_ZEROMESH_CONNECTION_LOST') // may have run on A
+    }
+    expect(net.log.filter(([ep]) => ep === B)).to.have.length(20)
+  })
+
   it('a lost connection fails a non-idempotent request with ERR_ZEROMESH_CONNECTION_LOST after a short grace', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.peers.get(A).behave = () => ['silent']
