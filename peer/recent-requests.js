@@ -4,14 +4,18 @@
 // of a finished one gets the same reply again.
 //
 // Each connection has its own maps keyed by the numeric request id (no key strings to build
-// and hash per request), looked up once per frame. Replies are remembered packed (one small
-// object each, sent again as they are). Memory is kept in two generations, swapped every half
+// and hash per request), looked up once per frame. Replies are remembered packed, copied into
+// the generation's ReplyArena (a number per reply, no object), and sent again as they are. Memory is kept in two generations, swapped every half
 // window, or when the peer as a whole has remembered `max / 2` requests or `maxBytes / 2`
 // bytes of replies in the newer one, so remembering costs O(1) and never iterates over
-// requests: an id is remembered for between half a window and a whole one, less under load. A connection is caught up with the generation
-// when it is next used; connections not used for two generations are forgotten.
+// requests: an id is remembered for between half a window and a whole one, less under load.
+// A connection is caught up with the generation when it is next used; connections not used
+// for two generations are forgotten.
+
+import { ReplyArena } from './reply-arena.js'
 
 const EMPTY = new Map()
+const NO_ARENA = new ReplyArena()
 
 export class RecentRequests {
   constructor ({ windowMs = 10000, max = 20000, maxBytes = 64 * 1024 * 1024, clock }) {
@@ -24,6 +28,7 @@ export class RecentRequests {
     this.count = 0 // requests remembered in the current generation, all connections together
     this.since = clock.now()
     this.clients = new Map() // connection key -> ClientRequests
+    this.arena = new ReplyArena() // the replies of the current generation
   }
 
   /** The memory of one connection; `client` is its routing id as a latin1 string. */
@@ -39,6 +44,7 @@ export class RecentRequests {
     this.generation++
     this.count = 0
     this.bytes = 0
+    this.arena = new ReplyArena()
     this.since = this.clock.now()
     for (const [key, c] of this.clients) {
       if (c.generation < this.generation - 1 && (c.running === null || c.running.size === 0)) this.clients.delete(key)
@@ -58,8 +64,10 @@ export class ClientRequests {
   constructor (owner) {
     this.owner = owner
     this.generation = owner.generation
-    this.current = new Map() // id -> reply entry, or null while running
+    this.current = new Map() // id -> the reply's handle in currentArena, or null while running
     this.previous = EMPTY
+    this.currentArena = owner.arena
+    this.previousArena = NO_ARENA
     this.running = null //      id -> RequestContext of async requests (the dispatcher's)
   }
 
@@ -67,14 +75,18 @@ export class ClientRequests {
     const g = this.owner.generation
     if (this.generation === g) return
     this.previous = this.generation === g - 1 ? this.current : EMPTY
+    this.previousArena = this.generation === g - 1 ? this.currentArena : NO_ARENA
     this.current = new Map()
+    this.currentArena = this.owner.arena
     this.generation = g
   }
 
-  /** 'new' (run it), 'running' (drop it) or the reply entry to send again. */
+  /** 'new' (run it), 'running' (drop it) or the packed reply to send again. */
   begin (id) {
-    const seen = this.current.has(id) ? this.current.get(id) : this.previous.get(id)
-    if (seen !== undefined) return seen ?? 'running'
+    let seen = this.current.get(id)
+    if (seen !== undefined) return seen === null ? 'running' : this.currentArena.read(seen)
+    seen = this.previous.get(id)
+    if (seen !== undefined) return seen === null ? 'running' : this.previousArena.read(seen)
     const owner = this.owner
     if (owner.count >= owner.maxPerGeneration || owner.bytes >= owner.maxBytesPerGeneration) { owner.rotate(); this.catchUp() }
     owner.count++
@@ -88,11 +100,11 @@ export class ClientRequests {
     if (this.previous !== EMPTY) this.previous.delete(id)
   }
 
-  /** The request ran: `reply` (its packed reply) is what a duplicate gets. */
+  /** The request ran: `reply` (its packed reply, bytes) is what a duplicate gets. */
   finish (id, reply) {
-    if (this.current.has(id)) this.current.set(id, reply)
-    else if (this.previous.has(id)) this.previous.set(id, reply)
+    if (this.current.has(id)) this.current.set(id, this.currentArena.append(reply))
+    else if (this.previous.has(id)) this.previous.set(id, this.previousArena.append(reply))
     else return
-    this.owner.bytes += reply.length ?? 0
+    this.owner.bytes += reply.length
   }
 }

@@ -75,11 +75,12 @@ describe('recent requests memory', () => {
     expect(a.begin(7)).to.equal('new')
     expect(a.begin(7)).to.equal('running')
     expect(r.of('client-b').begin(7)).to.equal('new') // ids are per connection
-    a.finish(7, [7, 0, 'x'])
+    const reply = Buffer.from('packed reply of 7')
+    a.finish(7, reply)
     t = 499
-    expect(r.of('client-a').begin(7)).to.deep.equal([7, 0, 'x'])
+    expect(r.of('client-a').begin(7)).to.deep.equal(reply)
     t = 999
-    expect(r.of('client-a').begin(7)).to.deep.equal([7, 0, 'x']) // in the previous generation
+    expect(r.of('client-a').begin(7)).to.deep.equal(reply) // in the previous generation
     t = 1500
     expect(r.of('client-a').begin(7)).to.equal('new') //          forgotten after the window
     for (let i = 0; i < 1000; i++) r.of(`client-${i % 7}`).begin(i)
@@ -87,6 +88,26 @@ describe('recent requests memory', () => {
     const c = r.of('client-6')
     c.forget(993)
     expect(c.begin(993)).to.equal('new')
+  })
+
+  it('keeps replies as bytes in an arena: small and large, read back exactly, also when finished after a rotation', async () => {
+    const { RecentRequests } = await import('../peer/recent-requests.js')
+    let t = 0
+    const r = new RecentRequests({ windowMs: 1000, max: 1e6, clock: { now: () => t } })
+    const c = r.of('client')
+    const replies = new Map()
+    for (let i = 0; i < 3000; i++) {
+      c.begin(i)
+      const bytes = Buffer.alloc(i % 7 === 0 ? 20000 + i : 1 + (i % 300), i % 251) // some larger than a chunk's quarter
+      replies.set(i, bytes)
+      c.finish(i, bytes)
+    }
+    c.begin(5000) //                        running across a rotation...
+    t = 600
+    const again = r.of('client')
+    again.finish(5000, Buffer.from('late')) // ...finished in the previous generation
+    for (const [i, bytes] of replies) expect(again.begin(i).equals(bytes), `reply ${i}`).to.equal(true)
+    expect(again.begin(5000).toString()).to.equal('late')
   })
 
   it('starts a new generation once half of maxBytes of replies is remembered', async () => {
