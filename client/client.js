@@ -24,6 +24,7 @@ import { normalizeRemote } from '../protocol/endpoint.js'
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
 const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
 const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
+const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
 const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
 
 function stateName (n) {
@@ -201,7 +202,9 @@ export class Client extends EventEmitter {
    * Coalescing: requests for one peer made in the same turn of the event loop leave together,
    * in as few frames as the size and count limits allow, at the end of the turn (setImmediate).
    * A request that is alone (nothing else in flight to its peer, nothing waiting) leaves at
-   * once, so low load pays no added latency. Each request in a frame still fails over on its own.
+   * once, so low load pays no added latency. Under heavy load, once half the requests in
+   * flight to the peer (and at least EARLY_FLUSH) are waiting, they leave before the turn
+   * ends. Each request in a frame still fails over on its own.
    */
   enqueue (peer, call, packed) {
     if (peer.outbox.length === 0 && peer.calls.size === 1) {
@@ -210,6 +213,10 @@ export class Client extends EventEmitter {
     }
     if (peer.outbox.length === 0) setImmediate(() => this.flush(peer))
     peer.outbox.push(call, packed)
+    // Pipelining: once half the requests in flight to this peer wait here (at least
+    // EARLY_FLUSH), they leave without waiting for the turn to end, so the peer works on them
+    // while this process makes the rest: the two ends overlap instead of taking turns.
+    if (peer.outbox.length >= 2 * Math.max(EARLY_FLUSH, peer.calls.size >> 1)) this.flush(peer)
   }
 
   flush (peer) {

@@ -195,15 +195,27 @@ describe('client failover logic (fake transport, fake clock)', () => {
     const rs = []
     rs.push(track(client.request('echo', 0)))
     expect(net.frames).to.equal(1) // nothing else in flight: sent before request() returned
-    for (let i = 1; i < 50; i++) rs.push(track(client.request('echo', i)))
-    expect(net.frames).to.equal(1) // the other 49 wait for the end of the turn...
+    for (let i = 1; i < 30; i++) rs.push(track(client.request('echo', i)))
+    expect(net.frames).to.equal(1) // the next 29 wait for the end of the turn...
     await tick(clock, 5)
     expect(net.frames).to.equal(2) // ...and leave together
-    expect(rs.map((r) => r.value)).to.deep.equal(Array.from({ length: 50 }, (_, i) => i))
+    expect(rs.map((r) => r.value)).to.deep.equal(Array.from({ length: 30 }, (_, i) => i))
     const lone = track(client.request('echo', 'alone'))
     expect(net.frames).to.equal(3)
     await tick(clock, 5)
     expect(lone.value).to.equal('alone')
+  })
+
+  it('pipelining: under heavy load, half of what is in flight leaves before the turn ends', async () => {
+    const { clock, net, client } = setup({}, [A])
+    net.up(A)
+    const rs = Array.from({ length: 300 }, (_, i) => track(client.request('echo', i)))
+    // Still in the same turn: most requests already left, in frames of at least 32.
+    expect(net.log.length).to.be.at.least(150)
+    expect(net.frames).to.be.within(3, 8)
+    await tick(clock, 5)
+    expect(rs.map((r) => r.value)).to.deep.equal(Array.from({ length: 300 }, (_, i) => i))
+    expect(net.frames).to.be.at.most(9)
   })
 
   it('a lost connection moves an idempotent request to another peer', async () => {
@@ -246,7 +258,7 @@ describe('client failover logic (fake transport, fake clock)', () => {
     net.up(A)
     const rs = Array.from({ length: 40 }, (_, i) => track(client.request('echo', i, { timeout: 1000, idempotent: i % 2 === 0 })))
     await tick(clock, 10)
-    expect(net.frames).to.equal(2) // the first alone at once, the other 39 together
+    expect(net.frames).to.equal(3) // the first alone at once, 32 as soon as they wait, the last 7 at the turn's end
     expect(net.log.filter(([ep]) => ep === A)).to.have.length(40)
     net.up(B)
     net.down(A)
