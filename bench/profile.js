@@ -51,12 +51,16 @@ function report (title, p) {
     total += us
     const cf = byId.get(id).callFrame
     const file = shortFile(cf.url)
-    const fn = `${cf.functionName || '(anonymous)'} ${file}${cf.url ? ':' + (cf.lineNumber + 1) : ''}`
+    // Functions without a script are native: V8's own entries in parentheses, and built-in or
+    // addon code (the zeromq addon's send and receive show up under names such as "Proxy").
+    const special = cf.url === '' && cf.functionName.startsWith('(')
+    const name = cf.url === '' && !special ? `native: ${cf.functionName || 'anonymous'}` : cf.functionName || '(anonymous)'
+    const fn = `${name}${file ? ' ' + file + ':' + (cf.lineNumber + 1) : ''}`
     fns.set(fn, (fns.get(fn) ?? 0) + us)
-    const group = file || cf.functionName
+    const group = file || (special ? cf.functionName : 'native (built-ins, the zeromq addon)')
     files.set(group, (files.get(group) ?? 0) + us)
   }
-  const busy = total - (fns.get('(idle) ') ?? 0)
+  const busy = total - (fns.get('(idle)') ?? 0)
   const pct = (us) => (100 * us / busy).toFixed(1).padStart(5) + '%'
   console.log(`## ${title}: ${(busy / 1e6).toFixed(2)} s busy of ${(total / 1e6).toFixed(2)} s\n`)
   console.log('self time by file (share of busy time):')
