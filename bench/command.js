@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url'
 import os from 'node:os'
 import { Client } from '../client/index.js'
-import { child, drive, rawClient, rawBatchedClient, killChildren, PAYLOAD } from './harness.js'
+import { child, drive, rawClient, killChildren, PAYLOAD } from './harness.js'
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 
@@ -32,7 +32,7 @@ export async function runBench ({ seeds, concurrency = [1, 16, 256], seconds = 5
   if (compare) {
     const raw = rawClient((await child([here('./raw-echo-server.js')])).line)
     systems.push({ name: 'raw zeromq.js', one: raw.one, close: raw.close })
-    const rawX32 = rawBatchedClient((await child([here('./raw-echo-server.js')])).line, 32)
+    const rawX32 = rawClient((await child([here('./raw-echo-server.js')])).line, 32)
     systems.push({ name: 'raw zeromq.js, 32 per message', one: rawX32.one, close: rawX32.close })
     const broker = rawClient((await child([here('./broker.js'), '2'])).line)
     systems.push({ name: 'broker (zeromq Proxy, 2 workers)', one: broker.one, close: broker.close })

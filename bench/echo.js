@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import os from 'node:os'
 import { Client } from '../index.js'
-import { child, drive, rawClient, rawBatchedClient, killChildren, PAYLOAD } from './harness.js'
+import { child, drive, rawClient, killChildren, PAYLOAD } from './harness.js'
 
 const { values } = parseArgs({
   options: {
@@ -30,7 +30,7 @@ const brokerEp = (await child([here('./broker.js'), '2'])).line
 // --threads 0: echo on the peer's main thread, so this measures the request path, not a thread hop
 const peerEp = (await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0'])).line
 const raw = rawClient(rawEp)
-const rawX32 = rawBatchedClient(rawX32Ep, 32)
+const rawX32 = rawClient(rawX32Ep, 32)
 const broker = rawClient(brokerEp)
 const client = new Client({ seeds: [peerEp], timeout: 30000 })
 await client.request('echo', PAYLOAD)

@@ -53,16 +53,17 @@ export async function drive (concurrency, one, { seconds, warmupMs = 500, onTick
 }
 
 /**
- * A raw zeromq.js Dealer with requests coalesced: the requests made in one turn of the event
- * loop leave at its end, up to `perMessage` per ZeroMQ message (a multipart message of
- * [id, body] pairs, which the echo servers send back whole). One writer, one reader.
+ * A raw zeromq.js Dealer: one writer, one reader, replies matched by a 4-byte id. With
+ * `perMessage` 1 each request is its own ZeroMQ message, sent at once; with more, the
+ * requests of one turn of the event loop leave at its end, up to `perMessage` per message
+ * (a multipart message of [id, body] pairs, which the echo servers send back whole).
  */
-export function rawBatchedClient (endpoint, perMessage = 32) {
+export function rawClient (endpoint, perMessage = 1) {
   const sock = new zmq.Dealer({ linger: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
   sock.connect(endpoint)
   const pending = new Map()
   let nextId = 0
-  let queue = []
+  let queue = [] // id, body, id, body, ...
   let writing = false
   const body = Buffer.from(JSON.stringify(PAYLOAD))
   async function write () {
@@ -92,45 +93,9 @@ export function rawBatchedClient (endpoint, perMessage = 32) {
       const idb = Buffer.allocUnsafe(4)
       idb.writeUInt32LE(id)
       pending.set(id, resolve)
-      if (queue.length === 0 && !writing) setImmediate(write)
+      const idle = queue.length === 0 && !writing
       queue.push(idb, body)
-    }),
-    close: () => sock.close(),
-  }
-}
-
-/** A raw zeromq.js Dealer: one writer queue, one reader, replies matched by a 4-byte id. */
-export function rawClient (endpoint) {
-  const sock = new zmq.Dealer({ linger: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
-  sock.connect(endpoint)
-  const pending = new Map()
-  let nextId = 0
-  const queue = []
-  let writing = false
-  const body = Buffer.from(JSON.stringify(PAYLOAD))
-  async function write () {
-    writing = true
-    while (queue.length > 0) await sock.send(queue.shift())
-    writing = false
-  }
-  ;(async () => {
-    try {
-      for await (const [id] of sock) {
-        const k = id.readUInt32LE(0)
-        const r = pending.get(k)
-        pending.delete(k)
-        r?.()
-      }
-    } catch {}
-  })()
-  return {
-    one: () => new Promise((resolve) => {
-      const id = nextId++ >>> 0
-      const idb = Buffer.allocUnsafe(4)
-      idb.writeUInt32LE(id)
-      pending.set(id, resolve)
-      queue.push([idb, body])
-      if (!writing) write()
+      if (idle) perMessage === 1 ? write() : setImmediate(write)
     }),
     close: () => sock.close(),
   }
