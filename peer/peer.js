@@ -195,7 +195,7 @@ export class Peer extends EventEmitter {
         this.dispatcher.run(req, (entry) => {
           const packed = this.packReply(entry)
           // Refusals are not remembered: a request refused busy or draining may come back.
-          // A reply is remembered packed: one small object, and ready to be sent again.
+          // A reply is remembered as its packed bytes, ready to be sent again as they are.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
           else recent.finish(entry[0], packed)
           this.sendReply(clientId, client, packed)
