@@ -4,7 +4,9 @@
 //   broker   a zeromq Proxy (ROUTER/DEALER) in front of 2 echo workers, one message per request
 // Servers in child processes, clients in this one. These machines are noisy, so each
 // concurrency runs `--rounds` rounds with the systems in turn, and the medians are reported.
-// Usage: node bench/echo.js [--seconds 2] [--rounds 3] [--concurrency 1,16,256] [--json]
+// Usage: node bench/echo.js [--seconds 2] [--rounds 3] [--concurrency 1,16,256]
+//        [--systems raw,raw-x32,broker,zeromesh] [--json]
+// (--systems raw,zeromesh with many short rounds is the quicker A/B for latency at 1 in flight)
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import os from 'node:os'
@@ -17,29 +19,32 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     json: { type: 'boolean' },
     concurrency: { type: 'string', default: '1,16,256' },
+    systems: { type: 'string', default: 'raw,raw-x32,broker,zeromesh' },
   },
 })
+const WANTED = new Set(values.systems.split(','))
+for (const name of WANTED) {
+  if (!['raw', 'raw-x32', 'broker', 'zeromesh'].includes(name)) throw new Error(`--systems: unknown system ${name} (raw, raw-x32, broker, zeromesh)`)
+}
+if (!WANTED.has('raw') || !WANTED.has('zeromesh')) throw new Error('--systems must include raw and zeromesh (the ratios are zeromesh / raw)')
 const SECONDS = Number(values.seconds)
 const ROUNDS = Number(values.rounds)
 const LEVELS = values.concurrency.split(',').map(Number)
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 
-const rawEp = (await child([here('./raw-echo-server.js')])).line
-const rawX32Ep = (await child([here('./raw-echo-server.js')])).line
-const brokerEp = (await child([here('./broker.js'), '2'])).line
+const raw = rawClient((await child([here('./raw-echo-server.js')])).line)
+const rawX32 = WANTED.has('raw-x32') ? rawClient((await child([here('./raw-echo-server.js')])).line, 32) : null
+const broker = WANTED.has('broker') ? rawClient((await child([here('./broker.js'), '2'])).line) : null
 // --threads 0: echo on the peer's main thread, so this measures the request path, not a thread hop
 const peerEp = (await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0'])).line
-const raw = rawClient(rawEp)
-const rawX32 = rawClient(rawX32Ep, 32)
-const broker = rawClient(brokerEp)
 const client = new Client({ seeds: [peerEp], timeout: 30000 })
 await client.request('echo', PAYLOAD)
 const systems = [
   { name: 'raw', one: raw.one },
-  { name: 'raw x32', one: rawX32.one },
-  { name: 'broker', one: broker.one },
+  rawX32 && { name: 'raw x32', one: rawX32.one },
+  broker && { name: 'broker', one: broker.one },
   { name: 'zeromesh', one: () => client.request('echo', PAYLOAD) },
-]
+].filter(Boolean)
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2 }
 const results = []
@@ -52,10 +57,11 @@ for (const c of LEVELS) {
   for (const [name, rs] of runs) {
     row[name] = { rps: Math.round(median(rs.map((x) => x.rps))), p50: median(rs.map((x) => x.p50)), p99: median(rs.map((x) => x.p99)), rounds: rs.map((x) => x.rps) }
   }
+  const vs = (name) => row[name] === undefined ? null : +(row.zeromesh.rps / row[name].rps).toFixed(2)
   row.ratio = {
-    rpsVsRaw: +(row.zeromesh.rps / row.raw.rps).toFixed(2),
-    rpsVsRawX32: +(row.zeromesh.rps / row['raw x32'].rps).toFixed(2),
-    rpsVsBroker: +(row.zeromesh.rps / row.broker.rps).toFixed(2),
+    rpsVsRaw: vs('raw'),
+    rpsVsRawX32: vs('raw x32'),
+    rpsVsBroker: vs('broker'),
     p50VsRaw: +(row.zeromesh.p50 / row.raw.p50).toFixed(2),
     p99VsRaw: +(row.zeromesh.p99 / row.raw.p99).toFixed(2),
   }
@@ -64,10 +70,11 @@ for (const c of LEVELS) {
     const cell = (x) => `${String(x.rps).padStart(7)} req/s p50 ${x.p50.toFixed(2)} p99 ${x.p99.toFixed(2)}`
     console.error(`C=${c} (medians of ${ROUNDS} x ${SECONDS} s)`)
     for (const s of systems) console.error(`  ${s.name.padEnd(9)} ${cell(row[s.name])}   rounds: ${row[s.name].rounds.join(', ')}`)
-    console.error(`  zeromesh / raw: ${row.ratio.rpsVsRaw}x req/s, ${row.ratio.p50VsRaw}x p50, ${row.ratio.p99VsRaw}x p99; / raw x32: ${row.ratio.rpsVsRawX32}x; / broker: ${row.ratio.rpsVsBroker}x`)
+    const others = [['raw x32', row.ratio.rpsVsRawX32], ['broker', row.ratio.rpsVsBroker]].filter(([, r]) => r !== null).map(([n, r]) => `; / ${n}: ${r}x`).join('')
+    console.error(`  zeromesh / raw: ${row.ratio.rpsVsRaw}x req/s, ${row.ratio.p50VsRaw}x p50, ${row.ratio.p99VsRaw}x p99${others}`)
   }
 }
-raw.close(); rawX32.close(); broker.close()
+raw.close(); rawX32?.close(); broker?.close()
 await client.close()
 killChildren()
 const report = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, seconds: SECONDS, rounds: ROUNDS, results }
