@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Session } from 'node:inspector/promises'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client } from '../index.js'
@@ -30,7 +30,9 @@ await client.close()
 const exited = new Promise((resolve) => peer.child.once('exit', resolve))
 peer.child.kill('SIGTERM') // the peer drains and exits, and V8 writes its profile
 await exited
-const peerProfile = JSON.parse(readFileSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))), 'utf8'))
+// The newest profile: a --keep folder may hold earlier runs'.
+const newest = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(dir, f)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
+const peerProfile = JSON.parse(readFileSync(newest, 'utf8'))
 
 console.log(`C=${values.concurrency}, ${values.seconds} s: ${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms (profilers on: slower than bench/echo.js)\n`)
 report('client (this process: the driver loops and the Client)', profile)

@@ -52,7 +52,6 @@ export class Call {
 
   /** `endpoint` answered: nothing to cancel there. */
   answeredBy (endpoint) {
-    if (this.outstanding.length === 1 && this.outstanding[0] === endpoint) { this.outstanding = NONE; return }
     const i = this.outstanding.indexOf(endpoint)
     if (i >= 0) this.outstanding.splice(i, 1)
   }

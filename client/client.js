@@ -211,7 +211,10 @@ export class Client extends EventEmitter {
       this.transport.send(peer.endpoint, [requestFrame([packed])], (code) => this.onSent(call, peer, code))
       return
     }
-    if (peer.outbox.length === 0) setImmediate(() => this.flush(peer))
+    if (!peer.flushQueued) {
+      peer.flushQueued = true
+      setImmediate(() => { peer.flushQueued = false; this.flush(peer) })
+    }
     peer.outbox.push(call, packed)
     // Pipelining: once half the requests in flight to this peer wait here (at least
     // EARLY_FLUSH), they leave without waiting for the turn to end, so the peer works on them

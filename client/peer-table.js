@@ -22,6 +22,7 @@ export class CallList {
     this.size++
   }
 
+  /** Removes `call`, which must be in this list or in none; false when it was in none. */
   delete (call) {
     if (call.listPrev !== null) call.listPrev.listNext = call.listNext
     else if (this.head === call) this.head = call.listNext
@@ -44,6 +45,7 @@ export class PeerEntry {
     this.state = 'down' // down until its handshake completes
     this.calls = new CallList() // calls whose current attempt is on this peer
     this.outbox = [] //       call, packed entry, call, ... waiting for the end of this turn
+    this.flushQueued = false // a flush of the outbox is queued for the end of this turn
     this.latencyMs = null
     this.failures = 0 // consecutive
     this.lastError = null

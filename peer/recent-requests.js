@@ -54,7 +54,10 @@ export class RecentRequests {
   /** Requests remembered, all connections together (for tests and stats). */
   get size () {
     let n = 0
-    for (const c of this.clients.values()) { c.catchUp(); n += c.current.size + c.previous.size }
+    for (const c of this.clients.values()) {
+      if (c.generation === this.generation) n += c.current.size + c.previous.size
+      else if (c.generation === this.generation - 1) n += c.current.size // its current is the previous now
+    }
     return n
   }
 }
