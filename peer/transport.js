@@ -80,10 +80,13 @@ export class PeerTransport {
     })
   }
 
+  // receive() awaited directly: zeromq.js's async iterator adds a promise, two microtask
+  // hops and a native `closed` read to every message.
   async receiveLoop () {
     const s = this.socket
     try {
-      for await (const msg of s) {
+      while (this.socket === s) { // close() sets it null before closing
+        const msg = await s.receive()
         const clientId = msg[0]
         try {
           this.o.onMessage(clientId, msg.length > 1 ? msg.slice(1) : [])
@@ -100,7 +103,7 @@ export class PeerTransport {
   /** Sends a reply. Never throws and never blocks; a reply to a client that left is dropped. */
   send (clientId, frames) {
     const s = this.socket
-    if (s === null || s.closed) { this.o.onDrop('closed'); return }
+    if (s === null) { this.o.onDrop('closed'); return } // close() sets it null first
     const msg = frames.length === 1 ? [clientId, frames[0]] : [clientId, ...frames]
     s.send(msg).catch((err) => this.sendFailed(err, msg, Date.now() + EAGAIN_GIVE_UP_MS))
   }
