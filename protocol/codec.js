@@ -14,6 +14,7 @@ const unpackr = new Unpackr({
 })
 
 const knownTypes = new Set(Object.values(MessageType))
+const AFTER_HEADER = Object.freeze({ start: HEADER_SIZE }) // unpack the body in place, no view per frame
 
 /** Whether a frame starts with the zeromesh signature (whatever its version). */
 export function hasSignature (frame) {
@@ -57,14 +58,15 @@ function writeArrayHeader (out, at, n) {
 
 /** `prefix` bytes are left for the caller; then the array header and the entries. */
 function joinEntries (type, prefix, packed) {
-  let size = HEADER_SIZE + prefix.length + 5
-  for (let i = 0; i < packed.length; i++) size += packed[i].length
+  const n = packed.length
+  let size = HEADER_SIZE + prefix.length + (n < 16 ? 1 : n < 65536 ? 3 : 5)
+  for (let i = 0; i < n; i++) size += packed[i].length
   const out = Buffer.allocUnsafe(size)
   writeHead(out, 0, type)
   out.set(prefix, HEADER_SIZE)
-  let at = writeArrayHeader(out, HEADER_SIZE + prefix.length, packed.length)
-  for (let i = 0; i < packed.length; i++) { out.set(packed[i], at); at += packed[i].length }
-  return out.subarray(0, at)
+  let at = writeArrayHeader(out, HEADER_SIZE + prefix.length, n)
+  for (let i = 0; i < n; i++) { out.set(packed[i], at); at += packed[i].length }
+  return out
 }
 
 const NO_PREFIX = Buffer.alloc(0)
@@ -198,7 +200,7 @@ export function decode (buf, limits = Limits) {
   }
   let body
   try {
-    body = unpackr.unpack(buf.subarray(HEADER_SIZE))
+    body = unpackr.unpack(buf, AFTER_HEADER)
   } catch (cause) {
     // msgpackr throws Error or RangeError (deep nesting); both become a ProtocolError.
     const err = fail(`undecodable body: ${cause?.message ?? cause}`)
@@ -290,9 +292,10 @@ function decodeRequest (body, version, maxBatch, maxDepth, maxMethodLength) {
   checkList(body, 'request list', maxBatch)
   const requests = []
   const invalid = [] // entries with a usable id but a bad field: answered INVALID_REQUEST
-  for (const e of body) {
+  for (let i = 0; i < body.length; i++) {
+    const e = body[i]
     if (!Array.isArray(e) || e.length < 4) throw fail('a request entry must be [id, method, args, timeoutMs]')
-    const [id, method, args, timeoutMs] = e
+    const id = e[0]; const method = e[1]; const args = e[2]; const timeoutMs = e[3]
     if (!isUint(id)) throw fail('a request id must be an integer from 0 to 2^53-1')
     let reason = null
     if (typeof method !== 'string' || method.length === 0 || method.length > maxMethodLength) {
@@ -316,7 +319,7 @@ function decodeReply (body, version, maxBatch, maxDepth) {
   for (let i = 0; i < list.length; i++) {
     const e = list[i]
     if (!Array.isArray(e) || e.length < 3) throw fail('a reply entry must be [id, status, value]')
-    const [id, status, value] = e
+    const id = e[0]; const status = e[1]; const value = e[2]
     if (!isUint(id)) throw fail('a reply id must be an integer from 0 to 2^53-1')
     if (!isUint(status, 255)) throw fail('a reply status must be an integer from 0 to 255')
     if (status === Status.OK) {
