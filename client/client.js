@@ -13,7 +13,7 @@ import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
-import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
+import { encodeRequest, encodeCancel, decode, hasSignature, packEntryWithRoom, requestFrame, loneRequestFrame, REQUEST_ROOM, FRAME_OVERHEAD } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
@@ -173,13 +173,15 @@ export class Client extends EventEmitter {
 
   attempt (call, peer, now = this.clock.now()) {
     const remaining = Math.max(1, Math.ceil(call.deadline - now))
+    // A lone request (see enqueue) is packed with its frame's room in front, to leave as is.
+    const room = peer.outbox.length === 0 && peer.calls.size === 0 ? REQUEST_ROOM : 0
     let packed
     try {
-      packed = packEntry([call.id, call.method, call.args, remaining])
+      packed = packEntryWithRoom([call.id, call.method, call.args, remaining], room)
     } catch (err) {
       return this.settle(call, invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`))
     }
-    const size = FRAME_OVERHEAD + packed.length
+    const size = FRAME_OVERHEAD + packed.length - room
     if (size > this.options.maxMessageSize) {
       return this.settle(call, invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.options.maxMessageSize}`))
     }
@@ -195,22 +197,23 @@ export class Client extends EventEmitter {
     if (call.hedge !== null && call.idempotent && call.attempts === 1) {
       call.hedgeTimer = this.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
     }
+    if (room !== 0) {
+      this.transport.send(peer.endpoint, [loneRequestFrame(packed)], (code) => this.onSent(call, peer, code))
+      return
+    }
     this.enqueue(peer, call, packed)
   }
 
   /**
    * Coalescing: requests for one peer made in the same turn of the event loop leave together,
    * in as few frames as the size and count limits allow, at the end of the turn (setImmediate).
-   * A request that is alone (nothing else in flight to its peer, nothing waiting) leaves at
-   * once, so low load pays no added latency. Under heavy load, once half the requests in
-   * flight to the peer (and at least EARLY_FLUSH) are waiting, they leave before the turn
-   * ends. Each request in a frame still fails over on its own.
+   * A request that is alone (nothing else in flight to its peer, nothing waiting) does not
+   * come here: attempt() sends it at once, so low load pays no added latency. Under heavy
+   * load, once half the requests in flight to the peer (and at least EARLY_FLUSH) are
+   * waiting, they leave before the turn ends. Each request in a frame still fails over on
+   * its own.
    */
   enqueue (peer, call, packed) {
-    if (peer.outbox.length === 0 && peer.calls.size === 1) {
-      this.transport.send(peer.endpoint, [requestFrame([packed])], (code) => this.onSent(call, peer, code))
-      return
-    }
     if (!peer.flushQueued) {
       peer.flushQueued = true
       setImmediate(() => { peer.flushQueued = false; this.flush(peer) })

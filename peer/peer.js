@@ -10,7 +10,10 @@ import { RecentRequests } from './recent-requests.js'
 import { WorkerPool } from './worker-pool.js'
 import { collectHandlers } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
-import { decode, encodePong, encodeError, encodeGossip, encodeMembers, packEntry, replyFrame, replyHead, FRAME_OVERHEAD } from '../protocol/codec.js'
+import {
+  decode, encodePong, encodeError, encodeGossip, encodeMembers, packEntryWithRoom, replyFrame, replyHead, replyRoom,
+  loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM,
+} from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
 import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
@@ -165,7 +168,7 @@ export class Peer extends EventEmitter {
       case MessageType.SYNC:
         return this.onGossip(clientId, msg)
       case MessageType.CANCEL: {
-        const recent = this.recent.of(clientId.toString('latin1'))
+        const recent = this.recent.of(connectionKey(clientId))
         for (const id of msg.ids) this.dispatcher.cancel(recent, id)
         return
       }
@@ -179,8 +182,8 @@ export class Peer extends EventEmitter {
   }
 
   onRequests (clientId, msg) {
-    const client = clientId.toString('latin1') // once per frame: duplicates memory and the reply outbox
-    const reply = (entry) => this.sendReply(clientId, client, this.packReply(entry))
+    const client = connectionKey(clientId) // once per frame: duplicates memory and the reply outbox
+    const reply = (entry) => { this.answer(clientId, client, entry) }
     const now = this.options.clock.now() // once per frame
     const recent = this.recent.of(client, now)
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
@@ -193,12 +196,11 @@ export class Peer extends EventEmitter {
         if (seen === 'running') { this.counts.duplicates++; continue }
         if (seen !== 'new') { this.counts.duplicates++; this.sendReply(clientId, client, seen); continue }
         this.dispatcher.run(req, (entry) => {
-          const packed = this.packReply(entry)
+          const packed = this.answer(clientId, client, entry) // first: remembering is off the reply's path
           // Refusals are not remembered: a request refused busy or draining may come back.
           // A reply is remembered as its packed bytes, ready to be sent again as they are.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
           else recent.finish(entry[0], packed)
-          this.sendReply(clientId, client, packed)
         }, recent, now)
       }
     } finally {
@@ -212,17 +214,40 @@ export class Peer extends EventEmitter {
     }, () => { this.counts.dropped++ })
   }
 
-  /** A reply entry packed; a result that cannot be encoded or sent becomes a coded error. */
-  packReply (entry) {
+  /**
+   * Packs a reply entry and sends it (see sendReply); returns the packed entry. The reply to a
+   * lone request is packed with its frame's room in front and leaves as it is, without a copy.
+   */
+  answer (clientId, client, entry) {
+    if (this.loneClient === client) {
+      const head = this.replyHead()
+      const room = replyRoom(head)
+      if (room <= MAX_ROOM) {
+        const out = this.packReply(entry, room)
+        this.transport.send(clientId, [loneReplyFrame(head, out)])
+        return out.subarray(room)
+      }
+    }
+    const packed = this.packReply(entry)
+    this.sendReply(clientId, client, packed)
+    return packed
+  }
+
+  /**
+   * A reply entry packed, `room` bytes after the start of the result (packEntryWithRoom); a result
+   * that cannot be encoded or sent becomes a coded error.
+   */
+  packReply (entry, room = 0) {
     let packed
     try {
-      packed = packEntry(entry)
+      packed = packEntryWithRoom(entry, room)
     } catch (err) {
-      packed = packEntry([entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']])
+      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']], room)
     }
     const max = this.options.maxMessageSize
-    if (FRAME_OVERHEAD + META_ROOM + packed.length > max) {
-      packed = packEntry([entry[0], Status.REMOTE, [`reply of ${packed.length} bytes is larger than maxMessageSize ${max}`, 'ERR_ZEROMESH_TOO_LARGE']])
+    const size = packed.length - room
+    if (FRAME_OVERHEAD + META_ROOM + size > max) {
+      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`reply of ${size} bytes is larger than maxMessageSize ${max}`, 'ERR_ZEROMESH_TOO_LARGE']], room)
     }
     return packed
   }
@@ -338,6 +363,15 @@ export class Peer extends EventEmitter {
     await this.transport?.close()
     this.state = 'stopped'
   }
+}
+
+/**
+ * The key of a client connection in the duplicates memory and the reply outboxes, from its
+ * routing id: libzmq's own ids (5 bytes, the first one 0) by their number, so no string is
+ * built per frame; any other id by its latin1 string. Either way one id, one key.
+ */
+function connectionKey (id) {
+  return id.length === 5 && id[0] === 0 ? id.readUInt32BE(1) : id.toString('latin1')
 }
 
 function toFrame (x) {

@@ -31,7 +31,7 @@ export class RecentRequests {
     this.arena = new ReplyArena() // the replies of the current generation
   }
 
-  /** The memory of one connection; `client` is its routing id as a latin1 string. */
+  /** The memory of one connection; `client` is its key (a number or a string, see peer.js). */
   of (client, now = this.clock.now()) {
     if (now - this.since >= this.half) this.rotate()
     let c = this.clients.get(client)

@@ -47,6 +47,47 @@ export function packEntry (entry) {
   return packr.pack(entry)
 }
 
+/**
+ * An entry packed with `room` bytes left free in front of it (0 to MAX_ROOM), so a frame of
+ * this one entry can be finished in place: see loneRequestFrame and loneReplyFrame.
+ */
+export function packEntryWithRoom (entry, room) {
+  return room === 0 ? packr.pack(entry) : packr.pack(entry, RESERVE_START_SPACE | room)
+}
+
+/** The most room packEntryWithRoom can leave in front of an entry. */
+export const MAX_ROOM = 0xff
+
+/** The room loneRequestFrame needs in front of its entry. */
+export const REQUEST_ROOM = HEADER_SIZE + 1
+
+/**
+ * A REQUEST frame of one entry, written around it in place: `packed` is
+ * packEntryWithRoom(entry, REQUEST_ROOM). The same bytes as encodeRequest([entry]), with no copy.
+ */
+export function loneRequestFrame (packed) {
+  writeHead(packed, 0, MessageType.REQUEST)
+  packed[HEADER_SIZE] = 0x91 // [entry]
+  return packed
+}
+
+/** The room loneReplyFrame needs in front of its entry, for a replyHead() of `head`. */
+export function replyRoom (head) {
+  return HEADER_SIZE + head.length + 1
+}
+
+/**
+ * A REPLY frame of one entry, written around it in place: `packed` is
+ * packEntryWithRoom(entry, replyRoom(head)) and `head` a replyHead(). The same bytes as
+ * replyFrame(head, [entry packed]), with no copy.
+ */
+export function loneReplyFrame (head, packed) {
+  writeHead(packed, 0, MessageType.REPLY)
+  packed.set(head, HEADER_SIZE)
+  packed[HEADER_SIZE + head.length] = 0x91 // [entry]
+  return packed
+}
+
 /** Writes a MessagePack array header for `n` items at `at`; returns the position after it. */
 function writeArrayHeader (out, at, n) {
   if (n < 16) { out[at] = 0x90 | n; return at + 1 }

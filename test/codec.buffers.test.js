@@ -1,6 +1,9 @@
 import { expect } from 'chai'
 import { Unpackr } from 'msgpackr'
-import { packEntry, requestFrame, replyFrame, encodeRequest, encodeReply, decode } from '../protocol/codec.js'
+import {
+  packEntry, packEntryWithRoom, requestFrame, replyFrame, replyHead, replyRoom, loneRequestFrame, loneReplyFrame,
+  REQUEST_ROOM, encodeRequest, encodeReply, decode,
+} from '../protocol/codec.js'
 
 // The codec keeps msgpackr's results without copying them (protocol/codec.js): a result must
 // stay intact however many packs follow, across msgpackr's slab replacements.
@@ -24,5 +27,27 @@ describe('codec buffers', () => {
       const replies = Array.from({ length: n }, (_, i) => [i + 1, 0, { v: i }])
       expect(replyFrame({ mv: 3, load: 1 }, replies.map(packEntry)).equals(encodeReply({ mv: 3, load: 1 }, replies))).to.equal(true)
     }
+  })
+
+  it('a lone frame written around its entry in place has the bytes of one encoded whole, and keeps them while packs follow', () => {
+    const meta = { mv: 9, load: 2 }
+    const head = replyHead(meta)
+    const kept = []
+    for (let i = 0; i < 300; i++) {
+      const req = [i + 1, 'echo', { s: 'x'.repeat(i * 5) }, 1000]
+      const rep = [i + 1, 0, { s: 'y'.repeat(i * 5) }]
+      const reqFrame = loneRequestFrame(packEntryWithRoom(req, REQUEST_ROOM))
+      const repFrame = loneReplyFrame(head, packEntryWithRoom(rep, replyRoom(head)))
+      // what a peer remembers of a lone reply: the entry's own bytes, behind the room
+      expect(repFrame.subarray(replyRoom(head)).equals(packEntry(rep))).to.equal(true)
+      kept.push([reqFrame, Buffer.from(encodeRequest([req])), repFrame, Buffer.from(encodeReply(meta, [rep]))])
+      packEntry(['noise', 'z'.repeat(i * 13)])
+    }
+    for (let i = 0; i < 20; i++) packEntry({ big: Buffer.alloc(20000 + i, 7) }) // larger than a slab
+    for (const [reqFrame, reqWhole, repFrame, repWhole] of kept) {
+      expect(reqFrame.equals(reqWhole)).to.equal(true)
+      expect(repFrame.equals(repWhole)).to.equal(true)
+    }
+    expect(packEntryWithRoom([1, 'm', null, 5], 0).equals(packEntry([1, 'm', null, 5]))).to.equal(true)
   })
 })

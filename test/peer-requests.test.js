@@ -39,6 +39,34 @@ describe('duplicate requests on a peer', () => {
     const [theirs] = await other.receive()
     expect(decode(theirs).replies[0]).to.include({ id: 7, value: 2 })
   })
+
+  it('keeps one memory per connection whatever its routing id, and answers a duplicate of a lone request with the same bytes', async () => {
+    let runs = 0
+    const p = await h.peer({ handlers: { now: () => ++runs } }) // synchronous: a lone request's reply is written in place
+    const dealer = (routingId) => {
+      const s = new zmq.Dealer({ linger: 0, receiveTimeout: 3000, ...(routingId === undefined ? {} : { routingId }) })
+      sockets.push(s)
+      s.connect(p.endpoint)
+      return s
+    }
+    // libzmq's own 5-byte id, a user-set id of the same length, and a longer one
+    const clients = [dealer(), dealer('ABCDE'), dealer('client-with-a-longer-id')]
+    const req = encodeRequest([[42, 'now', null, 2000]])
+    const firsts = []
+    for (const s of clients) {
+      await s.send([req])
+      const [reply] = await s.receive()
+      firsts.push(reply)
+    }
+    expect(firsts.map((f) => decode(f).replies[0].value)).to.deep.equal([1, 2, 3])
+    for (const [i, s] of clients.entries()) {
+      await s.send([req]) // a duplicate: answered from memory, with the same reply
+      const [again] = await s.receive()
+      expect(again.equals(firsts[i]), `client ${i}`).to.equal(true)
+    }
+    expect(runs).to.equal(3)
+    expect(p.stats().duplicates).to.equal(3)
+  })
 })
 
 describe('cancellation', () => {
