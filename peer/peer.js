@@ -183,15 +183,16 @@ export class Peer extends EventEmitter {
 
   onRequests (clientId, msg) {
     const client = connectionKey(clientId) // once per frame: duplicates memory and the reply outbox
-    const reply = (entry) => { this.answer(clientId, client, entry) }
     const now = this.options.clock.now() // once per frame
     const recent = this.recent.of(client, now)
+    const { requests, invalid } = msg
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
     // at once when its handler returns synchronously: no added latency at low load.
-    if (msg.requests.length + msg.invalid.length === 1 && !this.outboxes.has(client)) this.loneClient = client
+    if (requests.length + invalid.length === 1 && !this.outboxes.has(client)) this.loneClient = client
     try {
-      for (const bad of msg.invalid) this.dispatcher.invalid(bad, reply)
-      for (const req of msg.requests) {
+      for (let i = 0; i < invalid.length; i++) this.dispatcher.invalid(invalid[i], (entry) => { this.answer(clientId, client, entry) })
+      for (let i = 0; i < requests.length; i++) {
+        const req = requests[i]
         const seen = recent.begin(req.id)
         if (seen === 'running') { this.counts.duplicates++; continue }
         if (seen !== 'new') { this.counts.duplicates++; this.sendReply(clientId, client, seen); continue }
