@@ -13,7 +13,7 @@ import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
-import { encodeRequest, encodeCancel, decode, hasSignature, packEntryWithRoom, requestFrame, loneRequestFrame, REQUEST_ROOM, FRAME_OVERHEAD } from '../protocol/codec.js'
+import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
@@ -173,15 +173,17 @@ export class Client extends EventEmitter {
 
   attempt (call, peer, now = this.clock.now()) {
     const remaining = Math.max(1, Math.ceil(call.deadline - now))
-    // A lone request (see enqueue) is packed with its frame's room in front, to leave as is.
-    const room = peer.outbox.length === 0 && peer.calls.size === 0 ? REQUEST_ROOM : 0
+    // A lone request (see enqueue) is packed as its whole frame, to leave at once as it is;
+    // any other as an entry, to be joined with the others of this turn.
+    const lone = peer.outbox.length === 0 && peer.calls.size === 0
+    const entry = [call.id, call.method, call.args, remaining]
     let packed
     try {
-      packed = packEntryWithRoom([call.id, call.method, call.args, remaining], room)
+      packed = lone ? encodeRequest([entry]) : packEntry(entry)
     } catch (err) {
       return this.settle(call, invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`))
     }
-    const size = FRAME_OVERHEAD + packed.length - room
+    const size = lone ? packed.length : FRAME_OVERHEAD + packed.length
     if (size > this.options.maxMessageSize) {
       return this.settle(call, invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.options.maxMessageSize}`))
     }
@@ -197,8 +199,8 @@ export class Client extends EventEmitter {
     if (call.hedge !== null && call.idempotent && call.attempts === 1) {
       call.hedgeTimer = this.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
     }
-    if (room !== 0) {
-      this.transport.send(peer.endpoint, [loneRequestFrame(packed)], (code) => this.onSent(call, peer, code))
+    if (lone) {
+      this.transport.send(peer.endpoint, [packed], (code) => this.onSent(call, peer, code))
       return
     }
     this.enqueue(peer, call, packed)

@@ -235,7 +235,7 @@ export class Peer extends EventEmitter {
   }
 
   /**
-   * A reply entry packed, `room` bytes after the start of the result (packEntryWithRoom); a result
+   * A reply entry packed, with `room` free bytes in front of it (packEntryWithRoom); a result
    * that cannot be encoded or sent becomes a coded error.
    */
   packReply (entry, room = 0) {

@@ -5,10 +5,11 @@
 //
 // Each connection has its own maps keyed by the numeric request id (no key strings to build
 // and hash per request), looked up once per frame. Replies are remembered packed, copied into
-// the generation's ReplyArena (a number per reply, no object), and sent again as they are. Memory is kept in two generations, swapped every half
-// window, or when the peer as a whole has remembered `max / 2` requests or `maxBytes / 2`
-// bytes of replies in the newer one, so remembering costs O(1) and never iterates over
-// requests: an id is remembered for between half a window and a whole one, less under load.
+// the generation's ReplyArena (a number per reply, no object), and sent again as they are.
+// Memory is kept in two generations, swapped every half window, or when the peer as a whole
+// has remembered `max / 2` requests or `maxBytes / 2` bytes of replies in the newer one, so
+// remembering costs O(1) and never iterates over requests: an id is remembered for between
+// half a window and a whole one, less under load.
 // A connection is caught up with the generation when it is next used; connections not used
 // for two generations are forgotten.
 

@@ -49,7 +49,8 @@ export function packEntry (entry) {
 
 /**
  * An entry packed with `room` bytes left free in front of it (0 to MAX_ROOM), so a frame of
- * this one entry can be finished in place: see loneRequestFrame and loneReplyFrame.
+ * this one entry can be finished in place: see loneReplyFrame. (A lone request needs no such
+ * thing: encodeRequest([entry]) packs its frame in one go.)
  */
 export function packEntryWithRoom (entry, room) {
   return room === 0 ? packr.pack(entry) : packr.pack(entry, RESERVE_START_SPACE | room)
@@ -57,19 +58,6 @@ export function packEntryWithRoom (entry, room) {
 
 /** The most room packEntryWithRoom can leave in front of an entry. */
 export const MAX_ROOM = 0xff
-
-/** The room loneRequestFrame needs in front of its entry. */
-export const REQUEST_ROOM = HEADER_SIZE + 1
-
-/**
- * A REQUEST frame of one entry, written around it in place: `packed` is
- * packEntryWithRoom(entry, REQUEST_ROOM). The same bytes as encodeRequest([entry]), with no copy.
- */
-export function loneRequestFrame (packed) {
-  writeHead(packed, 0, MessageType.REQUEST)
-  packed[HEADER_SIZE] = 0x91 // [entry]
-  return packed
-}
 
 /** The room loneReplyFrame needs in front of its entry, for a replyHead() of `head`. */
 export function replyRoom (head) {

@@ -1,8 +1,8 @@
 import { expect } from 'chai'
 import { Unpackr } from 'msgpackr'
 import {
-  packEntry, packEntryWithRoom, requestFrame, replyFrame, replyHead, replyRoom, loneRequestFrame, loneReplyFrame,
-  REQUEST_ROOM, encodeRequest, encodeReply, decode,
+  packEntry, packEntryWithRoom, requestFrame, replyFrame, replyHead, replyRoom, loneReplyFrame,
+  encodeRequest, encodeReply, decode,
 } from '../protocol/codec.js'
 
 // The codec keeps msgpackr's results without copying them (protocol/codec.js): a result must
@@ -29,14 +29,14 @@ describe('codec buffers', () => {
     }
   })
 
-  it('a lone frame written around its entry in place has the bytes of one encoded whole, and keeps them while packs follow', () => {
+  it('a lone reply written around its entry in place has the bytes of one encoded whole, and lone frames keep them while packs follow', () => {
     const meta = { mv: 9, load: 2 }
     const head = replyHead(meta)
     const kept = []
     for (let i = 0; i < 300; i++) {
       const req = [i + 1, 'echo', { s: 'x'.repeat(i * 5) }, 1000]
       const rep = [i + 1, 0, { s: 'y'.repeat(i * 5) }]
-      const reqFrame = loneRequestFrame(packEntryWithRoom(req, REQUEST_ROOM))
+      const reqFrame = encodeRequest([req]) // a lone request's frame, packed in one go
       const repFrame = loneReplyFrame(head, packEntryWithRoom(rep, replyRoom(head)))
       // what a peer remembers of a lone reply: the entry's own bytes, behind the room
       expect(repFrame.subarray(replyRoom(head)).equals(packEntry(rep))).to.equal(true)
