@@ -28,8 +28,9 @@ export class ClientTransport {
     this.loop = this.receiveLoop()
   }
 
+  /** Connects to a peer; false when ZeroMQ refused the endpoint (never thrown). */
   connect (endpoint) {
-    this.aliases.connect(this.socket, endpoint)
+    return this.aliases.connect(this.socket, endpoint) !== 'refused'
   }
 
   /** Stops talking to a peer that left the cluster. */

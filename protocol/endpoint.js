@@ -1,33 +1,115 @@
-// Endpoint strings: checks, the normal form used as a peer's identity, and what to bind.
-// A peer's routing id is its advertised endpoint, so clients and peers must spell an
-// endpoint the same way: `localhost` is written 127.0.0.1 everywhere.
+// Endpoint strings: one strict grammar (PROTOCOL.md 1.1) for every endpoint zeromesh meets,
+// whether a user typed it (--bind, --seeds, advertise) or it came off the wire (gossip claims,
+// member lists, probe requests). Anything parseEndpoint accepts as connectable, ZeroMQ's
+// connect() accepts too (test/endpoint.test.js holds the two to each other), so a hostile
+// frame can never make a peer or a client throw inside ZeroMQ.
+//
+// A peer's routing id is its advertised endpoint, so clients and peers must spell an endpoint
+// the same way: the normal form writes `localhost` as 127.0.0.1 and nothing else differs.
 import os from 'node:os'
+import net from 'node:net'
 import { invalidArgument } from './errors.js'
 
-const TCP = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[^:/\s[\]]+|\*):(\d{1,5}|\*)$/
+/** Longest endpoint: a connection's alias is the endpoint plus "#n", and a routing id is <= 255 bytes. */
+export const MAX_ENDPOINT_BYTES = 240
+/** Longest ipc path: sockaddr_un's sun_path less its terminating NUL (ZeroMQ refuses longer). */
+export const MAX_IPC_PATH_BYTES = 107
 
-/** Checks an endpoint a client or peer will connect to, and returns its normal form. */
-export function normalizeEndpoint (ep, what = 'endpoint') {
-  if (typeof ep !== 'string' || ep.length === 0) throw invalidArgument(`${what} must be a string such as "tcp://127.0.0.1:5555", got ${describe(ep)}`)
-  if (ep.startsWith('ipc://') || ep.startsWith('inproc://')) {
-    if (ep.length <= ep.indexOf('//') + 2) throw invalidArgument(`${what} ${JSON.stringify(ep)} has no name`)
-    return checkLength(ep, what)
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
+const DOTTED = /^[0-9.]+$/
+const PORT = /^(?:0|[1-9][0-9]{0,4})$/
+const CONTROL = /[\u0000-\u001f\u007f]/ // eslint-disable-line no-control-regex
+
+/**
+ * Parses an endpoint. Returns `{ endpoint, transport, host, port, wildcard }` with `endpoint`
+ * in normal form, or `{ error }` saying what is wrong. With `bind`, a wildcard host (`*`,
+ * 0.0.0.0, [::]) and port 0 or `*` are allowed; without it the endpoint must be one to
+ * connect to. Never throws.
+ */
+export function parseEndpoint (ep, { bind = false } = {}) {
+  if (typeof ep !== 'string' || ep.length === 0) return { error: 'is not a non-empty string' }
+  if (ep.length > MAX_ENDPOINT_BYTES || Buffer.byteLength(ep) > MAX_ENDPOINT_BYTES) return { error: `is longer than ${MAX_ENDPOINT_BYTES} bytes` }
+  if (CONTROL.test(ep)) return { error: 'has a control character' }
+  const sep = ep.indexOf('://')
+  const scheme = sep < 0 ? '' : ep.slice(0, sep)
+  const rest = sep < 0 ? '' : ep.slice(sep + 3)
+  if (scheme === 'ipc') {
+    if (rest.length === 0 || rest === '@') return { error: 'has no path' }
+    if (Buffer.byteLength(rest) > MAX_IPC_PATH_BYTES) return { error: `has an ipc path longer than ${MAX_IPC_PATH_BYTES} bytes` }
+    if (rest === '*' && !bind) return { error: 'is not an address to connect to (wildcard ipc path)' }
+    return { endpoint: ep, transport: 'ipc', host: null, port: null, wildcard: rest === '*' }
   }
-  const m = TCP.exec(ep)
-  if (m === null) throw invalidArgument(`${what} ${JSON.stringify(ep)} is not tcp://HOST:PORT, ipc://PATH or inproc://NAME`)
-  const host = m[1] === 'localhost' ? '127.0.0.1' : m[1]
-  const port = m[2]
-  if (port !== '*' && Number(port) > 65535) throw invalidArgument(`${what} ${JSON.stringify(ep)} has a port above 65535`)
-  return checkLength(`tcp://${host}:${port}`, what)
+  if (scheme === 'inproc') {
+    if (rest.length === 0) return { error: 'has no name' }
+    return { endpoint: ep, transport: 'inproc', host: null, port: null, wildcard: false }
+  }
+  if (scheme !== 'tcp') return { error: 'is not tcp://HOST:PORT, ipc://PATH or inproc://NAME' }
+  const colon = rest.lastIndexOf(':')
+  if (colon <= 0) return { error: 'has no :PORT' }
+  let host = rest.slice(0, colon)
+  const portText = rest.slice(colon + 1)
+  let port
+  if (portText === '*') {
+    if (!bind) return { error: 'is not an address to connect to (wildcard port)' }
+    port = 0
+  } else {
+    if (!PORT.test(portText)) return { error: 'has a port that is not a number from 1 to 65535' }
+    port = Number(portText)
+    if (port > 65535) return { error: 'has a port above 65535' }
+    if (port === 0 && !bind) return { error: 'is not an address to connect to (port 0)' }
+  }
+  let wildcard = false
+  if (host === 'localhost') host = '127.0.0.1'
+  if (host.startsWith('[')) {
+    if (!host.endsWith(']') || !net.isIPv6(host.slice(1, -1))) return { error: 'has a bracketed host that is not an IPv6 address' }
+    wildcard = host === '[::]'
+  } else if (host === '*') {
+    wildcard = true
+  } else if (DOTTED.test(host)) {
+    if (!net.isIPv4(host)) return { error: 'has a host that is not a valid IPv4 address' }
+    wildcard = host === '0.0.0.0'
+  } else if (!isHostname(host)) {
+    return { error: 'has a host that is not a DNS name (letters, digits, hyphens and dots), an IPv4 address or a bracketed IPv6 address' }
+  }
+  if (wildcard && !bind) return { error: 'is not an address to connect to (wildcard host)' }
+  const endpoint = `tcp://${host}:${portText}`
+  if (Buffer.byteLength(endpoint) > MAX_ENDPOINT_BYTES) return { error: `is longer than ${MAX_ENDPOINT_BYTES} bytes` }
+  return { endpoint, transport: 'tcp', host, port, wildcard }
 }
 
-/** A connectable endpoint: no wildcard host or port. */
-export function normalizeRemote (ep, what) {
-  const n = normalizeEndpoint(ep, what)
-  if (n.startsWith('tcp://') && (n.includes('://*:') || n.endsWith(':*') || n.endsWith(':0') || n.includes('://0.0.0.0:'))) {
-    throw invalidArgument(`${what} ${JSON.stringify(ep)} is not an address to connect to (wildcard host or port)`)
+function isHostname (host) {
+  if (host.length > 253) return false
+  const labels = host.endsWith('.') ? host.slice(0, -1).split('.') : host.split('.')
+  for (const l of labels) if (!LABEL.test(l)) return false
+  return true
+}
+
+/**
+ * Whether `v`, as it came off the wire, is a connectable endpoint already in normal form:
+ * the check every endpoint in a frame passes before anything uses it.
+ */
+export function isWireEndpoint (v) {
+  const p = parseEndpoint(v)
+  return p.error === undefined && p.endpoint === v
+}
+
+/** Checks an endpoint to bind and returns its normal form (wildcards and port 0 allowed). */
+export function normalizeEndpoint (ep, what = 'endpoint') {
+  return checked(ep, what, true).endpoint
+}
+
+/** Checks an endpoint to connect to and returns its normal form. */
+export function normalizeRemote (ep, what = 'endpoint') {
+  return checked(ep, what, false).endpoint
+}
+
+function checked (ep, what, bind) {
+  const p = parseEndpoint(ep, { bind })
+  if (p.error !== undefined) {
+    const shown = typeof ep === 'string' ? JSON.stringify(ep.length > 300 ? `${ep.slice(0, 300)}...` : ep) : describe(ep)
+    throw invalidArgument(`${what} ${shown} ${p.error}; use tcp://HOST:PORT (such as "tcp://127.0.0.1:5555"), ipc://PATH or inproc://NAME`)
   }
-  return n
+  return p
 }
 
 /**
@@ -35,12 +117,9 @@ export function normalizeRemote (ep, what) {
  * @returns {{ bindTo: string, wildcardHost: boolean }}
  */
 export function bindSpec (ep) {
-  const n = normalizeEndpoint(ep, 'bind')
-  if (!n.startsWith('tcp://')) return { bindTo: n, wildcardHost: false }
-  const m = TCP.exec(n)
-  const host = m[1]
-  const port = m[2] === '0' ? '*' : m[2]
-  return { bindTo: `tcp://${host}:${port}`, wildcardHost: host === '*' || host === '0.0.0.0' || host === '[::]' }
+  const p = checked(ep, 'bind', true)
+  if (p.transport !== 'tcp') return { bindTo: p.endpoint, wildcardHost: false }
+  return { bindTo: `tcp://${p.host}:${p.port === 0 ? '*' : p.port}`, wildcardHost: p.wildcard }
 }
 
 /** The endpoint to advertise for a wildcard bind: the first external IPv4 address. */
@@ -61,18 +140,9 @@ export function seedList (v, name = 'seeds') {
 
 /** The port of a tcp endpoint, or null. */
 export function portOf (ep) {
-  const m = TCP.exec(ep)
-  return m === null ? null : Number(m[2])
+  const p = parseEndpoint(ep, { bind: true })
+  return p.transport === 'tcp' ? p.port : null
 }
-
-function checkLength (ep, what) {
-  // A routing id is at most 255 bytes: a peer's is its endpoint, and a connection's alias is
-  // the endpoint with "#n" appended (protocol/socket-settings.js), so endpoints stop at 240.
-  if (Buffer.byteLength(ep) > MAX_ENDPOINT_BYTES) throw invalidArgument(`${what} is longer than ${MAX_ENDPOINT_BYTES} bytes`)
-  return ep
-}
-
-export const MAX_ENDPOINT_BYTES = 240
 
 function describe (v) {
   return v === undefined ? 'undefined' : JSON.stringify(v) ?? String(v)

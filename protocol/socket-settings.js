@@ -47,12 +47,16 @@ export class Aliases {
     this.next = 0
   }
 
-  /** Connects `socket` to `endpoint` under a fresh alias, unless already connected. */
+  /**
+   * Connects `socket` to `endpoint` under a fresh alias, unless already connected. Never
+   * throws: endpoints are checked by protocol/endpoint.js before they get here, and should
+   * ZeroMQ refuse one all the same, the refusal is returned ('refused') for the caller to
+   * count, never thrown into the caller's event handler. Returns 'connected', 'already' or
+   * 'refused'.
+   */
   connect (socket, endpoint) {
-    if (this.byEndpoint.has(endpoint)) return false
+    if (this.byEndpoint.has(endpoint)) return 'already'
     const alias = `${endpoint}#${++this.next}`
-    this.byEndpoint.set(endpoint, alias)
-    this.byAlias.set(alias, endpoint)
     const emit = process.emitWarning
     process.emitWarning = function (warning, ...rest) {
       if (String(warning?.message ?? warning).startsWith(ALIAS_WARNING)) return
@@ -60,10 +64,14 @@ export class Aliases {
     }
     try {
       socket.connect(endpoint, { routingId: alias })
+    } catch {
+      return 'refused'
     } finally {
       process.emitWarning = emit
     }
-    return true
+    this.byEndpoint.set(endpoint, alias)
+    this.byAlias.set(alias, endpoint)
+    return 'connected'
   }
 
   /** Disconnects from `endpoint`; its alias is never used again. */

@@ -21,7 +21,7 @@ describe('connect aliases', () => {
     socket = new zmq.Router({ ...connectingRouterOptions({ maxMessageSize: 1 << 20, heartbeatInterval: 1000, heartbeatTimeout: 3000 }), receiveTimeout: 3000 })
     const aliases = new Aliases()
     for (let i = 0; i < 200; i++) {
-      expect(aliases.connect(socket, p.endpoint)).to.equal(true)
+      expect(aliases.connect(socket, p.endpoint)).to.equal('connected')
       socket.send([aliases.aliasOf(p.endpoint), encodeMembersGet(i)]).catch(() => {})
       if (i % 10 === 0) await new Promise((resolve) => setImmediate(resolve))
       expect(aliases.disconnect(socket, p.endpoint)).to.equal(true)
@@ -44,12 +44,22 @@ describe('connect aliases', () => {
     const fake = { connect () {}, disconnect () {}, closed: false }
     a.connect(fake, 'tcp://127.0.0.1:1')
     const first = a.aliasOf('tcp://127.0.0.1:1')
-    expect(a.connect(fake, 'tcp://127.0.0.1:1')).to.equal(false) // already connected
+    expect(a.connect(fake, 'tcp://127.0.0.1:1')).to.equal('already')
     a.disconnect(fake, 'tcp://127.0.0.1:1')
     a.connect(fake, 'tcp://127.0.0.1:1')
     const second = a.aliasOf('tcp://127.0.0.1:1')
     expect(second).to.not.equal(first)
     expect(a.endpointOf(Buffer.from(first))).to.equal('tcp://127.0.0.1:1')
     expect(a.endpointOf(Buffer.from(second))).to.equal('tcp://127.0.0.1:1')
+  })
+
+  it('an endpoint ZeroMQ refuses is reported, never thrown, and leaves no alias behind', () => {
+    socket = new zmq.Router(connectingRouterOptions({ maxMessageSize: 1 << 20, heartbeatInterval: 1000, heartbeatTimeout: 3000 }))
+    const a = new Aliases()
+    for (const bad of ['garbage', 'tcp://127.0.0.1:abc', 'udp://127.0.0.1:5', `ipc:///tmp/${'x'.repeat(120)}`]) {
+      expect(a.connect(socket, bad), bad).to.equal('refused')
+      expect(a.has(bad)).to.equal(false)
+      expect(a.aliasOf(bad)).to.equal(undefined)
+    }
   })
 })
