@@ -1,10 +1,13 @@
 // The peer's outgoing ZeroMQ socket for membership traffic: a ROUTER connected to other
 // peers by endpoint alias, sending requests (probe, probe-req, sync) and matching answers
-// by sequence number. Answers to requests *from* other peers go out on the bound socket.
-// A dropped connection is reported so the member is probed at once.
+// by sequence number *and* by the connection they came on, so only the member asked can
+// answer (membership counts such answers as vouched). Answers to requests *from* other
+// peers go out on the bound socket. A dropped connection is reported so the member is
+// probed at once.
 import * as zmq from 'zeromq'
 import { encodeGossip, decode } from '../protocol/codec.js'
 import { connectingRouterOptions, Aliases } from '../protocol/socket-settings.js'
+import { isWireEndpoint } from '../protocol/endpoint.js'
 
 export class GossipTransport {
   /**
@@ -17,18 +20,23 @@ export class GossipTransport {
   constructor (o) {
     this.o = o
     this.seq = 0
-    this.pending = new Map() // seq -> finish(reply|null)
+    this.pending = new Map() // seq -> { endpoint, finish(reply|null) }
     this.aliases = new Aliases()
-    this.counts = { sent: 0, bytes: 0, malformed: 0 }
+    this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, strayAnswers: 0 }
     this.socket = new zmq.Router(connectingRouterOptions({ ...o, maxMessageSize: o.limits.maxMessageSize, sendHighWaterMark: 1000 }))
     this.socket.events.on('disconnect', (e) => this.aliases.has(e.address) && o.onDisconnect(e.address))
     this.loop = this.receiveLoop()
   }
 
-  /** Sends a membership request; resolves with the answer, or null after `timeoutMs`. */
+  /** Sends a membership request; resolves with the answer from `endpoint`, or null after `timeoutMs`. */
   request (endpoint, msg, timeoutMs) {
     if (this.socket.closed) return Promise.resolve(null)
-    this.aliases.connect(this.socket, endpoint)
+    // Membership only hands over endpoints that passed the codec's check; this is the last
+    // guard before ZeroMQ, which throws on some malformed endpoints.
+    if (!isWireEndpoint(endpoint) || this.aliases.connect(this.socket, endpoint) === 'refused') {
+      this.counts.refusedEndpoints++
+      return Promise.resolve(null)
+    }
     const alias = this.aliases.aliasOf(endpoint)
     const seq = this.seq = this.seq >= Number.MAX_SAFE_INTEGER ? 1 : this.seq + 1
     const frame = encodeGossip(seq, msg)
@@ -42,12 +50,12 @@ export class GossipTransport {
         clearTimeout(timer)
         resolve(reply)
       }
-      this.pending.set(seq, finish)
+      this.pending.set(seq, { endpoint, finish })
       this.socket.send([alias, frame]).catch(() => finish(null))
     })
   }
 
-  /** Stops connecting to a member that is dead or left; a later request reconnects. */
+  /** Stops connecting to a member that is dead, left or never answered; a later request reconnects. */
   forget (endpoint) {
     this.aliases.disconnect(this.socket, endpoint)
   }
@@ -60,7 +68,10 @@ export class GossipTransport {
         let m
         try { m = decode(msg[1], this.o.limits) } catch { this.counts.malformed++; continue }
         if (m.gossip === undefined) { this.counts.malformed++; continue }
-        this.pending.get(m.seq)?.(m.gossip)
+        const p = this.pending.get(m.seq)
+        if (p === undefined) continue // late: already timed out
+        if (this.aliases.endpointOf(msg[0]) !== p.endpoint) { this.counts.strayAnswers++; continue }
+        p.finish(m.gossip)
       }
     } catch (err) {
       if (!s.closed) throw err
@@ -68,7 +79,7 @@ export class GossipTransport {
   }
 
   async close () {
-    for (const finish of [...this.pending.values()]) finish(null)
+    for (const p of [...this.pending.values()]) p.finish(null)
     if (!this.socket.closed) this.socket.close()
     await this.loop.catch(() => {})
   }

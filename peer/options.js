@@ -7,6 +7,8 @@ import { normalizeEndpoint, normalizeRemote, seedList } from '../protocol/endpoi
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
 import { checkValue } from '../protocol/validate.js'
+import { metaSize } from '../protocol/codec.js'
+import { VERSION } from './version.js'
 import { resolveMembershipOptions } from './membership/config.js'
 import { clockOption } from '../protocol/clock.js'
 
@@ -89,6 +91,11 @@ function metaObject (v) {
   if (v === undefined) return {}
   if (v === null || typeof v !== 'object' || Array.isArray(v) || checkValue(v, Limits.maxMetaDepth) !== null) {
     throw invalidArgument(`meta must be a plain object of plain data nested at most ${Limits.maxMetaDepth} deep, such as { zone: "a", capacity: 4 }`)
+  }
+  // Gossiped in every claim about this peer, with `version` added: the wire's limit counts both.
+  const size = metaSize({ version: VERSION, ...v })
+  if (size > Limits.maxMetaBytes) {
+    throw invalidArgument(`meta is ${size} bytes packed (with the version zeromesh adds), more than the ${Limits.maxMetaBytes} bytes other peers accept; gossip a key or a URL instead of the data`)
   }
   return v
 }

@@ -1,7 +1,6 @@
 // A zeromesh peer: binds its socket, answers zeromesh requests through the dispatcher,
 // answers 10/FLP pings and requests, and stops gracefully.
 import { EventEmitter } from 'node:events'
-import { readFileSync } from 'node:fs'
 import { PeerTransport } from './transport.js'
 import { GossipTransport } from './gossip-transport.js'
 import { Membership } from './membership/swim.js'
@@ -10,6 +9,7 @@ import { RecentRequests } from './recent-requests.js'
 import { WorkerPool } from './worker-pool.js'
 import { collectHandlers } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
+import { VERSION } from './version.js'
 import {
   decode, encodePong, encodeError, encodeGossip, encodeMembers, packEntryWithRoom, replyFrame, replyHead, replyRoom,
   loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM,
@@ -20,7 +20,7 @@ import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.
 
 const PONG = Buffer.from(FLP_PONG)
 const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
-const VERSION = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version
+const LIST_ROOM = 512 // bytes a SYNC or MEMBERS frame takes besides its claims (header, seq, from, digest)
 
 export class Peer extends EventEmitter {
   /** @param {object} [options]  PeerOptions (index.d.ts; README, API) */
@@ -119,6 +119,7 @@ export class Peer extends EventEmitter {
       clock: o.clock,
       random: o.random,
       config: o.membership,
+      listBudget: o.maxMessageSize - LIST_ROOM, // member lists always fit in one frame
     })
     this.membership.on('member', (m) => this.onMember(m))
     this.replyMeta = Object.freeze({ mv: this.membership.version })
@@ -325,7 +326,14 @@ export class Peer extends EventEmitter {
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.dispatcher?.inflight ?? 0,
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load },
-      membership: { ...(this.membership?.counts ?? {}), gossipSent: this.gossip?.counts.sent ?? 0, gossipBytes: this.gossip?.counts.bytes ?? 0 },
+      membership: {
+        ...(this.membership?.counts ?? {}),
+        refused: { ...(this.membership?.counts.refused ?? {}), endpoints: this.gossip?.counts.refusedEndpoints ?? 0 },
+        candidatesHeld: this.membership?.candidates.size ?? 0,
+        gossipSent: this.gossip?.counts.sent ?? 0,
+        gossipBytes: this.gossip?.counts.bytes ?? 0,
+        strayAnswers: this.gossip?.counts.strayAnswers ?? 0,
+      },
     }
   }
 

@@ -7,6 +7,7 @@ import {
   MessageType, Status, ProtocolErrorCode, Limits,
 } from './constants.js'
 import { checkValue, checkList, checkMeta, isUint, fail } from './validate.js'
+import { isWireEndpoint } from './endpoint.js'
 
 const packr = new Packr({ useRecords: false, structuredClone: false })
 const unpackr = new Unpackr({
@@ -252,14 +253,20 @@ export function decode (buf, limits = Limits) {
 const gossipNames = { [MessageType.PROBE]: 'probe', [MessageType.ACK]: 'ack', [MessageType.PROBE_REQ]: 'probe-req', [MessageType.NACK]: 'nack', [MessageType.SYNC]: 'sync' }
 
 function endpointField (v, what) {
-  if (typeof v !== 'string' || v.length === 0 || v.length > 240) throw fail(`${what} must be an endpoint string of 1 to 240 characters`)
+  if (!isWireEndpoint(v)) throw fail(`${what} must be a connectable endpoint in normal form (PROTOCOL.md 1.1)`)
   return v
+}
+
+/** Bytes `meta` takes packed as MessagePack: what the meta limit counts. */
+export function metaSize (meta) {
+  return packr.pack(meta).length
 }
 
 function decodeClaims (list, what, max, limits) {
   if (!Array.isArray(list)) throw fail(`${what} must be an array`)
   if (list.length > max) throw fail(`${what} has ${list.length} entries, more than ${max}`)
   const maxMetaDepth = limits.maxMetaDepth ?? Limits.maxMetaDepth
+  const maxMetaBytes = limits.maxMetaBytes ?? Limits.maxMetaBytes
   const out = new Array(list.length)
   for (let i = 0; i < list.length; i++) {
     const c = list[i]
@@ -271,6 +278,8 @@ function decodeClaims (list, what, max, limits) {
     checkMeta(meta)
     const reason = checkValue(meta, maxMetaDepth)
     if (reason !== null) throw fail(`claim meta: ${reason}`)
+    const size = metaSize(meta)
+    if (size > maxMetaBytes) throw fail(`claim meta of ${size} bytes is larger than ${maxMetaBytes}`)
     const entry = { endpoint, incarnation, state, meta }
     if (by !== undefined && by !== null) entry.by = endpointField(by, 'a claim "by"')
     out[i] = entry

@@ -69,7 +69,18 @@ export const Limits = Object.freeze({
   maxMembers: 65535,
   // Deepest nesting of a member's metadata.
   maxMetaDepth: 8,
+  // Largest member metadata, in bytes packed as MessagePack (memberlist's limit too), so a
+  // member list of N members stays within N x ~800 bytes.
+  maxMetaBytes: 512,
 })
+
+/**
+ * How far ahead of the receiver's wall clock (ms since 1970) an incarnation may be. Peers
+ * start at their wall-clock time and count up by one per refutation, so an honest
+ * incarnation is never far ahead; a claim beyond the horizon is refused, so no claim can push
+ * a member's incarnation out of reach of its refutation (PROTOCOL.md 4.6).
+ */
+export const INCARNATION_HORIZON_MS = 24 * 60 * 60 * 1000
 
 /** Largest request id: ids must stay exact in a JS number. */
 export const MAX_REQUEST_ID = Number.MAX_SAFE_INTEGER

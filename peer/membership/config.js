@@ -17,6 +17,9 @@ export const membershipDefaults = Object.freeze({
   joinRetryMin: 100, //       first pause before retrying unreachable seeds...
   joinRetryMax: 5000, //      ...doubling up to this, with jitter
   leaveTimeout: 300, //       how long stop() waits for members to acknowledge the leave
+  maxCandidates: 64, //       members heard of second-hand and not yet verified by a probe, at most...
+  candidateTimeout: 5000, //  ...each for this long: a flood of made-up endpoints costs bounded probing
+  reapAfter: 30000, //        dead and left members are forgotten after this (memberlist: 30 s)
 })
 
 export function resolveMembershipOptions (given) {
@@ -34,5 +37,8 @@ export function resolveMembershipOptions (given) {
     joinRetryMin: int(d.joinRetryMin, 1, 600000),
     joinRetryMax: int(d.joinRetryMax, 1, 3600000),
     leaveTimeout: int(d.leaveTimeout, 0, 600000),
+    maxCandidates: int(d.maxCandidates, 1, 65535),
+    candidateTimeout: int(d.candidateTimeout, 1, 600000),
+    reapAfter: int(d.reapAfter, 1, 86400000),
   })
 }

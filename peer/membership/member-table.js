@@ -1,9 +1,13 @@
-// The member table and its merge rules: which of two claims about a member wins.
+// The member table and its merge rule: which of two claims about a member wins.
 // A claim is { endpoint, incarnation, state, meta }. A higher incarnation always wins; at
 // the same incarnation the stronger state wins (alive < suspect < dead < left). Claims about
-// this peer itself are never applied: they are refuted by raising its incarnation.
+// this peer itself are never applied: they are refuted by raising its incarnation. What a
+// claim from the network may do before it gets here is admission.js's business.
+// Dead and left members are reaped (forgotten) a while after they died or left, so the
+// table does not grow with every peer that ever lived.
 
 import { MemberState, memberStateNames } from '../../protocol/constants.js'
+import { metaSize } from '../../protocol/codec.js'
 
 export const State = MemberState
 export const stateNames = memberStateNames
@@ -18,9 +22,10 @@ export function supersedes (current, update) {
 export class MemberTable {
   /** @param {{ endpoint: string, incarnation: number, meta: object }} self */
   constructor (self) {
-    this.self = { endpoint: self.endpoint, incarnation: self.incarnation, state: State.ALIVE, meta: self.meta }
+    this.self = entry(self.endpoint, self.incarnation, State.ALIVE, self.meta, 0)
     this.map = new Map([[self.endpoint, this.self]])
     this.sum = entryHash(this.self) // see digest()
+    this.graves = [] // [since, endpoint] of members that died or left, oldest first (see reap)
   }
 
   get (endpoint) {
@@ -43,7 +48,7 @@ export class MemberTable {
    * Applies a claim. Returns 'changed' (the table changed: pass the claim on), 'refute'
    * (a claim that this peer is not alive: the caller must refute it) or null (stale).
    */
-  apply (update) {
+  apply (update, now = 0) {
     if (update.endpoint === this.self.endpoint) {
       if (update.incarnation < this.self.incarnation) return null
       if (update.state === State.ALIVE && update.incarnation === this.self.incarnation) return null
@@ -51,16 +56,30 @@ export class MemberTable {
     }
     const current = this.map.get(update.endpoint)
     if (!supersedes(current, update)) return null
-    const next = {
-      endpoint: update.endpoint,
-      incarnation: update.incarnation,
-      state: update.state,
-      meta: update.meta ?? current?.meta ?? {},
-    }
+    const meta = update.meta ?? current?.meta ?? {}
+    const next = entry(update.endpoint, update.incarnation, update.state, meta, now, meta === current?.meta ? current.metaBytes : undefined)
     if (current !== undefined && current.state <= State.SUSPECT) this.sum = (this.sum - entryHash(current)) >>> 0
     if (next.state <= State.SUSPECT) this.sum = (this.sum + entryHash(next)) >>> 0
+    else if (current === undefined || current.state <= State.SUSPECT) this.graves.push([now, next.endpoint])
+    else next.since = current.since // dead, then left: reaped from the first
     this.map.set(update.endpoint, next)
     return 'changed'
+  }
+
+  /**
+   * Forgets members dead or left for `after` ms or more (memberlist keeps them 30 s, so a
+   * late claim about them is recognised as stale). Returns their endpoints.
+   */
+  reap (now, after) {
+    const out = []
+    while (this.graves.length > 0 && now - this.graves[0][0] >= after) {
+      const [since, ep] = this.graves.shift()
+      const m = this.map.get(ep)
+      if (m === undefined || m.state <= State.SUSPECT || m.since !== since) continue // came back since
+      this.map.delete(ep)
+      out.push(ep)
+    }
+    return out
   }
 
   /** Raises this peer's incarnation above `seen` and returns its new alive claim. */
@@ -86,6 +105,16 @@ export class MemberTable {
   digest () {
     return this.sum
   }
+}
+
+/** A table entry; `metaBytes` (meta packed) and `since` (when it last changed) are for bounds. */
+function entry (endpoint, incarnation, state, meta, since, metaBytes = metaSize(meta)) {
+  return { endpoint, incarnation, state, meta, since, metaBytes }
+}
+
+/** An upper bound of the bytes a claim about `m` takes in a frame (see PROTOCOL.md 4.6). */
+export function claimBytes (m) {
+  return m.endpoint.length + m.metaBytes + 16 // array, string, incarnation and state headers
 }
 
 /** FNV-1a (32 bit) of "endpoint#incarnation", over UTF-16 code units. */

@@ -6,6 +6,9 @@ import { MemoryNetwork } from './memory-network.js'
 import { resolveMembershipOptions } from './config.js'
 import { VirtualClock } from './virtual-clock.js'
 
+/** The simulation's wall clock at its time 0 (ms since 1970): fixed, so runs replay exactly. */
+export const SIM_EPOCH = 1.7e12
+
 /** A deterministic random source (LCG), so a simulation run can be replayed. */
 export function seededRandom (seed = 1) {
   let s = seed >>> 0
@@ -30,7 +33,7 @@ export class SimCluster {
     const nodes = endpoints.map((ep) => this.add(ep, []))
     for (const m of nodes) {
       for (const other of nodes) {
-        if (other !== m) m.absorb([other.claimOf(other.table.self)], other.endpoint)
+        if (other !== m) m.absorb([other.claimOf(other.table.self)], other.endpoint, true)
       }
       m.queue.items.clear() // nothing left to gossip about
     }
@@ -44,7 +47,14 @@ export class SimCluster {
     let m = null
     const link = this.net.attach(endpoint, (msg) => m.handle(msg))
     m = new Membership({
-      endpoint, incarnation: life * 1000, seeds, net: link, clock: this.clock, random: this.random, config: this.config,
+      endpoint,
+      incarnation: life * 1000,
+      seeds,
+      net: link,
+      clock: this.clock,
+      random: this.random,
+      config: this.config,
+      wallClock: () => SIM_EPOCH + this.clock.now(),
     })
     m.link = link
     this.nodes.set(endpoint, m)

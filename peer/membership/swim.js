@@ -1,17 +1,25 @@
 // SWIM membership for one peer: joins through seeds with a push-pull exchange, probes one
 // member per interval (directly, then through k others), suspects and declares dead with
 // Lifeguard suspicion, spreads changes on probe traffic, syncs full state now and then,
-// refutes suspicions of itself and announces its leave. Written against an injected
-// network, clock and random source, so it runs on ZeroMQ and on an in-memory network alike.
+// refutes suspicions of itself and announces its leave. Every claim from the network passes
+// admission (admission.js) first; members heard of second-hand are candidates until they
+// answer a probe (candidates.js); dead and left members are reaped. Written against an
+// injected network, clock and random source, so it runs on ZeroMQ and on an in-memory
+// network alike.
 //
-// The network: `net.request(endpoint, msg, timeoutMs)` resolves with the reply message or
-// null (timeout, unreachable); incoming messages are handed to `handle(msg)`.
+// The network: `net.request(endpoint, msg, timeoutMs)` resolves with the answer from that
+// endpoint, or null (timeout, unreachable); `net.forget?(endpoint)` drops a connection no
+// longer needed; incoming requests are handed to `handle(msg)`.
 import { EventEmitter } from 'node:events'
-import { MemberTable, State, stateNames } from './member-table.js'
+import { MemberTable, State, stateNames, claimBytes } from './member-table.js'
 import { Suspicion, suspicionBounds } from './suspicion.js'
 import { BroadcastQueue } from './broadcast-queue.js'
+import { admit, Action } from './admission.js'
+import { Candidates } from './candidates.js'
+import { INCARNATION_HORIZON_MS } from '../../protocol/constants.js'
 
 const DEAD_SYNC_CHANCE = 0.25 // share of push-pulls sent to a member held dead
+const MAX_VERIFYING = 8 //       candidates probed at once
 
 export class Membership extends EventEmitter {
   /**
@@ -24,13 +32,18 @@ export class Membership extends EventEmitter {
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {() => number} o.random
    * @param {ReturnType<typeof import('./config.js').resolveMembershipOptions>} o.config
+   * @param {() => number} [o.wallClock]  ms since 1970, for the incarnation horizon (Date.now)
+   * @param {number} [o.listBudget]       bytes the claims of a full list may take (a frame's room)
    */
   constructor (o) {
     super()
     this.o = o
     this.c = o.config
     this.endpoint = o.endpoint
+    this.wallClock = o.wallClock ?? Date.now
+    this.listBudget = o.listBudget ?? Infinity
     this.table = new MemberTable({ endpoint: o.endpoint, incarnation: o.incarnation, meta: o.meta ?? {} })
+    this.candidates = new Candidates({ max: this.c.maxCandidates, ttl: this.c.candidateTimeout })
     this.queue = new BroadcastQueue({ retransmitMult: this.c.retransmitMult })
     this.suspicions = new Map() // endpoint -> Suspicion
     this.seeds = o.seeds.filter((s) => s !== o.endpoint)
@@ -42,7 +55,11 @@ export class Membership extends EventEmitter {
     this.joining = false
     this.joinPause = this.c.joinRetryMin
     this.version = this.table.digest()
-    this.counts = { probes: 0, indirect: 0, suspected: 0, died: 0, refuted: 0, syncs: 0, joinAttempts: 0 }
+    this.counts = {
+      probes: 0, indirect: 0, suspected: 0, died: 0, refuted: 0, syncs: 0, joinAttempts: 0,
+      candidates: 0, verified: 0, candidatesDropped: 0, candidatesExpired: 0, reaped: 0, listTrimmed: 0,
+      refused: { beyondHorizon: 0, probeTarget: 0 },
+    }
   }
 
   // ---- life cycle --------------------------------------------------------------------
@@ -142,7 +159,7 @@ export class Membership extends EventEmitter {
     const reply = await this.o.net.request(endpoint, { type: 'sync', from: this.endpoint, members: this.fullState() }, this.c.syncTimeout)
     if (reply?.type !== 'sync') return false
     this.counts.syncs++
-    this.absorb(reply.members, reply.from)
+    this.absorb(reply.members, endpoint, true)
     return true
   }
 
@@ -158,8 +175,30 @@ export class Membership extends EventEmitter {
     if (this.seeds.length > 0) { this.joined = false; return this.join() }
   }
 
-  fullState () {
-    return this.table.all().map((m) => this.claimOf(m))
+  /**
+   * Claims about every member, this peer first, as a sync or a member list carries them:
+   * within `budget` bytes (a frame's room), whatever the cluster size. When they do not all
+   * fit, live members go before dead and left ones, each group in a random order, so
+   * successive lists carry different members.
+   */
+  fullState (budget = this.listBudget) {
+    const all = this.table.all()
+    let total = 0
+    for (const m of all) total += claimBytes(m)
+    if (total <= budget) return all.map((m) => this.claimOf(m))
+    const self = this.table.self
+    const live = []; const gone = []
+    for (const m of all) if (m !== self) (m.state <= State.SUSPECT ? live : gone).push(m)
+    const out = [this.claimOf(self)]
+    let bytes = claimBytes(self)
+    for (const m of [...this.shuffle(live), ...this.shuffle(gone)]) {
+      const b = claimBytes(m)
+      if (bytes + b > budget) continue
+      bytes += b
+      out.push(this.claimOf(m))
+    }
+    this.counts.listTrimmed++
+    return out
   }
 
   // ---- failure detection -------------------------------------------------------------
@@ -178,6 +217,42 @@ export class Membership extends EventEmitter {
   probeRound () {
     const target = this.nextTarget()
     if (target !== undefined) this.probe(target)
+    this.tidy()
+  }
+
+  /** Once per probe round: expired candidates and long-dead members are forgotten. */
+  tidy () {
+    for (const ep of this.candidates.expire(this.o.clock.now())) {
+      this.counts.candidatesExpired++
+      if (this.table.get(ep) === undefined) this.o.net.forget?.(ep)
+    }
+    for (const ep of this.table.reap(this.o.clock.now(), this.c.reapAfter)) {
+      this.counts.reaped++
+      this.emit('reaped', ep)
+    }
+    this.verify()
+  }
+
+  // ---- candidates --------------------------------------------------------------------
+
+  /** Probes candidates not being probed yet, up to MAX_VERIFYING at once. */
+  verify () {
+    if (!this.running) return
+    const room = MAX_VERIFYING - this.candidates.verifying
+    if (room > 0) for (const c of this.candidates.startVerifying(room)) this.verifyOne(c.claim.endpoint)
+  }
+
+  /** A candidate that answers is admitted, alive, at the incarnation it was heard of with. */
+  async verifyOne (ep) {
+    const ack = await this.o.net.request(ep, { type: 'probe', from: this.endpoint, target: ep, updates: [] }, this.c.probeTimeout * 2)
+    if (!this.running) return
+    if (ack?.type !== 'ack') { this.candidates.unanswered(ep); return }
+    const claim = this.candidates.take(ep)
+    if (claim !== undefined) {
+      this.counts.verified++
+      this.absorb([{ ...claim, state: State.ALIVE }], ep, true)
+    }
+    this.absorb(ack.updates, ep, true)
   }
 
   /** Probes now, out of turn: used when the connection to a member drops. */
@@ -197,21 +272,23 @@ export class Membership extends EventEmitter {
       // the probe itself, so it can refute at once instead of waiting for gossip to reach it.
       if (target.state === State.SUSPECT && !msg.updates.some((u) => u.endpoint === ep)) msg.updates.push(this.claimOf(target))
       const ack = await this.o.net.request(ep, msg, this.c.probeTimeout)
-      if (ack?.type === 'ack') { this.absorb(ack.updates, ack.from); return }
+      if (ack?.type === 'ack') { this.absorb(ack.updates, ep, true); return }
       if (!this.running) return
       const helpers = this.shuffle(this.table.live().filter((m) => m.endpoint !== ep && m.state === State.ALIVE)).slice(0, this.c.indirectChecks)
       this.counts.indirect += helpers.length
       // Asked of others, and once more directly at the same time (memberlist does this second
       // attempt over TCP): a single lost message must not be enough to suspect a member.
       const retry = { ...msg, updates: msg.updates.filter((u) => u.endpoint === ep) }
+      const asked = [...helpers.map((h) => h.endpoint), ep]
       const replies = await Promise.all([
         ...helpers.map((h) => this.o.net.request(h.endpoint, this.message('probe-req', ep), this.c.probeTimeout * 2)),
         this.o.net.request(ep, retry, this.c.probeTimeout * 2),
       ])
       let reached = false
-      for (const r of replies) {
+      for (let i = 0; i < replies.length; i++) {
+        const r = replies[i]
         if (r === null) continue
-        this.absorb(r.updates, r.from)
+        this.absorb(r.updates, asked[i], true)
         if (r.type === 'ack') reached = true
       }
       if (!reached && this.running) this.suspect(ep, incarnation)
@@ -225,10 +302,11 @@ export class Membership extends EventEmitter {
     return { type, from: this.endpoint, target, updates: this.queue.take(n, this.c.maxPiggyback) }
   }
 
+  /** This peer's own conclusion: its probes of a member got no answer. */
   suspect (endpoint, incarnation) {
     const m = this.table.get(endpoint)
     if (m === undefined || m.incarnation !== incarnation || m.state !== State.ALIVE) return
-    this.absorb([{ endpoint, incarnation, state: State.SUSPECT, meta: m.meta, by: this.endpoint }], this.endpoint)
+    this.put({ endpoint, incarnation, state: State.SUSPECT, meta: m.meta, by: this.endpoint })
   }
 
   startSuspicion (endpoint, by) {
@@ -246,41 +324,76 @@ export class Membership extends EventEmitter {
         const m = this.table.get(endpoint)
         if (!this.running || m === undefined || m.state !== State.SUSPECT) return
         this.counts.died++
-        this.absorb([{ endpoint, incarnation: m.incarnation, state: State.DEAD, meta: m.meta }], this.endpoint)
+        this.put({ endpoint, incarnation: m.incarnation, state: State.DEAD, meta: m.meta })
       },
     }))
   }
 
   // ---- applying claims ---------------------------------------------------------------
 
-  /** Applies claims received from `from`; passes on the ones that changed something. */
-  absorb (updates, from) {
+  /**
+   * Takes in claims from the network. `author` is who they came from: the member that
+   * answered this peer (`vouched`), or the `from` of a request, which anyone could have
+   * written. Each claim passes admission (admission.js); what changes the table is passed on.
+   */
+  absorb (updates, author, vouched) {
     if (!Array.isArray(updates)) return
+    const horizon = this.wallClock() + INCARNATION_HORIZON_MS
+    let heard = false
     for (const u of updates) {
-      const before = this.table.get(u.endpoint)
-      const result = this.table.apply(u)
-      if (result === 'refute') {
-        if (this.table.self.state !== State.ALIVE) continue // leaving: never come back to life
-        this.counts.refuted++
-        const claim = this.table.refute(u.incarnation)
-        this.queue.enqueue(this.claimOf(claim))
-        this.changed(this.table.self)
-      } else if (result === 'changed') {
-        const m = this.table.get(u.endpoint)
-        this.queue.enqueue(u.state === State.SUSPECT ? { ...this.claimOf(m), by: u.by ?? from } : this.claimOf(m))
-        if (m.state === State.SUSPECT) {
-          this.counts.suspected++
-          this.startSuspicion(m.endpoint, u.by ?? from)
-        } else {
-          this.suspicions.get(m.endpoint)?.cancel()
-          this.suspicions.delete(m.endpoint)
+      const held = this.table.get(u.endpoint)
+      const d = admit(held, u, { self: this.table.self, author, vouched, horizon })
+      switch (d.action) {
+        case Action.REFUSE:
+          this.counts.refused[d.reason]++
+          break
+        case Action.REFUTE: {
+          if (this.table.self.state !== State.ALIVE) break // leaving: never come back to life
+          this.counts.refuted++
+          const claim = this.table.refute(u.incarnation)
+          this.queue.enqueue(this.claimOf(claim))
+          this.changed(this.table.self)
+          break
         }
-        if (before === undefined || before.state !== m.state || before.incarnation !== m.incarnation) this.changed(m)
-      } else if (u.state === State.SUSPECT && before?.state === State.SUSPECT && before.incarnation === u.incarnation) {
-        // Another peer independently suspects the same member: shortens the timeout.
-        if (this.suspicions.get(u.endpoint)?.confirm(u.by ?? from)) this.queue.enqueue({ ...this.claimOf(before), by: u.by ?? from })
+        case Action.CANDIDATE: {
+          const r = this.candidates.offer(d.claim, this.o.clock.now())
+          if (r === 'added') { this.counts.candidates++; heard = true }
+          if (r === 'full') this.counts.candidatesDropped++
+          break
+        }
+        case Action.APPLY:
+          this.candidates.take(u.endpoint)
+          this.put(d.claim)
+          break
+        default: { // IGNORE: an equal suspicion from someone else confirms it
+          const c = d.claim
+          if (c === undefined || c.state !== State.SUSPECT || held?.state !== State.SUSPECT || held.incarnation !== c.incarnation) break
+          const by = c.by ?? author
+          // Only a member this peer knows counts as a confirmer: made-up names do not shorten it.
+          if ((this.table.get(by)?.state ?? State.DEAD) > State.SUSPECT && by !== this.endpoint) break
+          if (this.suspicions.get(c.endpoint)?.confirm(by)) this.queue.enqueue({ ...this.claimOf(held), by })
+        }
       }
     }
+    if (heard) this.verify()
+  }
+
+  /** Puts an admitted claim (or this peer's own conclusion) in the table; passes it on if it changed something. */
+  put (claim) {
+    const before = this.table.get(claim.endpoint)
+    if (this.table.apply(claim, this.o.clock.now()) !== 'changed') return
+    const m = this.table.get(claim.endpoint)
+    if (m.state === State.SUSPECT) {
+      const by = claim.by ?? this.endpoint
+      this.queue.enqueue({ ...this.claimOf(m), by })
+      this.counts.suspected++
+      this.startSuspicion(m.endpoint, by)
+    } else {
+      this.queue.enqueue(this.claimOf(m))
+      this.suspicions.get(m.endpoint)?.cancel()
+      this.suspicions.delete(m.endpoint)
+    }
+    if (before === undefined || before.state !== m.state || before.incarnation !== m.incarnation) this.changed(m)
   }
 
   changed (m) {
@@ -303,19 +416,25 @@ export class Membership extends EventEmitter {
     if (!this.running) return null
     switch (msg.type) {
       case 'probe': {
-        this.absorb(msg.updates, msg.from)
+        this.absorb(msg.updates, msg.from, false)
         return this.ackTo(msg.from, this.endpoint)
       }
       case 'probe-req': {
-        this.absorb(msg.updates, msg.from)
+        this.absorb(msg.updates, msg.from, false)
+        // Only members this peer holds are probed for others: a request never makes this
+        // peer connect to an endpoint of the sender's choosing.
+        if (msg.target === this.endpoint || this.table.get(msg.target) === undefined) {
+          this.counts.refused.probeTarget++
+          return { type: 'nack', from: this.endpoint }
+        }
         const ack = await this.o.net.request(msg.target, this.message('probe', msg.target), this.c.probeTimeout)
         if (ack?.type !== 'ack') return { type: 'nack', from: this.endpoint }
-        this.absorb(ack.updates, ack.from)
+        this.absorb(ack.updates, msg.target, true)
         return this.ackTo(msg.from, msg.target)
       }
       case 'sync': {
         this.counts.syncs++
-        this.absorb(msg.members, msg.from)
+        this.absorb(msg.members, msg.from, false)
         return { type: 'sync', from: this.endpoint, members: this.fullState() }
       }
       default:
