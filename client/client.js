@@ -46,7 +46,10 @@ export class Client extends EventEmitter {
     this.parked = new Set() //  calls waiting for any peer to come up
     this.nextId = 1
     this.closing = null
-    this.counts = { requests: 0, ok: 0, retries: 0, hedges: 0, attemptTimeouts: 0, budgetExhausted: 0, ejections: 0, malformed: 0, failed: {} }
+    this.counts = {
+      requests: 0, ok: 0, retries: 0, hedges: 0, attemptTimeouts: 0, budgetExhausted: 0, ejections: 0, malformed: 0, failed: {},
+      peersRefused: 0, // peers a member list named that were not taken: over maxPeers, or refused by ZeroMQ
+    }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
     this.deadlines = new TimerLists(o.clock, (call) => this.onDeadline(call))
@@ -74,30 +77,43 @@ export class Client extends EventEmitter {
     this.discovery.start()
   }
 
+  /** Connects to a peer and adds it to the table; undefined when ZeroMQ refused the endpoint. */
   addPeer (endpoint) {
-    const e = this.table.add(endpoint)
-    this.transport.connect(endpoint)
-    return e
+    if (this.transport.connect(endpoint) === false) { this.counts.peersRefused++; return undefined }
+    return this.table.add(endpoint)
   }
 
   /**
    * Takes in a member list: alive and suspect members are connected and used; dead and left
-   * ones stop getting new requests and are dropped once their connection closes. Seeds are
-   * kept whatever the list says, as the way back in when every known peer is gone.
+   * ones stop getting new requests and are dropped once their connection closes. A peer the
+   * list showed gone and now shows alive again (it refuted a false death) is back in rotation
+   * at once if its connection is up. Seeds are kept whatever the list says, as the way back
+   * in when every known peer is gone. At most `maxPeers` peers are kept.
    */
   learn (members) {
     if (this.closing !== null) return
     for (const m of members) {
       const known = this.table.get(m.endpoint)
       if (m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT) {
-        if (known === undefined) this.addPeer(m.endpoint)
-        else known.gone = false
+        if (known !== undefined) this.relisted(known)
+        else if (this.table.entries.size < this.options.maxPeers) this.addPeer(m.endpoint)
+        else this.counts.peersRefused++
       } else if (known !== undefined && !this.seeds.has(m.endpoint)) {
         known.gone = true
-        if (known.state === 'up') this.table.setState(known, 'draining', stateName(m.state))
-        else if (known.state === 'down') this.removePeer(known)
+        if (known.state === 'up') {
+          known.listedGone = true
+          this.table.setState(known, 'draining', stateName(m.state))
+        } else if (known.state === 'down') this.removePeer(known)
       }
     }
+  }
+
+  /** A member list shows `peer` alive. */
+  relisted (peer) {
+    peer.gone = false
+    if (!peer.listedGone) return
+    peer.listedGone = false
+    if (peer.state === 'draining' && peer.connected) this.onUp(peer.endpoint, 'alive again')
   }
 
   removePeer (peer) {
@@ -371,6 +387,7 @@ export class Client extends EventEmitter {
         if (call.peer !== peer) return
         this.detach(call)
         if (r.status === Status.DRAINING) {
+          peer.listedGone = false // the peer itself says it is stopping: only a reconnect brings it back
           this.table.setState(peer, 'draining', 'draining')
           call.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${peer.endpoint})`)
         } else {
@@ -396,11 +413,13 @@ export class Client extends EventEmitter {
     m.add(latencyMs, now)
   }
 
-  onUp (endpoint) {
+  onUp (endpoint, reason = null) {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
+    peer.connected = true
+    peer.listedGone = false
     peer.failures = 0
-    this.table.setState(peer, 'up')
+    this.table.setState(peer, 'up', reason)
     if (this.options.discover) this.discovery.peerUp(endpoint)
     const parked = [...this.parked]
     this.parked.clear()
@@ -410,6 +429,7 @@ export class Client extends EventEmitter {
   onDown (endpoint, reason) {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
+    peer.connected = false
     this.ejector.reset(peer)
     this.table.setState(peer, 'down', reason)
     if (peer.gone) this.removePeer(peer)
@@ -515,7 +535,7 @@ export class Client extends EventEmitter {
       endpoint = up[Math.floor(this.options.random() * up.length)].endpoint
     } else {
       endpoint = normalizeRemote(from, 'from')
-      if (this.table.get(endpoint) === undefined) this.addPeer(endpoint)
+      if (this.table.get(endpoint) === undefined && this.addPeer(endpoint) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${endpoint}`)
       await this.waitFor(() => this.table.get(endpoint)?.state === 'up')
       if (this.table.get(endpoint)?.state !== 'up') throw new NoPeersError(`zeromesh: ${endpoint} not reachable within ${this.options.timeout} ms`)
     }

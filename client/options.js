@@ -2,7 +2,7 @@
 import { checkOptions, int, num, bool, any, fn } from '../protocol/options.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
-import { clockOption } from '../protocol/clock.js'
+import { clockOption, MAX_TIMER_MS } from '../protocol/clock.js'
 import { seedList } from '../protocol/endpoint.js'
 
 export const clientDefaults = Object.freeze({
@@ -22,9 +22,10 @@ export const clientDefaults = Object.freeze({
   discover: true, //           learn peers from the member lists of the peers it talks to
   refreshInterval: 5000, //    also fetch a member list from a random peer this often (0: never)
   membersTimeout: 1000, //     wait this long for a member list
+  maxPeers: 4096, //           peers known at most: a member list naming more is not taken beyond this
 })
 
-const MAX_TIMEOUT = 2 ** 31 - 1 // setTimeout's limit
+const MAX_TIMEOUT = MAX_TIMER_MS // setTimeout's limit
 
 export function resolveClientOptions (given) {
   return checkOptions('Client options', given, {
@@ -66,6 +67,7 @@ export function resolveClientOptions (given) {
     discover: bool(clientDefaults.discover),
     refreshInterval: int(clientDefaults.refreshInterval, 0, MAX_TIMEOUT),
     membersTimeout: int(clientDefaults.membersTimeout, 1, MAX_TIMEOUT),
+    maxPeers: int(clientDefaults.maxPeers, 1, 65535),
     clock: clockOption,
     random: fn(Math.random),
     transport: fn(undefined),

@@ -51,6 +51,8 @@ export class PeerEntry {
     this.lastError = null
     this.everUp = false
     this.gone = false // the cluster says it left or died: drop it once its connection closes
+    this.listedGone = false // draining because a member list said so (not the peer itself): undone when listed alive
+    this.connected = false // its connection is up (handshake done, no disconnect since)
     this.load = 0 //     requests in flight on the peer, all clients together, as it last reported
   }
 

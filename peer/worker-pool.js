@@ -6,6 +6,7 @@
 // request with a coded error and is replaced. The peer process never dies from a handler.
 import { Worker } from 'node:worker_threads'
 import { fileURLToPath } from 'node:url'
+import { timerDelay } from '../protocol/clock.js'
 
 const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url))
 
@@ -114,7 +115,7 @@ export class WorkerPool {
       })
       if (remaining !== Infinity) {
         // Still running at the deadline: abandon it, recycle the thread.
-        t.timer = setTimeout(() => this.abandon(t), Math.ceil(remaining) + 5)
+        t.timer = setTimeout(() => this.abandon(t), timerDelay(Math.ceil(remaining) + 5))
       }
     }
   }
