@@ -317,6 +317,32 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(client.stats()).to.include({ ok: 0, inflight: 0 })
   })
 
+  it('a peer a member list shows dead, then alive again (it refuted), is back in rotation at once; a draining peer is not', async () => {
+    const { clock, net, client } = setup({}, [A])
+    for (const ep of [B, C]) { net.define(ep); client.learn([{ endpoint: ep, incarnation: 1, state: 0, meta: {} }]) }
+    for (const ep of [A, B, C]) net.up(ep)
+    client.learn([{ endpoint: B, incarnation: 1, state: 2, meta: {} }]) // a false death
+    expect(client.peers().find((p) => p.endpoint === B).state).to.equal('draining')
+    client.learn([{ endpoint: B, incarnation: 2, state: 0, meta: {} }]) // refuted
+    expect(client.peers().find((p) => p.endpoint === B).state).to.equal('up')
+    net.log.length = 0
+    for (let i = 0; i < 6; i++) { track(client.request('echo', i)); await tick(clock, 3) }
+    expect(new Set(net.log.map((x) => x[0]))).to.deep.equal(new Set([A, B, C]))
+    // A peer that answered DRAINING itself stays out, whatever a (stale) list says.
+    net.peers.get(C).behave = () => ['draining']
+    for (let i = 0; i < 3; i++) { track(client.request('echo', i)); await tick(clock, 3) } // round robin: one reaches C
+    expect(client.peers().find((p) => p.endpoint === C).state).to.equal('draining')
+    client.learn([{ endpoint: C, incarnation: 1, state: 0, meta: {} }])
+    expect(client.peers().find((p) => p.endpoint === C).state).to.equal('draining')
+  })
+
+  it('maxPeers bounds the peers a member list can add', async () => {
+    const { client } = setup({ maxPeers: 5 }, [A])
+    client.learn(Array.from({ length: 100 }, (_, i) => ({ endpoint: `tcp://127.0.0.1:${2000 + i}`, incarnation: 1, state: 0, meta: {} })))
+    expect(client.peers()).to.have.length(5)
+    expect(client.stats().peersRefused).to.equal(96)
+  })
+
   it('round robin skips a peer that went down on request k and takes it back when it returns', async () => {
     const { clock, net, client } = setup({ strategy: 'round-robin' })
     for (const ep of [A, B, C]) net.up(ep)
