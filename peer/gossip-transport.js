@@ -6,7 +6,7 @@
 // probed at once.
 import * as zmq from 'zeromq'
 import { encodeGossip, decode } from '../protocol/codec.js'
-import { connectingRouterOptions, Aliases } from '../protocol/socket-settings.js'
+import { connectingRouterOptions, Aliases, queueLimit } from '../protocol/socket-settings.js'
 import { isWireEndpoint } from '../protocol/endpoint.js'
 
 export class GossipTransport {
@@ -23,7 +23,14 @@ export class GossipTransport {
     this.pending = new Map() // seq -> { endpoint, finish(reply|null) }
     this.aliases = new Aliases()
     this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, strayAnswers: 0 }
-    this.socket = new zmq.Router(connectingRouterOptions({ ...o, maxMessageSize: o.limits.maxMessageSize, sendHighWaterMark: 1000 }))
+    // This socket connects to candidates too, endpoints anyone may have named: its inbound
+    // queues are bounded, and it pings only if the operator turned pings on (peer/options.js).
+    this.socket = new zmq.Router(connectingRouterOptions({
+      ...o,
+      maxMessageSize: o.limits.maxMessageSize,
+      sendHighWaterMark: 1000,
+      receiveHighWaterMark: queueLimit(o.limits.maxMessageSize),
+    }))
     this.socket.events.on('disconnect', (e) => this.aliases.has(e.address) && o.onDisconnect(e.address))
     this.loop = this.receiveLoop()
   }

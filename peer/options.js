@@ -17,8 +17,11 @@ export const peerDefaults = Object.freeze({
   maxInflight: 1024, //                 async handlers running at once before new work is answered BUSY
   drainTimeout: 10000, //               stop() waits this long for in-flight work, then closes anyway
   stopLinger: 500, //                   once closed, replies already queued may take this long to leave (ZMQ_LINGER)
-  heartbeatInterval: 1000, //           ZMTP ping per connection: a frozen client is noticed...
-  heartbeatTimeout: 3000, //            ...and dropped after 3 s of silence
+  // No ZMTP pings of its own: with pings on, libzmq 4.3.5 aborts the process when a connection
+  // whose inbound queue is full hangs up, which any client can do on purpose. Clients ping
+  // with a TTL, so a frozen client is dropped all the same; SWIM finds frozen members.
+  heartbeatInterval: 0,
+  heartbeatTimeout: 3000, //            with pings on: a connection silent this long is dropped
   maxMessageSize: Limits.maxMessageSize, // larger frames drop that connection (ZMQ_MAXMSGSIZE)
   maxDepth: Limits.maxDepth, //         deeper args are refused with INVALID_REQUEST
   maxBatch: Limits.maxBatch, //         more entries in one frame: the frame is dropped

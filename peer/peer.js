@@ -30,7 +30,7 @@ export class Peer extends EventEmitter {
     this.state = 'new' // new -> starting -> running -> stopping -> stopped
     this.transport = null
     this.dispatcher = null
-    this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, protocolErrors: 0, dropped: 0, duplicates: 0 }
+    this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {} }
     this.stopping = null
     this.starting = null
     this.gossip = null
@@ -92,7 +92,7 @@ export class Peer extends EventEmitter {
       heartbeatInterval: o.heartbeatInterval,
       heartbeatTimeout: o.heartbeatTimeout,
       onMessage: (id, frames) => this.onMessage(id, frames),
-      onDrop: () => { this.counts.dropped++ },
+      onDrop: (why) => { this.counts.dropped++; this.counts.drops[why] = (this.counts.drops[why] ?? 0) + 1 },
     })
     try {
       await this.transport.bind()
@@ -248,8 +248,9 @@ export class Peer extends EventEmitter {
     }
     const max = this.options.maxMessageSize
     const size = packed.length - room
-    if (FRAME_OVERHEAD + META_ROOM + size > max) {
-      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`reply of ${size} bytes is larger than maxMessageSize ${max}`, 'ERR_ZEROMESH_TOO_LARGE']], room)
+    const fits = max - FRAME_OVERHEAD - META_ROOM // a reply frame's header, meta and list take the rest
+    if (size > fits) {
+      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`reply of ${size} bytes is larger than the ${fits} bytes a reply may take (maxMessageSize ${max} less ${max - fits} bytes of frame)`, 'ERR_ZEROMESH_TOO_LARGE']], room)
     }
     return packed
   }
@@ -304,6 +305,15 @@ export class Peer extends EventEmitter {
   }
 
   onFlpRequest (clientId, frames) {
+    // FLP messages are multipart, and ZeroMQ bounds each frame, not the message: a message
+    // over maxMessageSize in all, or of more than maxBatch frames, is dropped unanswered.
+    let bytes = 0
+    for (let i = 0; i < frames.length; i++) bytes += frames[i].length
+    if (bytes > this.options.maxMessageSize || frames.length > this.options.maxBatch) {
+      this.counts.flpTooLarge++
+      this.counts.malformed++
+      return
+    }
     this.counts.flpRequests++
     const control = frames[0]
     const body = frames.slice(1)
@@ -323,6 +333,7 @@ export class Peer extends EventEmitter {
   stats () {
     return {
       ...this.counts,
+      drops: { ...this.counts.drops },
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.dispatcher?.inflight ?? 0,
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load },

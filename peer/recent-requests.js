@@ -19,7 +19,7 @@ const EMPTY = new Map()
 const NO_ARENA = new ReplyArena()
 
 export class RecentRequests {
-  constructor ({ windowMs = 10000, max = 20000, maxBytes = 64 * 1024 * 1024, clock }) {
+  constructor ({ windowMs = 10000, max = 20000, maxBytes = 16 * 1024 * 1024, clock }) {
     this.half = windowMs / 2
     this.maxPerGeneration = Math.max(1, Math.floor(max / 2))
     this.maxBytesPerGeneration = Math.max(1, Math.floor(maxBytes / 2))

@@ -4,10 +4,13 @@
 import * as zmq from 'zeromq'
 import { bindSpec, defaultAdvertiseHost, normalizeRemote, portOf } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
+import { queueLimit } from '../protocol/socket-settings.js'
 
 const REBIND_ATTEMPTS = 20 // an ephemeral port can be taken between probe and rebind
 const EAGAIN_RETRY_MS = 2 //  pause before re-sending a reply that met a full pipe
 const EAGAIN_GIVE_UP_MS = 2000 // after this a reply to a client that never drains is dropped
+const RETRY_BYTES_PER_CONNECTION = 4 * 1024 * 1024 // replies held for one full pipe, at most...
+const RETRY_BYTES = 32 * 1024 * 1024 //              ...and for all of them together
 
 export class PeerTransport {
   /**
@@ -26,8 +29,10 @@ export class PeerTransport {
     this.endpoint = null
     this.socket = null
     this.loop = null
-    this.retry = [] // [deadline, msg][] replies waiting for room in a full pipe
+    this.retry = [] // [deadline, msg, key, bytes][] replies waiting for room in a full pipe
     this.retryTimer = null
+    this.retryBytes = 0
+    this.retryBytesOf = new Map() // connection (routing id, latin1) -> bytes it holds in `retry`
   }
 
   async bind () {
@@ -71,12 +76,19 @@ export class PeerTransport {
       mandatory: true, //      unroutable replies fail instead of vanishing
       sendTimeout: 0, //       replies never block: EHOSTUNREACH/EAGAIN come back at once
       maxMessageSize: this.o.maxMessageSize,
+      // 0 by default (peer/options.js): with pings on, libzmq 4.3.5 aborts the process when a
+      // connection whose inbound queue is full hangs up (stream_engine_base.cpp:310), which
+      // any client can do on purpose. Clients' own pings carry a TTL, so a frozen zeromesh
+      // client is still dropped.
       heartbeatInterval: this.o.heartbeatInterval,
       heartbeatTimeout: this.o.heartbeatTimeout,
       heartbeatTimeToLive: this.o.heartbeatTimeout,
       handshakeInterval: 5000, // a connection that never completes its handshake is dropped
-      sendHighWaterMark: 10000,
-      receiveHighWaterMark: 10000,
+      // Each connection's queues hold a bounded number of bytes (socket-settings.js): a client
+      // that sends faster than this peer reads is slowed by TCP, one that never reads gets
+      // its replies dropped and counted.
+      sendHighWaterMark: queueLimit(this.o.maxMessageSize),
+      receiveHighWaterMark: queueLimit(this.o.maxMessageSize),
     })
   }
 
@@ -108,10 +120,25 @@ export class PeerTransport {
     s.send(msg).catch((err) => this.sendFailed(err, msg, Date.now() + EAGAIN_GIVE_UP_MS))
   }
 
+  /**
+   * A reply ZeroMQ did not take. A full pipe (EAGAIN) is tried again every EAGAIN_RETRY_MS for
+   * up to EAGAIN_GIVE_UP_MS, within a byte budget per connection and in all: a client that
+   * reads slowly gets its replies a little late, one that never reads gets them dropped.
+   */
   sendFailed (err, msg, deadline) {
     if (err?.code === 'EAGAIN' && Date.now() < deadline && this.socket !== null && !this.socket.closed) {
-      this.retry.push([deadline, msg])
-      this.retryTimer ??= setTimeout(() => this.flushRetries(), EAGAIN_RETRY_MS)
+      const key = msg[0].toString('latin1')
+      let bytes = 0
+      for (let i = 1; i < msg.length; i++) bytes += msg[i].length
+      const held = this.retryBytesOf.get(key) ?? 0
+      if (held + bytes <= RETRY_BYTES_PER_CONNECTION && this.retryBytes + bytes <= RETRY_BYTES) {
+        this.retryBytesOf.set(key, held + bytes)
+        this.retryBytes += bytes
+        this.retry.push([deadline, msg, key, bytes])
+        this.retryTimer ??= setTimeout(() => this.flushRetries(), EAGAIN_RETRY_MS)
+        return
+      }
+      this.o.onDrop('client-not-reading')
       return
     }
     this.o.onDrop(err?.code === 'EHOSTUNREACH' ? 'client-gone' : `send-${err?.code ?? 'error'}`)
@@ -121,6 +148,8 @@ export class PeerTransport {
     this.retryTimer = null
     const list = this.retry
     this.retry = []
+    this.retryBytes = 0
+    this.retryBytesOf.clear()
     for (const [deadline, msg] of list) {
       if (this.socket === null || this.socket.closed) { this.o.onDrop('closed'); continue }
       this.socket.send(msg).catch((err) => this.sendFailed(err, msg, deadline))
@@ -135,6 +164,8 @@ export class PeerTransport {
     if (this.retryTimer !== null) clearTimeout(this.retryTimer)
     for (let i = 0; i < this.retry.length; i++) this.o.onDrop('closed')
     this.retry = []
+    this.retryBytes = 0
+    this.retryBytesOf.clear()
     s.close()
     await this.loop?.catch(() => {})
   }

@@ -10,7 +10,7 @@ import process from 'node:process'
  * a peer that answers and then closes (a graceful stop) would lose replies. Messages to a
  * disconnected peer are queued instead of refused; callers only send to peers they know are up.
  */
-export function connectingRouterOptions ({ maxMessageSize, heartbeatInterval, heartbeatTimeout, sendHighWaterMark = 10000 }) {
+export function connectingRouterOptions ({ maxMessageSize, heartbeatInterval, heartbeatTimeout, sendHighWaterMark = 10000, receiveHighWaterMark = 10000 }) {
   return {
     linger: 0, //               never hang the process at exit (the default -1 does)
     mandatory: true, //         a send to an unknown peer fails (EHOSTUNREACH) instead of vanishing
@@ -24,8 +24,19 @@ export function connectingRouterOptions ({ maxMessageSize, heartbeatInterval, he
     reconnectInterval: 100,
     reconnectMaxInterval: 2000,
     sendHighWaterMark,
-    receiveHighWaterMark: 10000,
+    receiveHighWaterMark,
   }
+}
+
+/**
+ * ZeroMQ bounds a connection's queues in messages, not bytes (ZMQ_SNDHWM, ZMQ_RCVHWM). This
+ * is the message count that keeps one connection's queue, in each direction, within
+ * `bytes` when every frame is as large as allowed: 32 MiB by default, so a client that sends
+ * faster than it reads, or never reads, costs a peer a bounded amount of memory. Coalescing
+ * keeps frames per connection few, so the count is rarely the limit for honest traffic.
+ */
+export function queueLimit (maxMessageSize, bytes = 32 * 1024 * 1024) {
+  return Math.max(16, Math.min(1000, Math.floor(bytes / maxMessageSize)))
 }
 
 // zeromq.js sets ZMQ_CONNECT_ROUTING_ID (which applies to the next connect, as intended) and

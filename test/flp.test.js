@@ -55,4 +55,18 @@ describe('10/FLP compatibility', () => {
     const c = h.client({ seeds: [p.endpoint] })
     expect(await c.request('echo', 'side by side')).to.equal('side by side')
   })
+
+  it('an FLP message over maxMessageSize in all (ZeroMQ bounds frames, not messages) is dropped unanswered; one within it is echoed', async () => {
+    const p = await h.peer({ maxMessageSize: 64 * 1024 })
+    const s = await flpClient(p.endpoint)
+    sockets.push(s)
+    const frame = Buffer.alloc(40 * 1024, 0x61) // each frame within the limit
+    await s.send([p.endpoint, 'big', frame, frame]) // 80 kB in all
+    await s.send([p.endpoint, 'many', ...Array.from({ length: 2000 }, () => 'x')]) // more frames than maxBatch
+    await s.send([p.endpoint, 'small', frame])
+    const [, control, body] = await s.receive()
+    expect(control.toString()).to.equal('small') // the first answer is to the third message
+    expect(body.length).to.equal(frame.length)
+    expect(p.stats()).to.include({ flpTooLarge: 2, flpRequests: 1 })
+  })
 })

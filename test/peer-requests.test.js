@@ -121,7 +121,7 @@ describe('recent requests memory', () => {
   it('keeps replies as bytes in an arena: small and large, read back exactly, also when finished after a rotation', async () => {
     const { RecentRequests } = await import('../peer/recent-requests.js')
     let t = 0
-    const r = new RecentRequests({ windowMs: 1000, max: 1e6, clock: { now: () => t } })
+    const r = new RecentRequests({ windowMs: 1000, max: 1e6, maxBytes: 64 * 1024 * 1024, clock: { now: () => t } })
     const c = r.of('client')
     const replies = new Map()
     for (let i = 0; i < 3000; i++) {

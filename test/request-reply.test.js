@@ -181,6 +181,16 @@ describe('request/reply over ZeroMQ', () => {
     expect(await c.request('big', { n: 100 })).to.have.length(100)
   })
 
+  it('the reply size error names the real limit, and a reply just within that limit gets through', async () => {
+    const p = await h.peer({ handlers, maxMessageSize: 4096 })
+    const c = h.client({ seeds: [p.endpoint] })
+    const err = await rejectsWith(c.request('big', { n: 4090 }), 'ERR_ZEROMESH_REMOTE')
+    const [, limit] = /larger than the (\d+) bytes a reply may take \(maxMessageSize 4096/.exec(err.message) ?? []
+    expect(Number(limit)).to.be.within(4096 - 64, 4095)
+    // An entry of a string of n characters takes n + at most 20 bytes (headers, id, status).
+    expect(await c.request('big', { n: Number(limit) - 20 })).to.have.length(Number(limit) - 20)
+  })
+
   it('args nested deeper than the peer accepts are refused as invalid', async () => {
     const p = await h.peer({ handlers })
     const c = h.client({ seeds: [p.endpoint] })
