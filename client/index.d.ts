@@ -32,7 +32,8 @@ export interface ClientTransportHandlers {
 }
 
 export interface ClientTransport {
-  connect(endpoint: string): void
+  /** Returns false when the endpoint is refused (the peer is then not added). */
+  connect(endpoint: string): boolean | void
   disconnect(endpoint: string): void
   send(endpoint: string, frames: Buffer[], done: (code: string | null) => void): void
   close(): Promise<void>
@@ -73,6 +74,8 @@ export interface ClientOptions {
   refreshInterval?: number
   /** Wait for a member list. Default 1000. */
   membersTimeout?: number
+  /** Peers known at most; a member list naming more is not taken beyond this. Default 4096. */
+  maxPeers?: number
   clock?: Clock
   /** Random source in [0, 1). Default Math.random. */
   random?: () => number
@@ -114,6 +117,8 @@ export interface ClientStats {
   budgetExhausted: number
   ejections: number
   malformed: number
+  /** Peers a member list named that were not taken: over maxPeers, or refused by ZeroMQ. */
+  peersRefused: number
   failed: Record<string, number>
   inflight: number
   memberLists: number
@@ -148,6 +153,7 @@ export declare const clientDefaults: Readonly<{
   discover: boolean
   refreshInterval: number
   membersTimeout: number
+  maxPeers: number
 }>
 export declare const strategyNames: readonly string[]
 

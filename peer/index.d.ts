@@ -48,17 +48,20 @@ export interface PeerOptions {
   drainTimeout?: number
   /** How long queued replies may take to leave once the socket closes (ZMQ_LINGER). Default 500. */
   stopLinger?: number
-  /** ZMTP heartbeat interval. Default 1000. */
+  /**
+   * ZMTP pings from this peer's sockets. Default 0 (none): with pings on, libzmq 4.3.5 aborts
+   * the process when a flooding connection hangs up. Clients' pings still drop frozen clients.
+   */
   heartbeatInterval?: number
-  /** ZMTP heartbeat timeout and TTL. Default 3000. */
+  /** With pings on: a connection silent this long is dropped (ZMTP timeout and TTL). Default 3000. */
   heartbeatTimeout?: number
-  /** Largest frame accepted or sent, in bytes. Default 1048576. */
+  /** Largest frame accepted or sent, in bytes; also sizes each connection's queues (~32 MiB each way). Default 1048576. */
   maxMessageSize?: number
   /** Deepest nesting accepted in args. Default 64. */
   maxDepth?: number
   /** Most requests in one frame. Default 1024. */
   maxBatch?: number
-  /** Metadata gossiped with this peer's membership (plain data, depth <= 8). `version` is added. */
+  /** Metadata gossiped with this peer's membership (plain data, depth <= 8, at most 512 bytes packed with the `version` added). */
   meta?: Record<string, unknown>
   /** Membership (SWIM) tuning; see membershipDefaults. */
   membership?: MembershipOptions
@@ -92,6 +95,12 @@ export interface MembershipOptions {
   joinRetryMax?: number
   /** How long stop() waits for members to acknowledge the leave. Default 300. */
   leaveTimeout?: number
+  /** Members heard of second-hand and not yet verified by a probe, at most. Default 64. */
+  maxCandidates?: number
+  /** How long such a candidate may take to answer a probe. Default 5000. */
+  candidateTimeout?: number
+  /** Dead and left members are forgotten after this. Default 30000. */
+  reapAfter?: number
 }
 
 
@@ -100,8 +109,12 @@ export interface PeerStats {
   malformed: number
   flpPings: number
   flpRequests: number
+  /** FLP messages dropped for exceeding maxMessageSize in all, or maxBatch frames. */
+  flpTooLarge: number
   protocolErrors: number
   dropped: number
+  /** Dropped replies by reason: 'client-gone', 'client-not-reading', 'closed', 'send-EAGAIN', ... */
+  drops: Record<string, number>
   duplicates: number
   requests: number
   ok: number
@@ -112,7 +125,8 @@ export interface PeerStats {
   invalid: number
   cancelled: number
   inflight: number
-  membership: Record<string, number>
+  /** Membership counters; `refused` counts claims and endpoints refused, by rule. */
+  membership: Record<string, number | Record<string, number>>
 }
 
 export declare class Peer extends EventEmitter {
