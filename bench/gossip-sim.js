@@ -120,7 +120,7 @@ async function scenario (n) {
     sim.net.partition(a, b)
     await roundsUntil(sim, round, () => t.count(a[0], ['dead']) >= b.length && t.count(b[0], ['dead']) >= a.length, 400)
     sim.net.heal()
-    out.partitionHealRounds = await roundsUntil(sim, round, () => all.every((e) => t.count(e, ['alive']) >= n - 1), 400)
+    out.partitionHealRounds = await roundsUntil(sim, round, () => all.every((e) => t.count(e, ['alive']) >= n - 1), 1600)
     sim.stop()
   }
   return out

@@ -79,7 +79,7 @@ describe('membership candidates, reaping and list bounds', () => {
     t.apply(claim('tcp://10.0.0.3:1', 1, LEFT), 200)
     t.apply(claim('tcp://10.0.0.4:1', 1, DEAD), 0) // a stranger's death: never added
     expect(t.reap(1000, 1000)).to.deep.equal([])
-    expect(t.reap(1100, 1000)).to.deep.equal([X])
+    expect(t.reap(1100, 1000).map((m) => m.endpoint)).to.deep.equal([X])
     t.apply(claim('tcp://10.0.0.3:1', 2, ALIVE), 1150) // restarted before its reaping
     expect(t.reap(5000, 1000)).to.deep.equal([])
     expect(t.all().map((m) => m.endpoint)).to.deep.equal([SELF, 'tcp://10.0.0.3:1'])
@@ -191,13 +191,33 @@ describe('membership under forged claims (in-memory cluster, virtual clock)', fu
     expect(node.counts.refused.probeTarget).to.equal(1)
   })
 
-  it('dead members are reaped after reapAfter and no longer synced with', async () => {
-    const list = await cluster(4, { reapAfter: 5000 })
+  it('dead members are reaped after reapAfter: gone from views and lists, tried by push-pull only until reconnectTimeout', async () => {
+    const list = await cluster(4, { reapAfter: 5000, reconnectTimeout: 20000, pushPullInterval: 500 })
     sim.kill(list[3])
     await sim.until(() => sim.allSee(list[3], ['dead']))
     await sim.run(6000)
+    const node = sim.nodes.get(list[0])
     for (const ep of list.slice(0, 3)) expect(sim.view(ep, list[3])).to.equal(undefined)
-    expect(sim.nodes.get(list[0]).counts.reaped).to.equal(1)
+    expect(node.fullState().map((c) => c.endpoint)).to.not.include(list[3])
+    expect(node.counts.reaped).to.equal(1)
+    const tried = []
+    const request = node.o.net.request
+    node.o.net.request = (to, msg, ms) => { if (msg.type === 'sync') tried.push([sim.clock.now(), to]); return request(to, msg, ms) }
+    await sim.run(40000)
+    const late = tried.filter(([t, to]) => to === list[3] && t > sim.clock.now() - 20000)
+    expect(tried.some(([, to]) => to === list[3])).to.equal(true) // still tried for a while...
+    expect(late).to.deep.equal([]) //                                 ...then never again
+  })
+
+  it('a partition longer than reapAfter still heals: reaped dead members are tried by push-pull', async () => {
+    const list = await cluster(6, { reapAfter: 3000, pushPullInterval: 1000 })
+    sim.net.partition(list.slice(0, 3), list.slice(3))
+    await sim.until(() => sim.view(list[0], list[5]) === 'dead' && sim.view(list[5], list[0]) === 'dead')
+    await sim.run(5000)
+    expect(sim.view(list[0], list[5])).to.equal(undefined) // reaped
+    sim.net.heal()
+    const t = await sim.until(() => list.every((ep) => sim.allSee(ep, ['alive'])), { max: 60000 })
+    expect(t).to.be.within(0, 30000)
   })
 
   it('a full member list stays within its byte budget whatever the cluster size, self first', async () => {

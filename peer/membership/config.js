@@ -19,7 +19,8 @@ export const membershipDefaults = Object.freeze({
   leaveTimeout: 300, //       how long stop() waits for members to acknowledge the leave
   maxCandidates: 64, //       members heard of second-hand and not yet verified by a probe, at most...
   candidateTimeout: 5000, //  ...each for this long: a flood of made-up endpoints costs bounded probing
-  reapAfter: 30000, //        dead and left members are forgotten after this (memberlist: 30 s)
+  reapAfter: 30000, //        dead and left members are forgotten after this (memberlist: 30 s)...
+  reconnectTimeout: 86400000, // ...but one that died is still tried by push-pull for this long (Serf: 24 h), so a long partition heals
 })
 
 export function resolveMembershipOptions (given) {
@@ -40,5 +41,6 @@ export function resolveMembershipOptions (given) {
     maxCandidates: int(d.maxCandidates, 1, 65535),
     candidateTimeout: int(d.candidateTimeout, 1, 600000),
     reapAfter: int(d.reapAfter, 1, 86400000),
+    reconnectTimeout: int(d.reconnectTimeout, 0, 30 * 86400000),
   })
 }

@@ -68,7 +68,7 @@ export class MemberTable {
 
   /**
    * Forgets members dead or left for `after` ms or more (memberlist keeps them 30 s, so a
-   * late claim about them is recognised as stale). Returns their endpoints.
+   * late claim about them is recognised as stale). Returns their entries.
    */
   reap (now, after) {
     const out = []
@@ -77,7 +77,7 @@ export class MemberTable {
       const m = this.map.get(ep)
       if (m === undefined || m.state <= State.SUSPECT || m.since !== since) continue // came back since
       this.map.delete(ep)
-      out.push(ep)
+      out.push(m)
     }
     return out
   }
@@ -114,7 +114,7 @@ function entry (endpoint, incarnation, state, meta, since, metaBytes = metaSize(
 
 /** An upper bound of the bytes a claim about `m` takes in a frame (see PROTOCOL.md 4.6). */
 export function claimBytes (m) {
-  return m.endpoint.length + m.metaBytes + 16 // array, string, incarnation and state headers
+  return Buffer.byteLength(m.endpoint) + m.metaBytes + 16 // array, string, incarnation and state headers
 }
 
 /** FNV-1a (32 bit) of "endpoint#incarnation", over UTF-16 code units. */

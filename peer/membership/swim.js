@@ -16,10 +16,12 @@ import { Suspicion, suspicionBounds } from './suspicion.js'
 import { BroadcastQueue } from './broadcast-queue.js'
 import { admit, Action } from './admission.js'
 import { Candidates } from './candidates.js'
+import { ReconnectList } from './reconnect-list.js'
 import { INCARNATION_HORIZON_MS } from '../../protocol/constants.js'
 
 const DEAD_SYNC_CHANCE = 0.25 // share of push-pulls sent to a member held dead
 const MAX_VERIFYING = 8 //       candidates probed at once
+const MAX_RECONNECT = 256 //     reaped dead members still tried by push-pull, at most
 
 export class Membership extends EventEmitter {
   /**
@@ -44,6 +46,7 @@ export class Membership extends EventEmitter {
     this.listBudget = o.listBudget ?? Infinity
     this.table = new MemberTable({ endpoint: o.endpoint, incarnation: o.incarnation, meta: o.meta ?? {} })
     this.candidates = new Candidates({ max: this.c.maxCandidates, ttl: this.c.candidateTimeout })
+    this.reconnect = new ReconnectList({ max: MAX_RECONNECT, ttl: this.c.reconnectTimeout })
     this.queue = new BroadcastQueue({ retransmitMult: this.c.retransmitMult })
     this.suspicions = new Map() // endpoint -> Suspicion
     this.seeds = o.seeds.filter((s) => s !== o.endpoint)
@@ -167,8 +170,10 @@ export class Membership extends EventEmitter {
     // Now and then sync with a member held dead: if it is in fact alive (a healed partition,
     // a long freeze) it learns what we think, refutes, and both sides converge. Left members
     // said goodbye and are never contacted again.
-    const dead = this.table.all().filter((m) => m.state === State.DEAD)
-    if (dead.length > 0 && this.o.random() < DEAD_SYNC_CHANCE) return this.sync(dead[Math.floor(this.o.random() * dead.length)].endpoint)
+    // Members reaped while dead are tried too, for reconnectTimeout (reconnect-list.js).
+    const dead = this.table.all().filter((m) => m.state === State.DEAD).map((m) => m.endpoint)
+    dead.push(...this.reconnect.endpoints(this.o.clock.now()))
+    if (dead.length > 0 && this.o.random() < DEAD_SYNC_CHANCE) return this.sync(dead[Math.floor(this.o.random() * dead.length)])
     const live = this.table.live().filter((m) => m.state === State.ALIVE)
     if (live.length > 0) return this.sync(live[Math.floor(this.o.random() * live.length)].endpoint)
     // Everyone we knew is gone: fall back to the seeds.
@@ -226,9 +231,9 @@ export class Membership extends EventEmitter {
       this.counts.candidatesExpired++
       if (this.table.get(ep) === undefined) this.o.net.forget?.(ep)
     }
-    for (const ep of this.table.reap(this.o.clock.now(), this.c.reapAfter)) {
+    for (const m of this.table.reap(this.o.clock.now(), this.c.reapAfter)) {
       this.counts.reaped++
-      this.emit('reaped', ep)
+      if (m.state === State.DEAD) this.reconnect.add(m.endpoint, this.o.clock.now())
     }
     this.verify()
   }
@@ -383,6 +388,7 @@ export class Membership extends EventEmitter {
     const before = this.table.get(claim.endpoint)
     if (this.table.apply(claim, this.o.clock.now()) !== 'changed') return
     const m = this.table.get(claim.endpoint)
+    if (m.state <= State.SUSPECT) this.reconnect.delete(m.endpoint)
     if (m.state === State.SUSPECT) {
       const by = claim.by ?? this.endpoint
       this.queue.enqueue({ ...this.claimOf(m), by })
