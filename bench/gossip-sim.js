@@ -39,6 +39,10 @@ function tracker (sim) {
   })
   return {
     watch,
+    /** Records that every one of `endpoints` holds every other alive (no events say so). */
+    converged (endpoints) {
+      for (const subject of endpoints) views.set(subject, new Map(endpoints.filter((o) => o !== subject).map((o) => [o, 'alive'])))
+    },
     /** How many running members (other than `subject`) hold it in one of `states`. */
     count (subject, states) {
       const v = views.get(subject)
@@ -56,6 +60,7 @@ async function build (n, opts = {}) {
   const t = tracker(sim)
   const nodes = sim.addConverged(Array.from({ length: n }, (_, i) => ep(i)))
   nodes.forEach((m, i) => t.watch(ep(i), m))
+  t.converged(nodes.map((m) => m.endpoint)) // every member starts holding every other alive
   return { sim, t, round: sim.config.probeInterval }
 }
 

@@ -101,6 +101,8 @@ export interface MembershipOptions {
   candidateTimeout?: number
   /** Dead and left members are forgotten after this. Default 30000. */
   reapAfter?: number
+  /** A member that died is still tried by push-pull for this long (at most 256), so partitions heal. Default 86400000. */
+  reconnectTimeout?: number
 }
 
 
