@@ -29,7 +29,7 @@ export class PeerTransport {
     this.endpoint = null
     this.socket = null
     this.loop = null
-    this.retry = [] // [deadline, msg, key, bytes][] replies waiting for room in a full pipe
+    this.retry = [] // [deadline, msg][] replies waiting for room in a full pipe
     this.retryTimer = null
     this.retryBytes = 0
     this.retryBytesOf = new Map() // connection (routing id, latin1) -> bytes it holds in `retry`
@@ -134,7 +134,7 @@ export class PeerTransport {
       if (held + bytes <= RETRY_BYTES_PER_CONNECTION && this.retryBytes + bytes <= RETRY_BYTES) {
         this.retryBytesOf.set(key, held + bytes)
         this.retryBytes += bytes
-        this.retry.push([deadline, msg, key, bytes])
+        this.retry.push([deadline, msg])
         this.retryTimer ??= setTimeout(() => this.flushRetries(), EAGAIN_RETRY_MS)
         return
       }

@@ -17,10 +17,6 @@ export class Candidates {
     return this.map.size
   }
 
-  has (endpoint) {
-    return this.map.has(endpoint)
-  }
-
   /**
    * Holds `claim` (the newest one heard, its first-heard time kept). Returns 'added',
    * 'updated', or 'full' when there is no room (the claim is dropped).
