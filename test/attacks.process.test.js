@@ -242,9 +242,12 @@ describe('attacks against real peer processes', function () {
         }
       }
     })().catch(() => {})
-    const c = h.client({ seeds: [ep], maxPeers: 16 })
+    // The refused list is never answered, so that fetch waits out membersTimeout; the replies
+    // that follow (their digest differs from the client's) prompt the next fetch.
+    const c = h.client({ seeds: [ep], maxPeers: 16, membersTimeout: 300 })
     for (let i = 0; i < 5; i++) expect(await c.request('echo', i, { timeout: 2000 })).to.equal(i)
-    await eventually(() => {
+    await eventually(async () => {
+      expect(await c.request('echo', 7, { timeout: 2000 })).to.equal(7)
       expect(lists).to.be.at.least(2)
       expect(c.stats().malformed).to.be.at.least(1) // the list naming "garbage" was refused whole
       expect(c.peers().length).to.equal(16)
