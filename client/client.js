@@ -40,7 +40,7 @@ export class Client extends EventEmitter {
     this.requestOptions = requestOptionsChecker(o)
     this.clock = o.clock
     this.strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() })
-    this.table = new PeerTable((snapshot) => this.emit('peer', snapshot))
+    this.table = new PeerTable((snapshot) => this.emit('peer', snapshot), () => o.clock.now())
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new Map() // id -> Call
     this.parked = new Set() //  calls waiting for any peer to come up
@@ -307,9 +307,10 @@ export class Client extends EventEmitter {
     const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
     if (call.settled || peer === null) return
     this.counts.attemptTimeouts++
-    const latencyMs = this.clock.now() - call.sentAt
-    this.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`)
-    this.strategy.onResult?.(peer, { latencyMs, error: 'timeout' })
+    const now = this.clock.now()
+    const latencyMs = now - call.sentAt
+    this.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`, latencyMs, now)
+    this.strategy.onResult?.(peer, { latencyMs, error: 'timeout', at: now })
     if (this.ejector.failure(peer)) this.counts.ejections++
     this.retryOrFail(call, Outcome.ATTEMPT_TIMEOUT, peer)
   }
@@ -405,7 +406,7 @@ export class Client extends EventEmitter {
     if (call.peer !== peer) return // an earlier attempt's answer: its timing is not this one's
     const now = this.clock.now()
     const latencyMs = now - call.sentAt
-    this.table.recordSuccess(peer, latencyMs)
+    this.table.recordSuccess(peer, latencyMs, now)
     this.ejector.success(peer)
     this.strategy.onResult?.(peer, { latencyMs, error, at: now })
     let m = this.methodLatency.get(call.method)

@@ -1,7 +1,9 @@
 // The client's view of the peers it knows: state (up, down, draining), requests in flight,
 // latency and failures. Changes are reported through `onChange(snapshot)`.
+import { PeakEwma } from './peak-ewma.js'
 
-const EWMA_WEIGHT = 0.2 // weight of a new latency sample in the moving average
+const LATENCY_DECAY_MS = 2000 // a peer's latency estimate forgets a slow spell over about this long...
+const LATENCY_STALE_MS = 500 // ...and one with no sample for this long is tried again and replaced
 
 /**
  * The calls whose current attempt is on one peer, as a list linked through the calls
@@ -39,14 +41,15 @@ export class CallList {
 }
 
 export class PeerEntry {
-  constructor (endpoint, order) {
+  constructor (endpoint, order, now) {
     this.endpoint = endpoint
     this.order = order // position in the order peers were learned; lists keep this order
     this.state = 'down' // down until its handshake completes
     this.calls = new CallList() // calls whose current attempt is on this peer
     this.outbox = [] //       call, packed entry, call, ... waiting for the end of this turn
     this.flushQueued = false // a flush of the outbox is queued for the end of this turn
-    this.latencyMs = null
+    this.now = now
+    this.latency = new PeakEwma(LATENCY_DECAY_MS, LATENCY_STALE_MS) // the one estimate: p2c balances on it, peers() shows it
     this.failures = 0 // consecutive
     this.lastError = null
     this.everUp = false
@@ -54,6 +57,11 @@ export class PeerEntry {
     this.listedGone = false // draining because a member list said so (not the peer itself): undone when listed alive
     this.connected = false // its connection is up (handshake done, no disconnect since)
     this.load = 0 //     requests in flight on the peer, all clients together, as it last reported
+  }
+
+  /** The latency estimate now (ms), null before the first answer. */
+  get latencyMs () {
+    return this.latency.read(this.now())
   }
 
   snapshot () {
@@ -69,8 +77,12 @@ export class PeerEntry {
 }
 
 export class PeerTable {
-  /** @param {(snapshot: object) => void} onChange */
-  constructor (onChange) {
+  /**
+   * @param {(snapshot: object) => void} onChange
+   * @param {() => number} now  the client's clock, ms
+   */
+  constructor (onChange, now) {
+    this.now = now
     this.entries = new Map()
     this.nextOrder = 0
     this.onChange = onChange
@@ -80,7 +92,7 @@ export class PeerTable {
   add (endpoint) {
     let e = this.entries.get(endpoint)
     if (e === undefined) {
-      e = new PeerEntry(endpoint, this.nextOrder++)
+      e = new PeerEntry(endpoint, this.nextOrder++, this.now)
       this.entries.set(endpoint, e)
       this.onChange(e.snapshot())
     }
@@ -120,12 +132,15 @@ export class PeerTable {
     return false
   }
 
-  recordSuccess (e, latencyMs) {
+  /** An attempt on `e` got an answer after `latencyMs`, at time `now`. */
+  recordSuccess (e, latencyMs, now) {
     e.failures = 0
-    e.latencyMs = e.latencyMs === null ? latencyMs : e.latencyMs + EWMA_WEIGHT * (latencyMs - e.latencyMs)
+    e.latency.add(latencyMs, now)
   }
 
-  recordFailure (e, reason) {
+  /** An attempt on `e` failed; `latencyMs`, when given, is how long it waited (a timeout). */
+  recordFailure (e, reason, latencyMs, now) {
+    if (latencyMs !== undefined) e.latency.add(latencyMs, now)
     e.failures++
     e.lastError = reason
   }

@@ -2,27 +2,47 @@
 // strategy against a fast and a slow peer over real sockets.
 import { expect } from 'chai'
 import { p2c } from '../client/strategies/p2c.js'
+import { PeakEwma } from '../client/peak-ewma.js'
+import { seededRandom } from '../peer/membership/sim-cluster.js'
 import { pickByKey, score } from '../client/strategies/rendezvous.js'
 import { eventually } from './helpers/eventually.js'
 import { harness } from './helpers/cluster.js'
 
-const peer = (endpoint, calls = 0, load = 0) => ({ endpoint, calls: { size: calls }, load })
+// A peer as p2c sees it: its own latency estimate, this client's calls on it, its reported load.
+const peer = (endpoint, calls = 0, load = 0) => ({ endpoint, calls: { size: calls }, load, latency: new PeakEwma(1000, 1000) })
 
-describe('p2c strategy (peak EWMA)', () => {
-  it('jumps to a slower sample at once and decays back over time', () => {
-    let t = 0
-    const s = p2c({ now: () => t, decayMs: 1000 })
-    const a = peer('a')
-    s.onResult(a, { latencyMs: 10 })
-    expect(s.latencyOf(a)).to.equal(10)
-    t = 10
-    s.onResult(a, { latencyMs: 100 })
-    expect(s.latencyOf(a)).to.equal(100) // peak
-    t = 1010 // one decay period later
-    s.onResult(a, { latencyMs: 10 })
-    expect(s.latencyOf(a)).to.be.closeTo(100 * Math.exp(-1) + 10 * (1 - Math.exp(-1)), 1e-9)
+describe('peak EWMA latency estimate (one per peer)', () => {
+  it('jumps to a slower sample at once, and a lower sample pulls it down by the time since the last', () => {
+    const e = new PeakEwma(1000, 5000)
+    e.add(10, 0)
+    expect(e.read(0)).to.equal(10)
+    e.add(100, 10)
+    expect(e.read(10)).to.equal(100) // peak
+    e.add(10, 1010) // one decay period later
+    expect(e.read(1010)).to.be.closeTo(100 * Math.exp(-1) + 10 * (1 - Math.exp(-1)), 1e-9)
   })
 
+  it('decays towards zero as it is read, with no new sample (a peer not picked gets cheaper)', () => {
+    const e = new PeakEwma(1000, 5000)
+    expect(e.read(0)).to.equal(null)
+    e.add(200, 0)
+    expect(e.read(1000)).to.be.closeTo(200 * Math.exp(-1), 1e-9)
+    expect(e.read(3000)).to.be.closeTo(200 * Math.exp(-3), 1e-9)
+    expect(e.value).to.equal(200) // reading does not change it
+  })
+
+  it('with no sample for staleMs it is stale, and the next sample replaces it', () => {
+    const e = new PeakEwma(10000, 1000)
+    expect(e.stale(0)).to.equal(true)
+    e.add(200, 0)
+    expect(e.stale(1000)).to.equal(false)
+    expect(e.stale(1001)).to.equal(true)
+    e.add(2, 1500)
+    expect(e.read(1500)).to.equal(2) // not 200 x exp(-0.15) + ...: the old estimate said nothing of now
+  })
+})
+
+describe('p2c strategy (peak EWMA)', () => {
   const table = [
     // [a latency, a outstanding, b latency, b outstanding, expected pick]
     [2, 0, 40, 0, 'a'],
@@ -32,33 +52,71 @@ describe('p2c strategy (peak EWMA)', () => {
   ]
   for (const [la, oa, lb, ob, want] of table) {
     it(`a ${la} ms x ${oa} outstanding vs b ${lb} ms x ${ob}: picks ${want}`, () => {
-      const s = p2c({ random: () => 0.1 })
+      const s = p2c({ random: () => 0.1, now: () => 0 })
       const a = peer('a', oa)
       const b = peer('b', ob)
-      s.onResult(a, { latencyMs: la })
-      s.onResult(b, { latencyMs: lb })
+      a.latency.add(la, 0)
+      b.latency.add(lb, 0)
       expect(s.select([a, b]).endpoint).to.equal(want)
       expect(s.select([b, a]).endpoint).to.equal(want)
     })
   }
 
   it('counts the load a peer reports when it is higher than this client\'s own outstanding', () => {
-    const s = p2c({ random: () => 0.1 })
+    const s = p2c({ random: () => 0.1, now: () => 0 })
     const a = peer('a', 0, 50) // busy with other clients' work
     const b = peer('b', 0, 0)
-    s.onResult(a, { latencyMs: 5 })
-    s.onResult(b, { latencyMs: 20 })
+    a.latency.add(5, 0)
+    b.latency.add(20, 0)
     expect(s.select([a, b]).endpoint).to.equal('b')
   })
 
-  it('a peer never measured is tried (it costs the average of the others)', () => {
-    const s = p2c({ random: () => 0.1 })
+  it('a peer never measured is tried at once', () => {
+    const s = p2c({ random: () => 0.1, now: () => 0 })
     const a = peer('a')
     const fresh = peer('fresh')
-    s.onResult(a, { latencyMs: 5 })
-    const picks = new Set()
-    for (const order of [[a, fresh], [fresh, a]]) picks.add(s.select(order).endpoint)
-    expect(picks.has('fresh')).to.equal(true)
+    a.latency.add(5, 0)
+    for (const order of [[a, fresh], [fresh, a]]) expect(s.select(order).endpoint).to.equal('fresh')
+  })
+
+  it('a peer that was slow and then not picked is tried again once its estimate is stale', () => {
+    let t = 0
+    const s = p2c({ random: () => 0.1, now: () => t })
+    const slow = peer('slow')
+    const fast = peer('fast')
+    slow.latency.add(200, 0)
+    fast.latency.add(2, 0)
+    const picks = []
+    for (t = 0; t <= 2000; t += 10) {
+      const p = s.select([slow, fast])
+      picks.push(p.endpoint)
+      p.latency.add(2, t) // the slow spell is over: both answer in 2 ms
+    }
+    const first = picks.indexOf('slow') * 10
+    expect(first).to.be.within(1, 1010) // tried again by the time its estimate is stale (1 s)
+    // and from then on it takes about half
+    const after = picks.slice(first / 10 + 1)
+    const share = after.filter((x) => x === 'slow').length / after.length
+    expect(share).to.be.within(0.3, 0.7)
+  })
+
+  it('serial requests to two identical idle peers spread over both, even after one slow first answer', () => {
+    let t = 0
+    const rnd = seededRandom(7)
+    const s = p2c({ random: rnd, now: () => t })
+    const a = peer('a')
+    const b = peer('b')
+    a.latency.staleMs = b.latency.staleMs = 500
+    const got = { a: 0, b: 0 }
+    for (let i = 0; t < 3000; i++) { // 3 s of one request at a time
+      const p = s.select([a, b])
+      got[p.endpoint]++
+      const took = i === 0 ? 5 : 0.2 + 0.2 * rnd() // a cold first answer, then 0.2-0.4 ms
+      t += took
+      p.latency.add(took, t)
+    }
+    const share = got.a / (got.a + got.b)
+    expect(share).to.be.within(0.25, 0.75)
   })
 })
 
