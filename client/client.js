@@ -27,6 +27,20 @@ const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a
 const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
 const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
 
+/**
+ * Whether claim `m` about a peer is newer than what the client holds for it: SWIM's order, a
+ * higher incarnation first, then at the same incarnation alive < suspect < dead/left.
+ */
+function newerClaim (m, peer) {
+  if (peer.incarnation === null) return true
+  if (m.incarnation !== peer.incarnation) return m.incarnation > peer.incarnation
+  return gravity(m.state) > gravity(peer.listed)
+}
+
+function gravity (state) {
+  return state === MemberState.LEFT ? MemberState.DEAD : state
+}
+
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
 }
@@ -85,18 +99,26 @@ export class Client extends EventEmitter {
 
   /**
    * Takes in a member list: alive and suspect members are connected and used; dead and left
-   * ones stop getting new requests and are dropped once their connection closes. A peer the
-   * list showed gone and now shows alive again (it refuted a false death) is back in rotation
-   * at once if its connection is up. Seeds are kept whatever the list says, as the way back
-   * in when every known peer is gone. At most `maxPeers` peers are kept.
+   * ones stop getting new requests and are dropped once their connection closes. A claim
+   * counts only when it is newer than what the client holds for that peer, by the rule
+   * members use (a higher incarnation, or at the same one a graver state), so lists from
+   * peers that disagree for a while do not flip a peer back and forth. A peer the lists
+   * showed gone and now show alive again (it refuted a false death) is back in rotation at
+   * once if its connection is up. Seeds are kept whatever the list says, as the way back in
+   * when every known peer is gone. At most `maxPeers` peers are kept.
    */
   learn (members) {
     if (this.closing !== null) return
     for (const m of members) {
       const known = this.table.get(m.endpoint)
+      if (known !== undefined) {
+        if (!newerClaim(m, known)) continue
+        known.incarnation = m.incarnation
+        known.listed = m.state
+      }
       if (m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT) {
         if (known !== undefined) this.relisted(known)
-        else if (this.table.entries.size < this.options.maxPeers) this.addPeer(m.endpoint)
+        else if (this.table.entries.size < this.options.maxPeers) this.adopt(m)
         else this.counts.peersRefused++
       } else if (known !== undefined && !this.seeds.has(m.endpoint)) {
         known.gone = true
@@ -106,6 +128,14 @@ export class Client extends EventEmitter {
         } else if (known.state === 'down') this.removePeer(known)
       }
     }
+  }
+
+  /** A member a list shows alive, not known yet. */
+  adopt (m) {
+    const peer = this.addPeer(m.endpoint)
+    if (peer === undefined) return
+    peer.incarnation = m.incarnation
+    peer.listed = m.state
   }
 
   /** A member list shows `peer` alive. */
@@ -119,6 +149,7 @@ export class Client extends EventEmitter {
   removePeer (peer) {
     this.failOver(peer, false)
     this.table.remove(peer)
+    this.discovery.forget(peer.endpoint)
     this.transport.disconnect(peer.endpoint)
   }
 
@@ -519,7 +550,7 @@ export class Client extends EventEmitter {
 
   /** Counters: requests, successes, retries, attempt timeouts, retries refused by the budget, failures by code, member lists fetched. */
   stats () {
-    return { ...this.counts, failed: { ...this.counts.failed }, inflight: this.pending.size, memberLists: this.discovery.counts.lists }
+    return { ...this.counts, failed: { ...this.counts.failed }, inflight: this.pending.size, memberLists: this.discovery.counts.lists, memberFetches: this.discovery.counts.fetches }
   }
 
   /**

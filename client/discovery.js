@@ -1,7 +1,9 @@
 // How a client learns peers without being a member: every reply carries the peer's
-// membership digest; when it differs from the digest of the last member list the client
-// took in, the client fetches the list from that peer (one fetch at a time, at most every
-// MIN_GAP_MS). It also refreshes from a random up peer every `refreshInterval`.
+// membership digest. When it differs both from the digest of the last member list the client
+// took in and from the digest of the last list that same peer gave, that peer's view changed
+// since: the client fetches its list (one fetch at a time, at most every MIN_GAP_MS). Peers
+// that disagree for a while each give their list once, not once per reply. The client also
+// refreshes from a random up peer every `refreshInterval`.
 import { encodeMembersGet } from '../protocol/codec.js'
 
 const MIN_GAP_MS = 50 // between two fetches prompted by replies
@@ -20,6 +22,7 @@ export class Discovery {
   constructor (o) {
     this.o = o
     this.known = null // digest of the last list taken in
+    this.gave = new Map() // endpoint -> digest of the last list that peer gave
     this.busy = false
     this.last = -Infinity
     this.seq = 0
@@ -49,7 +52,7 @@ export class Discovery {
 
   /** A reply from `endpoint` carried membership digest `mv`. */
   seen (endpoint, mv) {
-    if (typeof mv !== 'number' || mv === this.known) return
+    if (typeof mv !== 'number' || mv === this.known || mv === this.gave.get(endpoint)) return
     if (this.o.clock.now() - this.last < MIN_GAP_MS) return
     this.refresh(endpoint, false)
   }
@@ -61,6 +64,7 @@ export class Discovery {
     try {
       const list = await this.fetch(endpoint)
       if (list === null) return
+      this.gave.set(endpoint, list.version)
       if (!periodic && list.version === this.known) return
       this.known = list.version
       this.counts.lists++
@@ -68,6 +72,11 @@ export class Discovery {
     } finally {
       this.busy = false
     }
+  }
+
+  /** A peer was dropped: what it gave is forgotten. */
+  forget (endpoint) {
+    this.gave.delete(endpoint)
   }
 
   /** Asks `endpoint` for its member list; resolves with { version, members } or null. */

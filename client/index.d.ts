@@ -121,7 +121,10 @@ export interface ClientStats {
   peersRefused: number
   failed: Record<string, number>
   inflight: number
+  /** Member lists taken in. */
   memberLists: number
+  /** Member lists asked for (MEMBERS_GET sent). */
+  memberFetches: number
 }
 
 export declare class Client extends EventEmitter {

@@ -336,6 +336,26 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(client.peers().find((p) => p.endpoint === C).state).to.equal('draining')
   })
 
+  it('lists from peers that disagree do not flip a peer back and forth: the newer claim wins', async () => {
+    const { net, client } = setup({}, [A])
+    net.define(B)
+    client.learn([{ endpoint: B, incarnation: 5, state: 0, meta: {} }])
+    for (const ep of [A, B]) net.up(ep)
+    const stateOfB = () => client.peers().find((p) => p.endpoint === B).state
+    const seen = []
+    for (let i = 0; i < 10; i++) {
+      client.learn([{ endpoint: B, incarnation: 5, state: 2, meta: {} }]) // one peer's view: dead
+      seen.push(stateOfB())
+      client.learn([{ endpoint: B, incarnation: 5, state: 0, meta: {} }]) // a lagging peer's: alive
+      seen.push(stateOfB())
+    }
+    expect(new Set(seen)).to.deep.equal(new Set(['draining'])) // dead at 5 outranks alive at 5
+    client.learn([{ endpoint: B, incarnation: 6, state: 0, meta: {} }]) // B refuted
+    expect(stateOfB()).to.equal('up')
+    client.learn([{ endpoint: B, incarnation: 5, state: 2, meta: {} }]) // an old rumour
+    expect(stateOfB()).to.equal('up')
+  })
+
   it('maxPeers bounds the peers a member list can add', async () => {
     const { client } = setup({ maxPeers: 5 }, [A])
     client.learn(Array.from({ length: 100 }, (_, i) => ({ endpoint: `tcp://127.0.0.1:${2000 + i}`, incarnation: 1, state: 0, meta: {} })))
