@@ -1,7 +1,7 @@
 // The embeddable client: keeps a table of peers, picks one per request through the
 // strategy, sends, and fails over. No promise outlives its deadline.
 import { EventEmitter } from 'node:events'
-import { ClientTransport } from './transport.js'
+import { ZmqConnector } from '../transport/zmq-connector.js'
 import { PeerTable } from './peer-table.js'
 import { resolveClientOptions, requestOptionsChecker } from './options.js'
 import { resolveStrategy } from './strategies/index.js'
@@ -68,7 +68,7 @@ export class Client extends EventEmitter {
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
     this.deadlines = new TimerLists(o.clock, (call) => this.onDeadline(call))
     this.attemptLimits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call))
-    const makeTransport = o.transport ?? ((t) => new ClientTransport(t))
+    const makeTransport = o.transport ?? ((t) => new ZmqConnector(t))
     this.transport = makeTransport({
       maxMessageSize: o.maxMessageSize,
       heartbeatInterval: o.heartbeatInterval,

@@ -18,7 +18,7 @@ export const clientDefaults = Object.freeze({
   maxPending: 65536, //        requests in flight at once; beyond, request() is refused at once (backpressure, bounded memory)
   retryBudget: Object.freeze({ percent: 0.2, minPerSecond: 10, windowMs: 10000 }), // retries <= 20% of requests + 10/s
   hedge: null, //              { delayMs }: send a second copy of a slow idempotent request to another peer
-  ejection: Object.freeze({ after: 5, baseMs: 1000, maxMs: 30000, maxShare: 0.5 }), // out of rotation after 5 failures in a row, 1 s doubling to 30 s, at most half the peers
+  ejection: Object.freeze({ after: 5, baseMs: 1000, maxMs: 4000, maxShare: 0.5 }), // out of rotation after 5 failures in a row, 1 s doubling to 4 s, at most half the peers
   discover: true, //           learn peers from the member lists of the peers it talks to
   refreshInterval: 5000, //    also fetch a member list from a random peer this often (0: never)
   membersTimeout: 1000, //     wait this long for a member list

@@ -1,9 +1,13 @@
 // A peak-sensitive moving average of latency (Finagle's "peak EWMA"), one per peer: a sample
 // above the estimate replaces it at once; a lower one pulls it down with a weight that grows
-// with the time since the last sample. The estimate decays towards zero as it is read
+// with the time since the last sample, and is at least MIN_WEIGHT, so a peer picked often
+// still forgets one slow answer within a few (Finagle's pure time weight lets a busy peer
+// carry it for the whole decay time, and lose its share of traffic meanwhile). The estimate decays towards zero as it is read
 // (Finagle reads it as a sample of 0), so a peer that is not picked becomes cheap and is
 // tried again. An estimate with no sample for `staleMs` is stale: it says nothing of the peer
 // as it is now, and the next sample replaces it.
+
+const MIN_WEIGHT = 0.2 // of a lower sample, however soon after the last one
 
 export class PeakEwma {
   /**
@@ -22,8 +26,8 @@ export class PeakEwma {
     if (this.value === null || sample > this.value || now - this.stamp > this.staleMs) {
       this.value = sample
     } else {
-      const w = Math.exp(-(now - this.stamp) / this.decayMs)
-      this.value = this.value * w + sample * (1 - w)
+      const keep = Math.min(1 - MIN_WEIGHT, Math.exp(-(now - this.stamp) / this.decayMs))
+      this.value = this.value * keep + sample * (1 - keep)
     }
     this.stamp = now
   }

@@ -1,13 +1,11 @@
-// The peer's outgoing ZeroMQ socket for membership traffic: a ROUTER connected to other
-// peers by endpoint alias, sending requests (probe, probe-req, sync) and matching answers
+// A peer's outgoing membership traffic: requests (probe, probe-req, sync) sent on a
+// connecting socket (a transport connector) to other peers by endpoint, and answers matched
 // by sequence number *and* by the connection they came on, so only the member asked can
-// answer (membership counts such answers as vouched). Answers to requests *from* other
-// peers go out on the bound socket. A dropped connection is reported so the member is
-// probed at once.
-import * as zmq from 'zeromq'
+// answer (membership counts such answers as vouched). Answers to requests *from* other peers
+// go out on the bound socket. A dropped connection is reported so the member is probed at once.
 import { encodeGossip, decode } from '../protocol/codec.js'
-import { connectingRouterOptions, Aliases, queueLimit } from '../protocol/socket-settings.js'
 import { isWireEndpoint } from '../protocol/endpoint.js'
+import { queueLimit } from '../transport/settings.js'
 
 export class GossipTransport {
   /**
@@ -15,79 +13,75 @@ export class GossipTransport {
    * @param {object} o.limits   decode limits (maxMessageSize, maxBatch, ...)
    * @param {number} o.heartbeatInterval
    * @param {number} o.heartbeatTimeout
+   * @param {(handlers: object) => object} o.connector  makes the connecting socket (transport/)
+   * @param {{ setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {(endpoint: string) => void} o.onDisconnect
    */
   constructor (o) {
     this.o = o
     this.seq = 0
     this.pending = new Map() // seq -> { endpoint, finish(reply|null) }
-    this.aliases = new Aliases()
     this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, strayAnswers: 0 }
+    this.closed = false
     // This socket connects to candidates too, endpoints anyone may have named: its inbound
     // queues are bounded, and it pings only if the operator turned pings on (peer/options.js).
-    this.socket = new zmq.Router(connectingRouterOptions({
-      ...o,
+    this.link = o.connector({
       maxMessageSize: o.limits.maxMessageSize,
+      heartbeatInterval: o.heartbeatInterval,
+      heartbeatTimeout: o.heartbeatTimeout,
       sendHighWaterMark: 1000,
       receiveHighWaterMark: queueLimit(o.limits.maxMessageSize),
-    }))
-    this.socket.events.on('disconnect', (e) => this.aliases.has(e.address) && o.onDisconnect(e.address))
-    this.loop = this.receiveLoop()
+      onMessage: (endpoint, frames) => this.onAnswer(endpoint, frames),
+      onDown: (endpoint) => o.onDisconnect(endpoint),
+    })
   }
 
   /** Sends a membership request; resolves with the answer from `endpoint`, or null after `timeoutMs`. */
   request (endpoint, msg, timeoutMs) {
-    if (this.socket.closed) return Promise.resolve(null)
+    if (this.closed) return Promise.resolve(null)
     // Membership only hands over endpoints that passed the codec's check; this is the last
     // guard before ZeroMQ, which throws on some malformed endpoints.
-    if (!isWireEndpoint(endpoint) || this.aliases.connect(this.socket, endpoint) === 'refused') {
+    if (!isWireEndpoint(endpoint) || !this.link.connect(endpoint)) {
       this.counts.refusedEndpoints++
       return Promise.resolve(null)
     }
-    const alias = this.aliases.aliasOf(endpoint)
     const seq = this.seq = this.seq >= Number.MAX_SAFE_INTEGER ? 1 : this.seq + 1
     const frame = encodeGossip(seq, msg)
     this.counts.sent++
     this.counts.bytes += frame.length
+    const { clock } = this.o
     return new Promise((resolve) => {
-      const timer = setTimeout(() => finish(null), timeoutMs)
+      const timer = clock.setTimeout(() => finish(null), timeoutMs)
       const finish = (reply) => {
         if (!this.pending.has(seq)) return
         this.pending.delete(seq)
-        clearTimeout(timer)
+        clock.clearTimeout(timer)
         resolve(reply)
       }
       this.pending.set(seq, { endpoint, finish })
-      this.socket.send([alias, frame]).catch(() => finish(null))
+      this.link.send(endpoint, [frame], (code) => { if (code !== null) finish(null) })
     })
   }
 
   /** Stops connecting to a member that is dead, left or never answered; a later request reconnects. */
   forget (endpoint) {
-    this.aliases.disconnect(this.socket, endpoint)
+    this.link.disconnect(endpoint)
   }
 
-  async receiveLoop () {
-    const s = this.socket
-    try {
-      for await (const msg of s) {
-        if (msg.length !== 2) { this.counts.malformed++; continue }
-        let m
-        try { m = decode(msg[1], this.o.limits) } catch { this.counts.malformed++; continue }
-        if (m.gossip === undefined) { this.counts.malformed++; continue }
-        const p = this.pending.get(m.seq)
-        if (p === undefined) continue // late: already timed out
-        if (this.aliases.endpointOf(msg[0]) !== p.endpoint) { this.counts.strayAnswers++; continue }
-        p.finish(m.gossip)
-      }
-    } catch (err) {
-      if (!s.closed) throw err
-    }
+  onAnswer (endpoint, frames) {
+    if (frames.length !== 1) { this.counts.malformed++; return }
+    let m
+    try { m = decode(frames[0], this.o.limits) } catch { this.counts.malformed++; return }
+    if (m.gossip === undefined) { this.counts.malformed++; return }
+    const p = this.pending.get(m.seq)
+    if (p === undefined) return // late: already timed out
+    if (endpoint !== p.endpoint) { this.counts.strayAnswers++; return }
+    p.finish(m.gossip)
   }
 
   async close () {
+    this.closed = true
     for (const p of [...this.pending.values()]) p.finish(null)
-    if (!this.socket.closed) this.socket.close()
-    await this.loop.catch(() => {})
+    await this.link.close()
   }
 }

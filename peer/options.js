@@ -11,6 +11,7 @@ import { metaSize } from '../protocol/codec.js'
 import { VERSION } from './version.js'
 import { resolveMembershipOptions } from './membership/config.js'
 import { clockOption } from '../protocol/clock.js'
+import { zmqTransport } from '../transport/index.js'
 
 export const peerDefaults = Object.freeze({
   bind: 'tcp://127.0.0.1:0', //        loopback, ephemeral port: safe to start anywhere
@@ -54,7 +55,9 @@ export function resolvePeerOptions (given) {
     maxDepth: int(peerDefaults.maxDepth, 1, 1000),
     maxBatch: int(peerDefaults.maxBatch, 1, 65535),
     clock: clockOption,
+    wallClock: fn(Date.now), //  ms since 1970: a restarted peer's incarnation starts above its earlier life's
     random: fn(Math.random),
+    transport: transportOption,
     meta: metaObject,
     membership: (v) => resolveMembershipOptions(v),
   })
@@ -67,6 +70,15 @@ export function resolvePeerOptions (given) {
     throw invalidArgument('threads, maxQueue and resourceLimits need handlers given as a module URL or path (worker threads)')
   }
   return o
+}
+
+/** { listener(o), connector(o) } (transport/index.js): ZeroMQ unless a simulation gives its own. */
+function transportOption (v) {
+  if (v === undefined) return zmqTransport
+  if (typeof v?.listener !== 'function' || typeof v?.connector !== 'function') {
+    throw invalidArgument('transport must be an object with listener(options) and connector(options), as transport/memory.js gives')
+  }
+  return v
 }
 
 /** An object of functions (run on the main thread), or a module's URL or path (run in threads). */

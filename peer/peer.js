@@ -1,7 +1,6 @@
 // A zeromesh peer: binds its socket, answers zeromesh requests through the dispatcher,
 // answers 10/FLP pings and requests, and stops gracefully.
 import { EventEmitter } from 'node:events'
-import { PeerTransport } from './transport.js'
 import { GossipTransport } from './gossip-transport.js'
 import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
@@ -84,7 +83,8 @@ export class Peer extends EventEmitter {
       handlers = {}
       for (const m of methods) handlers[m] = (args, ctx) => this.pool.run(m, args, ctx)
     }
-    this.transport = new PeerTransport({
+    this.transport = o.transport.listener({
+      clock: o.clock,
       bind: o.bind,
       advertise: o.advertise,
       linger: o.stopLinger,
@@ -105,6 +105,8 @@ export class Peer extends EventEmitter {
     this.dispatcher = new Dispatcher({ handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint })
     this.recent = new RecentRequests({ clock: o.clock })
     this.gossip = new GossipTransport({
+      connector: o.transport.connector,
+      clock: o.clock,
       limits: o,
       heartbeatInterval: o.heartbeatInterval,
       heartbeatTimeout: o.heartbeatTimeout,
@@ -112,7 +114,8 @@ export class Peer extends EventEmitter {
     })
     this.membership = new Membership({
       endpoint,
-      incarnation: Date.now(), // wall clock: a restarted peer starts above its earlier life
+      incarnation: o.wallClock(), // a restarted peer starts above its earlier life
+      wallClock: o.wallClock,
       meta: { version: VERSION, ...o.meta },
       seeds: o.seeds,
       net: this.gossip,
@@ -212,7 +215,7 @@ export class Peer extends EventEmitter {
 
   onGossip (clientId, msg) {
     this.membership.handle(msg.gossip).then((reply) => {
-      if (reply !== null && this.transport?.socket != null) this.transport.send(clientId, [encodeGossip(msg.seq, reply)])
+      if (reply !== null && this.transport?.open) this.transport.send(clientId, [encodeGossip(msg.seq, reply)])
     }, () => { this.counts.dropped++ })
   }
 

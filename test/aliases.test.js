@@ -4,7 +4,7 @@
 // keeps the process alive; a crash here takes the test run down with it.
 import { expect } from 'chai'
 import * as zmq from 'zeromq'
-import { Aliases, connectingRouterOptions } from '../protocol/socket-settings.js'
+import { Aliases, connectingRouterOptions } from '../transport/settings.js'
 import { harness } from './helpers/cluster.js'
 import { encodeMembersGet, decode, MessageType } from '../protocol/index.js'
 

@@ -6,7 +6,7 @@ import { checkOptions, int } from '../../protocol/options.js'
 
 export const membershipDefaults = Object.freeze({
   probeInterval: 250, //      one member probed per interval: detection in ~e/(e-1) intervals
-  probeTimeout: 120, //       a LAN round trip is <1 ms; this leaves room for GC and busy loops
+  probeTimeout: 200, //       a LAN round trip is <1 ms; this leaves room for GC, busy loops and a slow link (the direct retry waits 2x: RTT up to 400 ms)
   indirectChecks: 3, //       peers asked to probe for us when a direct probe fails
   suspicionMult: 4, //        suspicion lasts at least 4 probe intervals x log10(N) (1 s for N < 10)...
   suspicionMaxMult: 4, //     ...and at most 4x that, shortened by independent confirmations
@@ -19,6 +19,7 @@ export const membershipDefaults = Object.freeze({
   leaveTimeout: 300, //       how long stop() waits for members to acknowledge the leave
   maxCandidates: 64, //       members heard of second-hand and not yet verified by a probe, at most...
   candidateTimeout: 5000, //  ...each for this long: a flood of made-up endpoints costs bounded probing
+  awarenessMax: 8, //         Lifeguard local health: timeouts and the probe interval scale up to 9x on a peer whose own link is bad
   reapAfter: 30000, //        dead and left members are forgotten after this (memberlist: 30 s)...
   reconnectTimeout: 86400000, // ...but one that died is still tried by push-pull for this long (Serf: 24 h), so a long partition heals
 })
@@ -40,6 +41,7 @@ export function resolveMembershipOptions (given) {
     leaveTimeout: int(d.leaveTimeout, 0, 600000),
     maxCandidates: int(d.maxCandidates, 1, 65535),
     candidateTimeout: int(d.candidateTimeout, 1, 600000),
+    awarenessMax: int(d.awarenessMax, 0, 64),
     reapAfter: int(d.reapAfter, 1, 86400000),
     reconnectTimeout: int(d.reconnectTimeout, 0, 30 * 86400000),
   })

@@ -17,9 +17,12 @@ import { BroadcastQueue } from './broadcast-queue.js'
 import { admit, Action } from './admission.js'
 import { Candidates } from './candidates.js'
 import { ReconnectList } from './reconnect-list.js'
+import { Awareness } from './awareness.js'
 import { INCARNATION_HORIZON_MS } from '../../protocol/constants.js'
 
 const DEAD_SYNC_CHANCE = 0.25 // share of push-pulls sent to a member held dead
+const STALL_ROUNDS = 3 //       no probe round for this many intervals: the process was stalled
+const DEAD_PROBE_ROUNDS = 4 //  a member held dead is probed every this many probe rounds (1 s by default)
 const MAX_VERIFYING = 8 //       candidates probed at once
 const MAX_RECONNECT = 256 //     reaped dead members still tried by push-pull, at most
 
@@ -51,6 +54,10 @@ export class Membership extends EventEmitter {
     this.suspicions = new Map() // endpoint -> Suspicion
     this.seeds = o.seeds.filter((s) => s !== o.endpoint)
     this.order = [] //   probe order: a shuffled list, consumed round robin
+    this.rounds = 0 //   probe rounds so far
+    this.lastRound = 0 // when the last one ran
+    this.awareness = new Awareness(this.c.awarenessMax)
+    this.skip = 0 //     probe rounds still to sit out: with poor local health, probes are spaced out
     this.probing = new Set() // endpoints with a probe in progress
     this.timers = new Set()
     this.running = false
@@ -59,7 +66,7 @@ export class Membership extends EventEmitter {
     this.joinPause = this.c.joinRetryMin
     this.version = this.table.digest()
     this.counts = {
-      probes: 0, indirect: 0, suspected: 0, died: 0, refuted: 0, syncs: 0, joinAttempts: 0,
+      probes: 0, indirect: 0, suspected: 0, died: 0, refuted: 0, stalls: 0, syncs: 0, joinAttempts: 0,
       candidates: 0, verified: 0, candidatesDropped: 0, candidatesExpired: 0, reaped: 0, listTrimmed: 0,
       refused: { beyondHorizon: 0, probeTarget: 0 },
     }
@@ -69,6 +76,7 @@ export class Membership extends EventEmitter {
 
   start () {
     this.running = true
+    this.lastRound = this.o.clock.now()
     this.queue.enqueue(this.claimOf(this.table.self))
     if (!this.joined) this.join()
     this.every(this.c.probeInterval, () => this.probeRound(), this.jitter(this.c.probeInterval))
@@ -220,9 +228,50 @@ export class Membership extends EventEmitter {
   }
 
   probeRound () {
-    const target = this.nextTarget()
-    if (target !== undefined) this.probe(target)
+    const now = this.o.clock.now()
+    if (now - this.lastRound > STALL_ROUNDS * this.c.probeInterval) this.stalled()
+    this.lastRound = now
+    if (this.skip > 0) {
+      this.skip--
+    } else {
+      // Lifeguard: the probe interval is scaled by local health, one round in (score + 1).
+      this.skip = this.awareness.score
+      const target = this.nextTarget()
+      if (target !== undefined) this.probe(target)
+    }
+    if (++this.rounds % DEAD_PROBE_ROUNDS === 0) this.probeTheDead()
     this.tidy()
+  }
+
+  /**
+   * This process was stalled (SIGSTOP, a long GC pause): the suspicions it holds ran on while
+   * it could not hear refutations, so each starts over, and its local health is worse.
+   */
+  stalled () {
+    this.counts.stalls++
+    this.awareness.apply(1)
+    for (const [ep, s] of [...this.suspicions]) {
+      s.cancel()
+      const m = this.table.get(ep)
+      if (m?.state === State.SUSPECT) this.startSuspicion(ep, m.by ?? this.endpoint)
+      else this.suspicions.delete(ep)
+    }
+  }
+
+  /**
+   * Every DEAD_PROBE_ROUNDS rounds one member held dead (or reaped while dead, for
+   * reconnectTimeout) is probed; one that answers is alive after all (a healed partition, a
+   * thawed process): a sync with it tells it what we think, it refutes, and both sides
+   * converge within a few rounds of the heal. One small message a round at most, and none
+   * while nobody is dead. (memberlist gossips to the dead for 30 s; Serf reconnects.)
+   */
+  async probeTheDead () {
+    const dead = this.table.all().filter((m) => m.state === State.DEAD).map((m) => m.endpoint)
+    dead.push(...this.reconnect.endpoints(this.o.clock.now()))
+    if (dead.length === 0) return
+    const ep = dead[Math.floor(this.o.random() * dead.length)]
+    const ack = await this.o.net.request(ep, { type: 'probe', from: this.endpoint, target: ep, updates: [] }, this.c.probeTimeout * 2)
+    if (this.running && ack?.type === 'ack') await this.sync(ep)
   }
 
   /** Once per probe round: expired candidates and long-dead members are forgotten. */
@@ -276,8 +325,9 @@ export class Membership extends EventEmitter {
       // Buddy system (Lifeguard): a member probed while we hold it suspect hears about it in
       // the probe itself, so it can refute at once instead of waiting for gossip to reach it.
       if (target.state === State.SUSPECT && !msg.updates.some((u) => u.endpoint === ep)) msg.updates.push(this.claimOf(target))
-      const ack = await this.o.net.request(ep, msg, this.c.probeTimeout)
-      if (ack?.type === 'ack') { this.absorb(ack.updates, ep, true); return }
+      const timeout = this.awareness.scale(this.c.probeTimeout)
+      const ack = await this.o.net.request(ep, msg, timeout)
+      if (ack?.type === 'ack') { this.awareness.apply(-1); this.absorb(ack.updates, ep, true); return }
       if (!this.running) return
       const helpers = this.shuffle(this.table.live().filter((m) => m.endpoint !== ep && m.state === State.ALIVE)).slice(0, this.c.indirectChecks)
       this.counts.indirect += helpers.length
@@ -286,17 +336,23 @@ export class Membership extends EventEmitter {
       const retry = { ...msg, updates: msg.updates.filter((u) => u.endpoint === ep) }
       const asked = [...helpers.map((h) => h.endpoint), ep]
       const replies = await Promise.all([
-        ...helpers.map((h) => this.o.net.request(h.endpoint, this.message('probe-req', ep), this.c.probeTimeout * 2)),
-        this.o.net.request(ep, retry, this.c.probeTimeout * 2),
+        ...helpers.map((h) => this.o.net.request(h.endpoint, this.message('probe-req', ep), timeout * 2)),
+        this.o.net.request(ep, retry, timeout * 2),
       ])
       let reached = false
+      let nacks = 0
       for (let i = 0; i < replies.length; i++) {
         const r = replies[i]
         if (r === null) continue
         this.absorb(r.updates, asked[i], true)
         if (r.type === 'ack') reached = true
+        else if (r.type === 'nack' && i < helpers.length) nacks++
       }
-      if (!reached && this.running) this.suspect(ep, incarnation)
+      if (!this.running) return
+      if (reached) { this.awareness.apply(-1); return }
+      // Helpers that did not even answer NACK say our own messages are not getting through.
+      this.awareness.apply(helpers.length > 0 ? helpers.length - nacks : 1)
+      this.suspect(ep, incarnation)
     } finally {
       this.probing.delete(ep)
     }
@@ -310,13 +366,21 @@ export class Membership extends EventEmitter {
   /** This peer's own conclusion: its probes of a member got no answer. */
   suspect (endpoint, incarnation) {
     const m = this.table.get(endpoint)
-    if (m === undefined || m.incarnation !== incarnation || m.state !== State.ALIVE) return
-    this.put({ endpoint, incarnation, state: State.SUSPECT, meta: m.meta, by: this.endpoint })
+    if (m === undefined || m.incarnation !== incarnation) return
+    if (m.state === State.ALIVE) {
+      this.put({ endpoint, incarnation, state: State.SUSPECT, meta: m.meta, by: this.endpoint })
+    } else if (m.state === State.SUSPECT && this.suspicions.get(endpoint)?.confirm(this.endpoint)) {
+      // Suspected already on someone's word; our own failed probe is an independent
+      // confirmation, and is passed on as ours (as memberlist does).
+      this.queue.enqueue({ ...this.claimOf(m), by: this.endpoint })
+    }
   }
 
   startSuspicion (endpoint, by) {
     const n = this.table.live().length + 1
-    const { min, max } = suspicionBounds(n, this.c.probeInterval, this.c.suspicionMult, this.c.suspicionMaxMult)
+    const bounds = suspicionBounds(n, this.c.probeInterval, this.c.suspicionMult, this.c.suspicionMaxMult)
+    const min = this.awareness.scale(bounds.min) // Lifeguard: a peer in poor health waits longer
+    const max = this.awareness.scale(bounds.max)
     // Confirmations expected (as memberlist): suspicionMult - 2, so the nominal timeout is hit
     // two probe intervals early; none when there are not that many other members to confirm.
     const want = Math.max(0, this.c.suspicionMult - 2)
@@ -328,6 +392,13 @@ export class Membership extends EventEmitter {
         this.suspicions.delete(endpoint)
         const m = this.table.get(endpoint)
         if (!this.running || m === undefined || m.state !== State.SUSPECT) return
+        // No probe round for a while: this process was stalled (SIGSTOP, a long GC pause) and
+        // the suspicion ran out while it could not hear refutations. It starts over instead.
+        if (this.o.clock.now() - this.lastRound > STALL_ROUNDS * this.c.probeInterval) {
+          this.stalled()
+          this.startSuspicion(endpoint, m.by ?? this.endpoint)
+          return
+        }
         this.counts.died++
         this.put({ endpoint, incarnation: m.incarnation, state: State.DEAD, meta: m.meta })
       },
@@ -355,6 +426,7 @@ export class Membership extends EventEmitter {
         case Action.REFUTE: {
           if (this.table.self.state !== State.ALIVE) break // leaving: never come back to life
           this.counts.refuted++
+          this.awareness.apply(1) // others could not hear us: maybe our link, maybe a stall
           const claim = this.table.refute(u.incarnation)
           this.queue.enqueue(this.claimOf(claim))
           this.changed(this.table.self)
@@ -391,7 +463,8 @@ export class Membership extends EventEmitter {
     if (m.state <= State.SUSPECT) this.reconnect.delete(m.endpoint)
     if (m.state === State.SUSPECT) {
       const by = claim.by ?? this.endpoint
-      this.queue.enqueue({ ...this.claimOf(m), by })
+      m.by = by
+      this.queue.enqueue(this.claimOf(m))
       this.counts.suspected++
       this.startSuspicion(m.endpoint, by)
     } else {
@@ -411,7 +484,12 @@ export class Membership extends EventEmitter {
     this.emit('member', toPublic(m))
   }
 
+  /**
+   * A claim about member `m` as this peer passes it on. A suspicion keeps its originator
+   * (`by`) through syncs too, so a relayed suspicion is never counted as an independent one.
+   */
   claimOf (m) {
+    if (m.state === State.SUSPECT && m.by !== undefined) return { endpoint: m.endpoint, incarnation: m.incarnation, state: m.state, meta: m.meta, by: m.by }
     return { endpoint: m.endpoint, incarnation: m.incarnation, state: m.state, meta: m.meta }
   }
 

@@ -1,20 +1,22 @@
-// The client's ZeroMQ ROUTER socket, connected to every known peer and addressing each by
-// its endpoint (a connect alias). Reports a peer up on `handshake` and down on `disconnect`;
-// sends never block. Only this file of client/ imports zeromq. Socket settings, and why
-// `immediate` is off, are in protocol/socket-settings.js: the client only sends to peers whose
-// handshake completed and that have not disconnected since.
+// A connecting ZeroMQ ROUTER that addresses each peer by its endpoint (a connect alias,
+// settings.js): the client's socket, and a peer's outgoing membership socket. Reports a
+// peer up on `handshake` and down on `disconnect`; sends never block. Socket settings, and
+// why `immediate` is off, are in settings.js: callers only send to peers whose handshake
+// completed and that have not disconnected since.
 import * as zmq from 'zeromq'
-import { connectingRouterOptions, Aliases } from '../protocol/socket-settings.js'
+import { connectingRouterOptions, Aliases } from './settings.js'
 
-export class ClientTransport {
+export class ZmqConnector {
   /**
    * @param {object} o
    * @param {number} o.maxMessageSize
    * @param {number} o.heartbeatInterval
    * @param {number} o.heartbeatTimeout
+   * @param {number} [o.sendHighWaterMark]
+   * @param {number} [o.receiveHighWaterMark]
    * @param {(endpoint: string, frames: Buffer[]) => void} o.onMessage
-   * @param {(endpoint: string) => void} o.onUp
-   * @param {(endpoint: string) => void} o.onDown
+   * @param {(endpoint: string) => void} [o.onUp]
+   * @param {(endpoint: string) => void} [o.onDown]
    */
   constructor (o) {
     this.o = o
@@ -22,8 +24,8 @@ export class ClientTransport {
     this.socket = new zmq.Router(connectingRouterOptions(o))
     // Events must be observed before the first connect(), or early ones are lost.
     const events = this.socket.events
-    events.on('handshake', (e) => this.aliases.has(e.address) && o.onUp(e.address))
-    events.on('disconnect', (e) => this.aliases.has(e.address) && o.onDown(e.address))
+    if (o.onUp) events.on('handshake', (e) => this.aliases.has(e.address) && o.onUp(e.address))
+    if (o.onDown) events.on('disconnect', (e) => this.aliases.has(e.address) && o.onDown(e.address))
     this.closed = false // mirrors socket.closed without a native call per send
     this.loop = this.receiveLoop()
   }
@@ -33,7 +35,7 @@ export class ClientTransport {
     return this.aliases.connect(this.socket, endpoint) !== 'refused'
   }
 
-  /** Stops talking to a peer that left the cluster. */
+  /** Stops talking to a peer; a later connect() makes a new connection. */
   disconnect (endpoint) {
     this.aliases.disconnect(this.socket, endpoint)
   }

@@ -1,10 +1,11 @@
-// The peer's ZeroMQ ROUTER socket: binds with its routing id set to the advertised endpoint
-// (10/FLP: a server's identity is its endpoint), receives, and sends replies without ever
-// blocking. Only this file of peer/ imports zeromq.
+// A peer's bound ZeroMQ ROUTER socket: binds with its routing id set to the advertised
+// endpoint (10/FLP: a server's identity is its endpoint), receives, and sends replies without
+// ever blocking, by the back-pressure policy below.
 import * as zmq from 'zeromq'
 import { bindSpec, defaultAdvertiseHost, normalizeRemote, portOf } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
-import { queueLimit } from '../protocol/socket-settings.js'
+import { systemClock } from '../protocol/clock.js'
+import { queueLimit } from './settings.js'
 
 const REBIND_ATTEMPTS = 20 // an ephemeral port can be taken between probe and rebind
 const EAGAIN_RETRY_MS = 2 //  pause before re-sending a reply that met a full pipe
@@ -12,7 +13,7 @@ const EAGAIN_GIVE_UP_MS = 2000 // after this a reply to a client that never drai
 const RETRY_BYTES_PER_CONNECTION = 4 * 1024 * 1024 // replies held for one full pipe, at most...
 const RETRY_BYTES = 32 * 1024 * 1024 //              ...and for all of them together
 
-export class PeerTransport {
+export class ZmqListener {
   /**
    * @param {object} o
    * @param {string} o.bind
@@ -23,9 +24,11 @@ export class PeerTransport {
    * @param {number} o.heartbeatTimeout
    * @param {(clientId: Buffer, frames: Buffer[]) => void} o.onMessage
    * @param {(event: string) => void} o.onDrop  a reply was dropped (client gone or stuck)
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} [o.clock]
    */
   constructor (o) {
     this.o = o
+    this.clock = o.clock ?? systemClock
     this.endpoint = null
     this.socket = null
     this.loop = null
@@ -47,7 +50,7 @@ export class PeerTransport {
         if (bindTo.endsWith(':*')) target = await probePort(bindTo)
         const endpoint = this.advertised(target, wildcardHost)
         s = this.createSocket(endpoint)
-        await bindSoon(s, target, bindTo.endsWith(':*'))
+        await bindSoon(s, target, bindTo.endsWith(':*'), this.clock)
         this.socket = s
         this.endpoint = endpoint
         this.loop = this.receiveLoop()
@@ -112,12 +115,17 @@ export class PeerTransport {
     }
   }
 
+  /** Whether replies can still be sent (bound, not closed). */
+  get open () {
+    return this.socket !== null
+  }
+
   /** Sends a reply. Never throws and never blocks; a reply to a client that left is dropped. */
   send (clientId, frames) {
     const s = this.socket
     if (s === null) { this.o.onDrop('closed'); return } // close() sets it null first
     const msg = frames.length === 1 ? [clientId, frames[0]] : [clientId, ...frames]
-    s.send(msg).catch((err) => this.sendFailed(err, msg, Date.now() + EAGAIN_GIVE_UP_MS))
+    s.send(msg).catch((err) => this.sendFailed(err, msg, this.clock.now() + EAGAIN_GIVE_UP_MS))
   }
 
   /**
@@ -126,7 +134,7 @@ export class PeerTransport {
    * reads slowly gets its replies a little late, one that never reads gets them dropped.
    */
   sendFailed (err, msg, deadline) {
-    if (err?.code === 'EAGAIN' && Date.now() < deadline && this.socket !== null && !this.socket.closed) {
+    if (err?.code === 'EAGAIN' && this.clock.now() < deadline && this.socket !== null && !this.socket.closed) {
       const key = msg[0].toString('latin1')
       let bytes = 0
       for (let i = 1; i < msg.length; i++) bytes += msg[i].length
@@ -135,7 +143,7 @@ export class PeerTransport {
         this.retryBytesOf.set(key, held + bytes)
         this.retryBytes += bytes
         this.retry.push([deadline, msg])
-        this.retryTimer ??= setTimeout(() => this.flushRetries(), EAGAIN_RETRY_MS)
+        this.retryTimer ??= this.clock.setTimeout(() => this.flushRetries(), EAGAIN_RETRY_MS)
         return
       }
       this.o.onDrop('client-not-reading')
@@ -161,7 +169,7 @@ export class PeerTransport {
     const s = this.socket
     if (s === null) return
     this.socket = null
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer)
+    if (this.retryTimer !== null) this.clock.clearTimeout(this.retryTimer)
     for (let i = 0; i < this.retry.length; i++) this.o.onDrop('closed')
     this.retry = []
     this.retryBytes = 0
@@ -176,13 +184,13 @@ export class PeerTransport {
  * ZeroMQ's I/O thread (the listener closes asynchronously), so EADDRINUSE on a probed port is
  * retried a few times, pausing 5, 10, 20, 40, 80 ms, before the caller tries another port.
  */
-async function bindSoon (socket, target, probed) {
+async function bindSoon (socket, target, probed, clock) {
   for (let pause = 5; ; pause *= 2) {
     try {
       return await socket.bind(target)
     } catch (err) {
       if (!probed || err.code !== 'EADDRINUSE' || pause > 80) throw err
-      await new Promise((resolve) => setTimeout(resolve, pause))
+      await new Promise((resolve) => clock.setTimeout(resolve, pause))
     }
   }
 }

@@ -1,0 +1,329 @@
+// The in-memory twin of the ZeroMQ transports, for whole-system simulations on a virtual
+// clock: hosts (one per process) with bound listeners and connecting sockets, joined by
+// connections that behave as ZeroMQ over TCP does, with faults injected per host.
+//
+// - A connection comes up after one network delay when a listener is there, and is tried
+//   again every RECONNECT_MS while not; the connector hears onUp, as on a ZMTP handshake.
+// - Messages are never lost on a live connection (TCP retransmits): `loss` on a host's link
+//   delays a message instead, by Linux's tail-loss probe (10 ms) for a first loss, then by
+//   retransmission timeouts (200 ms, doubling).
+// - A partition or a frozen host stalls a connection's messages; they arrive when it heals
+//   or thaws, unless the connection went down first. A connector with heartbeats notices a
+//   stall after heartbeatTimeout and takes the connection down (onDown), then reconnects.
+// - A listener that closes (a process stopped or killed) takes its connections down at once.
+// - A frozen host runs nothing: its timers and deliveries wait for the thaw (SIGSTOP/SIGCONT).
+// Everything runs on the given clock and random source, so a seeded run replays exactly.
+
+const RECONNECT_MS = 100 // ZeroMQ's reconnectInterval in transport/settings.js
+const TLP_MS = 10 //        Linux's tail-loss probe on a LAN: the first loss of a message costs this...
+const RTO_MS = 200 //       ...and each further loss a retransmission timeout, from 200 ms, doubling
+const MAX_PIPE = 10000 //   messages a connection holds while stalled (a send high-water mark)
+
+export class MemoryNetwork {
+  /**
+   * @param {object} o
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {() => number} o.random
+   * @param {number} [o.delay]  one-way delay of every message, ms
+   */
+  constructor (o) {
+    this.clock = o.clock
+    this.random = o.random
+    this.delay = o.delay ?? 0.5
+    this.hosts = new Map() //     name -> Host
+    this.listeners = new Map() // endpoint -> MemoryListener
+    this.pipes = new Set() //     every connection
+    this.cut = new Set() //       "hostA|hostB" pairs that cannot talk
+    this.nextId = 1
+  }
+
+  /** A host (a process): its clock, and the transports its Peer or Client takes. */
+  host (name) {
+    let h = this.hosts.get(name)
+    if (h === undefined) this.hosts.set(name, h = new Host(this, name))
+    return h
+  }
+
+  /** Cuts every link between two groups of hosts (names). */
+  partition (a, b) {
+    for (const x of a) for (const y of b) { this.cut.add(`${x}|${y}`); this.cut.add(`${y}|${x}`) }
+  }
+
+  heal () {
+    this.cut.clear()
+    this.unstall()
+  }
+
+  /** Whether a message can go from host `a` to host `b` now. */
+  passes (a, b) {
+    return !this.cut.has(`${a.name}|${b.name}`) && !b.frozen
+  }
+
+  /** How long one message from `a` to `b` takes: delays, and retransmissions on lossy links. */
+  latency (a, b) {
+    let ms = this.delay + a.delay + b.delay
+    const loss = 1 - (1 - a.loss) * (1 - b.loss)
+    if (loss > 0 && this.random() < loss) {
+      ms += TLP_MS
+      for (let rto = RTO_MS; this.random() < loss && rto < 60000; rto *= 2) ms += rto
+    }
+    return ms
+  }
+
+  /** Sends `deliver` over `pipe` from host `from` to host `to`, in order, with faults. */
+  carry (pipe, from, to, deliver) {
+    if (!pipe.up) return false
+    if (!this.passes(from, to) || pipe.stalled.length > 0) {
+      if (pipe.stalled.length >= MAX_PIPE) return false
+      pipe.stalled.push([from, to, deliver])
+      pipe.stalledSince ??= this.clock.now()
+      return true
+    }
+    const due = Math.max(this.clock.now() + this.latency(from, to), pipe.last) // TCP keeps order
+    pipe.last = due
+    this.clock.setTimeout(() => { if (pipe.up) to.run(deliver) }, due - this.clock.now())
+    return true
+  }
+
+  /** Sends on every stalled connection whose path is open again. */
+  unstall () {
+    for (const pipe of this.pipes) {
+      if (pipe.stalled.length === 0) continue
+      const [from, to] = pipe.stalled[0]
+      if (!this.passes(from, to)) continue
+      const list = pipe.stalled
+      pipe.stalled = []
+      pipe.stalledSince = null
+      for (const [f, t, deliver] of list) this.carry(pipe, f, t, deliver)
+    }
+  }
+
+  newId () {
+    const id = Buffer.alloc(5) // as libzmq's own routing ids: 0, then a 32-bit number
+    id.writeUInt32BE(this.nextId++, 1)
+    return id
+  }
+}
+
+class Host {
+  constructor (net, name) {
+    this.net = net
+    this.name = name
+    this.frozen = false
+    this.held = [] // what was due while frozen
+    this.loss = 0 //  per message on this host's link, each way (retransmitted, so late)
+    this.delay = 0 // added one way, each way
+    const c = net.clock
+    // The host's own clock: its timers wait while it is frozen.
+    this.cancelled = new Set() // timers cleared while their call waited for the thaw
+    this.clock = {
+      now: () => c.now(),
+      setTimeout: (fn, ms) => {
+        const id = c.setTimeout(() => this.run(fn, id), ms)
+        return id
+      },
+      clearTimeout: (t) => { c.clearTimeout(t); if (this.frozen || this.held.length > 0) this.cancelled.add(t) },
+    }
+    this.sockets = new Set() // listeners and connectors, for kill()
+    this.listener = (o) => this.own(new MemoryListener(this, o))
+    this.connector = (o) => this.own(new MemoryConnector(this, o))
+    this.transport = { listener: this.listener, connector: this.connector }
+  }
+
+  own (socket) {
+    this.sockets.add(socket)
+    return socket
+  }
+
+  /**
+   * The process is gone without a word (SIGKILL): nothing of it runs again, its listeners'
+   * connections drop at once. A process started again on the same name is a new host.
+   */
+  kill () {
+    this.frozen = true
+    this.held = []
+    for (const s of this.sockets) s.close()
+    if (this.net.hosts.get(this.name) === this) this.net.hosts.delete(this.name)
+  }
+
+  /** Runs `fn` on this host, now, or at the thaw when frozen. */
+  run (fn, timer) {
+    if (this.frozen) this.held.push([fn, timer])
+    else fn()
+  }
+
+  freeze () {
+    this.frozen = true
+  }
+
+  thaw () {
+    this.frozen = false
+    const held = this.held
+    for (let i = 0; i < held.length; i++) {
+      const [fn, timer] = held[i]
+      if (timer === undefined || !this.cancelled.delete(timer)) fn()
+    }
+    this.held = []
+    this.cancelled.clear()
+    this.net.unstall()
+  }
+}
+
+/** One connection, from a connector to a listener, carrying both ways. */
+class Pipe {
+  constructor (connector, endpoint) {
+    this.connector = connector
+    this.endpoint = endpoint
+    this.listener = null
+    this.id = connector.host.net.newId()
+    this.up = false
+    this.stalled = [] // [from, to, deliver] waiting for a path
+    this.stalledSince = null
+    this.last = 0 //    when the last message sent on it arrives
+  }
+}
+
+export class MemoryListener {
+  constructor (host, o) {
+    this.host = host
+    this.o = o
+    this.endpoint = null
+    this.pipes = new Map() // connection id (latin1) -> Pipe
+  }
+
+  async bind () {
+    const endpoint = this.o.advertise ?? this.o.bind
+    if (this.host.net.listeners.has(endpoint)) throw Object.assign(new Error(`${endpoint} is in use`), { code: 'EADDRINUSE' })
+    this.endpoint = endpoint
+    this.host.net.listeners.set(endpoint, this)
+    return endpoint
+  }
+
+  get open () {
+    return this.endpoint !== null
+  }
+
+  /** A reply to the connection `clientId`; dropped (and counted) when it is gone. */
+  send (clientId, frames) {
+    const pipe = this.pipes.get(clientId.toString('latin1'))
+    if (pipe === undefined || !pipe.up) { this.o.onDrop?.('client-gone'); return }
+    const c = pipe.connector
+    if (!this.host.net.carry(pipe, this.host, c.host, () => c.receive(pipe, frames))) this.o.onDrop?.('client-not-reading')
+  }
+
+  receive (pipe, frames) {
+    if (this.endpoint !== null) this.o.onMessage(pipe.id, frames)
+  }
+
+  async close () {
+    if (this.endpoint === null) return
+    this.host.net.listeners.delete(this.endpoint)
+    this.endpoint = null
+    for (const pipe of this.pipes.values()) pipe.connector.lost(pipe)
+    this.pipes.clear()
+  }
+}
+
+export class MemoryConnector {
+  constructor (host, o) {
+    this.host = host
+    this.o = o
+    this.pipes = new Map() // endpoint -> Pipe
+    this.closed = false
+  }
+
+  connect (endpoint) {
+    if (this.closed) return false
+    if (!this.pipes.has(endpoint)) {
+      const pipe = new Pipe(this, endpoint)
+      this.pipes.set(endpoint, pipe)
+      this.dial(endpoint, pipe, this.host.net.delay)
+    }
+    return true
+  }
+
+  /** Tries to reach the listener at `endpoint` in `ms`; again every RECONNECT_MS until it does. */
+  dial (endpoint, pipe, ms) {
+    this.host.clock.setTimeout(() => {
+      if (this.closed || this.pipes.get(endpoint) !== pipe || pipe.up) return
+      const l = this.host.net.listeners.get(endpoint)
+      const net = this.host.net
+      if (l === undefined || !net.passes(this.host, l.host) || !net.passes(l.host, this.host)) {
+        this.dial(endpoint, pipe, RECONNECT_MS)
+        return
+      }
+      pipe.listener = l
+      pipe.up = true
+      pipe.last = 0
+      l.pipes.set(pipe.id.toString('latin1'), pipe)
+      net.pipes.add(pipe)
+      this.o.onUp?.(endpoint)
+      this.watch(endpoint, pipe)
+    }, ms)
+  }
+
+  /** ZMTP heartbeats: a connection stalled for heartbeatTimeout is taken down. */
+  watch (endpoint, pipe) {
+    const every = this.o.heartbeatInterval
+    if (!(every > 0)) return
+    this.host.clock.setTimeout(() => {
+      if (!pipe.up || this.pipes.get(endpoint) !== pipe) return
+      const l = pipe.listener
+      const net = this.host.net
+      const stuck = !net.passes(this.host, l.host) || !net.passes(l.host, this.host)
+      if (stuck) pipe.stalledSince ??= net.clock.now()
+      else if (pipe.stalled.length === 0) pipe.stalledSince = null
+      if (pipe.stalledSince !== null && net.clock.now() - pipe.stalledSince >= this.o.heartbeatTimeout) {
+        this.lost(pipe)
+        return
+      }
+      this.watch(endpoint, pipe)
+    }, every)
+  }
+
+  /** The connection went down: onDown, its stalled messages are lost, and it is dialled again. */
+  lost (pipe) {
+    if (!pipe.up) return
+    pipe.up = false
+    pipe.stalled = []
+    pipe.stalledSince = null
+    this.host.net.pipes.delete(pipe)
+    pipe.listener?.pipes.delete(pipe.id.toString('latin1'))
+    const endpoint = pipe.endpoint
+    if (this.closed || this.pipes.get(endpoint) !== pipe) return
+    // A new connection, as ZeroMQ makes on reconnect (the listener sees a new id).
+    const next = new Pipe(this, endpoint)
+    this.pipes.set(endpoint, next)
+    this.host.run(() => this.o.onDown?.(endpoint))
+    this.dial(endpoint, next, RECONNECT_MS)
+  }
+
+  disconnect (endpoint) {
+    const pipe = this.pipes.get(endpoint)
+    if (pipe === undefined) return
+    this.pipes.delete(endpoint)
+    pipe.up = false
+    pipe.stalled = []
+    this.host.net.pipes.delete(pipe)
+    pipe.listener?.pipes.delete(pipe.id.toString('latin1'))
+  }
+
+  /** Sends; `done(code)` once, asynchronously: null, or EHOSTUNREACH when not connected. */
+  send (endpoint, frames, done) {
+    const pipe = this.pipes.get(endpoint)
+    let code = null
+    if (this.closed) code = 'CLOSED'
+    else if (pipe === undefined || !pipe.up) code = 'EHOSTUNREACH'
+    else if (!this.host.net.carry(pipe, this.host, pipe.listener.host, () => pipe.listener.receive(pipe, frames))) code = 'EAGAIN'
+    queueMicrotask(() => done?.(code))
+  }
+
+  receive (pipe, frames) {
+    if (!this.closed && pipe.up) this.o.onMessage(pipe.endpoint, frames)
+  }
+
+  async close () {
+    this.closed = true
+    for (const endpoint of [...this.pipes.keys()]) this.disconnect(endpoint)
+  }
+}
