@@ -19,6 +19,7 @@ export class MemoryNetwork {
     this.nodes = new Map() // endpoint -> handler(msg) => Promise<reply|null>
     this.cut = new Set() //   "a|b" pairs that cannot talk (both ways)
     this.traffic = new Map() // endpoint -> { sent, bytes }
+    this.lossOf = new Map() // endpoint -> loss of every message to or from it, on top of `loss`
   }
 
   /** Adds a node; returns its `net` (for Membership) and a `close()`. */
@@ -50,7 +51,8 @@ export class MemoryNetwork {
   /** Whether one message from `from` to `to` gets through. */
   passes (from, to) {
     if (!this.nodes.has(to) || this.cut.has(`${from}|${to}`)) return false
-    return this.loss === 0 || this.o.random() >= this.loss
+    const loss = 1 - (1 - this.loss) * (1 - (this.lossOf.get(from) ?? 0)) * (1 - (this.lossOf.get(to) ?? 0))
+    return loss === 0 || this.o.random() >= loss
   }
 
   request (from, to, msg, timeoutMs) {

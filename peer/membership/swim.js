@@ -66,7 +66,7 @@ export class Membership extends EventEmitter {
     this.joinPause = this.c.joinRetryMin
     this.version = this.table.digest()
     this.counts = {
-      probes: 0, indirect: 0, suspected: 0, died: 0, refuted: 0, stalls: 0, syncs: 0, joinAttempts: 0,
+      probes: 0, indirect: 0, suspected: 0, suspectedOwn: 0, died: 0, refuted: 0, stalls: 0, syncs: 0, joinAttempts: 0,
       candidates: 0, verified: 0, candidatesDropped: 0, candidatesExpired: 0, reaped: 0, listTrimmed: 0,
       refused: { beyondHorizon: 0, probeTarget: 0 },
     }
@@ -368,6 +368,7 @@ export class Membership extends EventEmitter {
     const m = this.table.get(endpoint)
     if (m === undefined || m.incarnation !== incarnation) return
     if (m.state === State.ALIVE) {
+      this.counts.suspectedOwn++
       this.put({ endpoint, incarnation, state: State.SUSPECT, meta: m.meta, by: this.endpoint })
     } else if (m.state === State.SUSPECT && this.suspicions.get(endpoint)?.confirm(this.endpoint)) {
       // Suspected already on someone's word; our own failed probe is an independent
