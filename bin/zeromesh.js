@@ -154,6 +154,13 @@ async function runPeer (args) {
     }
     process.on('SIGTERM', onSignal)
     process.on('SIGINT', onSignal)
+    // No handler thread can be started any more: the peer has left the cluster and stops;
+    // exit 1 so a supervisor (pm2, systemd, Kubernetes) starts a fresh process.
+    peer.on('unhealthy', (err) => {
+      stopping = true
+      log(`unhealthy: ${err.message}; leaving the cluster`)
+      peer.stop().then(() => { log('stopped'); resolve(1) }, () => resolve(1))
+    })
   })
 }
 

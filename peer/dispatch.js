@@ -90,9 +90,11 @@ export class Dispatcher {
   }
 
   failure (id, err) {
-    this.counts.errors++
     const message = err instanceof Error ? err.message : String(err)
     const code = typeof err?.code === 'string' ? err.code : null
+    // Work the peer never started because it is stopping: the client may go elsewhere.
+    if (code === 'ERR_ZEROMESH_DRAINING' && this.draining) { this.counts.drained++; return [id, Status.DRAINING, [message, null]] }
+    this.counts.errors++
     return [id, Status.REMOTE, [message, code]]
   }
 
@@ -122,12 +124,14 @@ class RequestContext {
     this._ac = null
     this._timer = null
     this.cancelled = false
+    this.onCancel = null // set by whoever runs the handler elsewhere (a worker thread)
   }
 
   /** The client cancelled: the signal aborts (now, or when first read). */
   cancel () {
     this.cancelled = true
     this._ac?.abort(new Error('cancelled by the client'))
+    this.onCancel?.()
   }
 
   /** Milliseconds left before the client gives up (Infinity without a deadline). */

@@ -66,7 +66,13 @@ export class Peer extends EventEmitter {
       }
     } else if (typeof handlers === 'string') {
       // Handlers in worker threads: the pool is ready before the socket takes requests.
-      this.pool = new WorkerPool({ module: handlers, threads: o.threads, resourceLimits: o.resourceLimits })
+      this.pool = new WorkerPool({
+        module: handlers,
+        threads: o.threads,
+        resourceLimits: o.resourceLimits,
+        clock: o.clock,
+        onEmpty: (err) => this.unhealthy(err),
+      })
       let methods
       try {
         methods = await this.pool.start()
@@ -330,6 +336,18 @@ export class Peer extends EventEmitter {
       const list = Array.isArray(reply) ? reply : [reply]
       this.transport?.send(clientId, [control, ...list.map(toFrame)])
     }, () => {})
+  }
+
+  /**
+   * The peer cannot serve (its handler threads are gone and cannot be started again): it says
+   * so with an 'unhealthy' event and stops, leaving the cluster, rather than gossip that it is
+   * alive and answer BUSY for ever. `zeromesh peer` exits with status 1, for a supervisor to
+   * restart it.
+   */
+  unhealthy (err) {
+    if (this.state !== 'running') return
+    this.emit('unhealthy', err)
+    this.stop().catch(() => {})
   }
 
   /** Counters of what this peer received, answered and dropped. */

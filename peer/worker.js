@@ -7,8 +7,18 @@ import { collectHandlers } from './handler-module.js'
 const handlers = collectHandlers(await import(workerData.module))
 parentPort.postMessage({ type: 'ready', methods: Object.keys(handlers) })
 
-parentPort.on('message', async (task) => {
+const running = new Map() // task id -> AbortController: the client's cancel aborts ctx.signal
+
+parentPort.on('message', (m) => {
+  if (m.type === 'cancel') running.get(m.id)?.abort(new Error('cancelled by the client'))
+  else run(m)
+})
+
+async function run (task) {
   const deadline = task.remainingMs > 0 ? Date.now() + task.remainingMs : Infinity
+  const cancel = new AbortController()
+  running.set(task.id, cancel)
+  const timeout = AbortSignal.timeout(Math.min(2 ** 31 - 1, Math.max(1, task.remainingMs > 0 ? task.remainingMs : 2 ** 31 - 1)))
   const ctx = {
     method: task.method,
     requestId: task.requestId,
@@ -16,7 +26,7 @@ parentPort.on('message', async (task) => {
     timeoutMs: task.timeoutMs,
     deadline,
     remaining: () => Math.max(0, deadline - Date.now()),
-    signal: AbortSignal.timeout(Math.min(2 ** 31 - 1, Math.max(1, task.remainingMs > 0 ? task.remainingMs : 2 ** 31 - 1))),
+    signal: AbortSignal.any([cancel.signal, timeout]),
   }
   try {
     const value = await handlers[task.method](task.args, ctx)
@@ -30,5 +40,7 @@ parentPort.on('message', async (task) => {
       message = 'handler error could not be passed back'
       parentPort.postMessage({ type: 'done', id: task.id, ok: false, message, code: null })
     }
+  } finally {
+    running.delete(task.id)
   }
-})
+}

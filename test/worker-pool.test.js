@@ -99,4 +99,77 @@ describe('worker-thread handlers', function () {
     const err = await rejectsWith(bad.start(), 'ERR_ZEROMESH_INVALID_ARGUMENT')
     expect(err.message).to.match(/could not be loaded/)
   })
+
+  it('a request the client cancels aborts ctx.signal in its thread, long before its deadline', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1 })
+    const c = h.client({ seeds: [p.endpoint] })
+    const bc = new BroadcastChannel('zeromesh-test')
+    const heard = new Promise((resolve) => { bc.onmessage = (e) => resolve(e.data) })
+    const ac = new AbortController()
+    const pending = c.request('untilAborted', { key: 'k1' }, { timeout: 20000, signal: ac.signal })
+    await eventually(() => expect(p.stats().threads.load).to.equal(1))
+    const t0 = Date.now()
+    ac.abort()
+    await rejectsWith(pending, 'ERR_ZEROMESH_ABORTED')
+    const got = await Promise.race([heard, new Promise((resolve) => setTimeout(() => resolve(null), 3000))])
+    bc.close()
+    expect(got).to.deep.equal({ key: 'k1', reason: 'cancelled by the client' })
+    expect(Date.now() - t0).to.be.below(3000)
+    expect(p.stats().threads.cancelled).to.equal(1)
+  })
+
+  it('a thread that cannot be started again is retried with backoff; the pool recovers when it can', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1 })
+    const c = h.client({ seeds: [p.endpoint] })
+    process.env.ZEROMESH_TEST_FAIL_LOAD = '1'
+    try {
+      await rejectsWith(c.request('exit', null, { idempotent: false }), 'ERR_ZEROMESH_REMOTE')
+      await eventually(() => expect(p.stats().threads.startFailures).to.be.at.least(2))
+      expect(p.stats().threads.size).to.equal(0)
+    } finally {
+      delete process.env.ZEROMESH_TEST_FAIL_LOAD
+    }
+    await eventually(() => expect(p.stats().threads.size).to.equal(1))
+    expect(p.state).to.equal('running')
+    expect((await c.request('whereAmI')).threadId).to.be.above(0)
+  })
+
+  it('a pool that cannot keep one thread makes the peer say it is unhealthy and leave the cluster', async () => {
+    const other = await h.peer({ handlers: { echo: (x) => x } })
+    const p = await h.peer({ handlers: WORK, threads: 1, seeds: [other.endpoint] })
+    await eventually(() => expect(other.members().find((m) => m.endpoint === p.endpoint)?.state).to.equal('alive'))
+    const c = h.client({ seeds: [p.endpoint] })
+    const unhealthy = new Promise((resolve) => p.once('unhealthy', resolve))
+    process.env.ZEROMESH_TEST_FAIL_LOAD = '1'
+    try {
+      await rejectsWith(c.request('exit', null, { idempotent: false }), 'ERR_ZEROMESH_REMOTE')
+      const err = await unhealthy
+      expect(err.message).to.match(/no handler thread could be started 5 times in a row/)
+    } finally {
+      delete process.env.ZEROMESH_TEST_FAIL_LOAD
+    }
+    await eventually(() => expect(p.state).to.equal('stopped'))
+    await eventually(() => expect(other.members().find((m) => m.endpoint === p.endpoint)?.state).to.equal('left'))
+  })
+
+  it('at the drain timeout, queued work is answered DRAINING (never run, the client goes elsewhere) and running work a remote error at once', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 4, drainTimeout: 200 })
+    const other = await h.peer({ handlers: { busyFor: () => 'the other peer' } })
+    const prefer = { select: (peers) => peers.find((x) => x.endpoint === p.endpoint) ?? peers[0] }
+    const c = h.client({ seeds: [p.endpoint, other.endpoint], strategy: prefer, discover: false })
+    await eventually(() => expect(c.peers().filter((x) => x.state === 'up')).to.have.length(2))
+    const running = c.request('busyFor', { ms: 1500 }, { idempotent: false, timeout: 10000 }).catch((e) => e)
+    await eventually(() => expect(p.stats().threads.load).to.equal(1))
+    const queued = [1, 2].map(() => c.request('busyFor', { ms: 10 }, { idempotent: false, timeout: 10000 }))
+    await eventually(() => expect(p.stats().threads.load).to.equal(3))
+    const t0 = Date.now()
+    const stopped = p.stop()
+    expect(await Promise.all(queued)).to.deep.equal(['the other peer', 'the other peer'])
+    expect(p.stats().threads.ran).to.equal(1)
+    const cut = await running // it ran, and was cut short: a remote error, answered, not left hanging
+    expect(cut.code).to.equal('ERR_ZEROMESH_REMOTE')
+    expect(cut.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
+    expect(Date.now() - t0).to.be.below(2000)
+    await stopped
+  })
 })
