@@ -86,6 +86,10 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     }
   }
   const loops = Array.from({ length: 16 }, (_, i) => loop(i))
+  // Every 250 ms, what each peer served so far: the summary reads when the thawed peer got
+  // its share back from these.
+  const samples = [] // [time, Map(endpoint -> count)]
+  const sampler = setInterval(() => samples.push([Date.now(), new Map([...perPeer].map(([ep, x]) => [ep, x.count]))]), 250)
 
   // ---- the view -----------------------------------------------------------------------
   let lastCounts = new Map()
@@ -116,6 +120,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   const at = (share) => new Promise((resolve) => setTimeout(resolve, Math.max(0, t0 + share * duration * 1000 - Date.now())))
   let killedAt = 0
   let joined = null
+  let thaw = null // { endpoint, at }
   if (chaos && peers.length >= 3) {
     await at(0.2)
     const victim = peers[1]
@@ -135,12 +140,14 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     log(`peer ${short(frozen.endpoint)} frozen (SIGSTOP)`)
     await at(0.75)
     process.kill(frozen.child.pid, 'SIGCONT')
+    thaw = { endpoint: frozen.endpoint, at: Date.now() }
     log(`peer ${short(frozen.endpoint)} thawed (SIGCONT)`)
   }
   await at(1)
   stop = true
   await Promise.all(loops)
   clearInterval(viewTimer)
+  clearInterval(sampler)
   if (tty) view()
   await client.close()
   cleanup()
@@ -157,7 +164,28 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     `  failover gap      ${longest} ms (the longest any request waited, retries included${killedAt ? '' : '; no chaos'})`,
     `  new peer learned  ${learn} after it started`,
   ]
+  if (thaw !== null) summary.push(`  thawed peer       ${backAfterThaw(samples, thaw, client.peers().filter((p) => p.state === 'up').length)}`)
   for (const f of failures) summary.push(`  failure: ${f}`)
   out.write(summary.join('\n') + '\n')
   return failed === 0 ? 0 : 1
+}
+
+/**
+ * When the thawed peer was back in rotation: the end of the first 1 s window after SIGCONT in
+ * which it served at least half its fair share (1 / peers up) of all requests.
+ */
+function backAfterThaw (samples, thaw, up) {
+  const fair = 1 / Math.max(1, up)
+  const after = samples.filter(([t]) => t >= thaw.at)
+  for (let i = 0; i < after.length; i++) {
+    const j = after.findIndex(([t]) => t >= after[i][0] + 1000)
+    if (j < 0) break
+    let all = 0
+    for (const [ep, n] of after[j][1]) all += n - (after[i][1].get(ep) ?? 0)
+    const mine = (after[j][1].get(thaw.endpoint) ?? 0) - (after[i][1].get(thaw.endpoint) ?? 0)
+    if (all > 0 && mine / all >= fair / 2) {
+      return `back in rotation ${((after[j][0] - thaw.at) / 1000).toFixed(1)} s after SIGCONT (${Math.round((100 * mine) / all)}% of the requests in that second)`
+    }
+  }
+  return 'NOT back in rotation before the end'
 }

@@ -1,5 +1,5 @@
 // `npm start` as a fresh user runs it, without a terminal: the demo runs to its end in under
-// 60 s, prints "0 failed" and exits 0.
+// 60 s, prints "0 failed", says the thawed peer was back in rotation within 5 s, and exits 0.
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -28,6 +28,10 @@ describe('npm start (the failover demo)', function () {
     expect(out).to.match(/killed \(SIGKILL\)/)
     expect(out).to.match(/drained \(SIGTERM\)/)
     expect(out).to.match(/frozen \(SIGSTOP\)/)
+    // the thawed peer takes traffic again: its share is back within 5 s of SIGCONT
+    const back = /thawed peer +back in rotation ([\d.]+) s after SIGCONT/.exec(out)
+    expect(back, 'the summary says the thawed peer is back in rotation').to.not.equal(null)
+    expect(Number(back[1])).to.be.at.most(5)
     expect(out).not.to.match(/\x1b\[2J/) // no screen drawing without a terminal
     expect(secs).to.be.below(60)
   })
