@@ -68,12 +68,38 @@ export interface PeerOptions {
   clock?: Clock
   /** Random source in [0, 1). Default Math.random. */
   random?: () => number
+  /** Ms since 1970, for incarnations and the incarnation horizon. Default Date.now. */
+  wallClock?: () => number
+  /** The sockets: ZeroMQ by default; transport/memory.js gives an in-memory twin for simulations. */
+  transport?: Transport
+}
+
+/** A bound socket a Peer serves on. */
+export interface Listener {
+  bind(): Promise<string>
+  readonly endpoint: string | null
+  readonly open: boolean
+  send(clientId: Buffer, frames: Buffer[]): void
+  close(): Promise<void>
+}
+
+/** A connecting socket that addresses peers by endpoint. */
+export interface Connector {
+  connect(endpoint: string): boolean
+  disconnect(endpoint: string): void
+  send(endpoint: string, frames: Buffer[], done?: (code: string | null) => void): void
+  close(): Promise<void>
+}
+
+export interface Transport {
+  listener(options: Record<string, unknown>): Listener
+  connector(options: Record<string, unknown>): Connector
 }
 
 export interface MembershipOptions {
   /** One member probed per interval. Default 250. */
   probeInterval?: number
-  /** Wait for a direct probe's answer. Default 120. */
+  /** Wait for a direct probe's answer (scaled by local health). Default 200. */
   probeTimeout?: number
   /** Peers asked to probe when a direct probe fails. Default 3. */
   indirectChecks?: number
@@ -99,6 +125,8 @@ export interface MembershipOptions {
   maxCandidates?: number
   /** How long such a candidate may take to answer a probe. Default 5000. */
   candidateTimeout?: number
+  /** Lifeguard local health: probe interval, probe timeout and suspicion scale up to awarenessMax + 1 times. Default 8; 0 turns it off. */
+  awarenessMax?: number
   /** Dead and left members are forgotten after this. Default 30000. */
   reapAfter?: number
   /** A member that died is still tried by push-pull for this long (at most 256), so partitions heal. Default 86400000. */
@@ -127,6 +155,8 @@ export interface PeerStats {
   invalid: number
   cancelled: number
   inflight: number
+  /** With handlers in worker threads: ran, expired, abandoned, crashed, replaced, cancelled, startFailures, size, load; else null. */
+  threads: Record<string, number> | null
   /** Membership counters; `refused` counts claims and endpoints refused, by rule. */
   membership: Record<string, number | Record<string, number>>
 }
@@ -144,6 +174,8 @@ export declare class Peer extends EventEmitter {
   /** Graceful: announces its leave, refuses new work (draining), finishes in-flight work, closes. */
   stop(): Promise<void>
   on(event: 'member', listener: (member: Member) => void): this
+  /** No handler thread can be started any more: the peer stops, leaving the cluster. */
+  on(event: 'unhealthy', listener: (err: Error) => void): this
   on(event: string | symbol, listener: (...args: any[]) => void): this
 }
 
