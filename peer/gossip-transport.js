@@ -3,9 +3,14 @@
 // by sequence number *and* by the connection they came on, so only the member asked can
 // answer (membership counts such answers as vouched). Answers to requests *from* other peers
 // go out on the bound socket. A dropped connection is reported so the member is probed at once.
+// An answer that comes after its request timed out is still news from the member asked (a
+// stalled connection delivers them all at once when it recovers, a refutation among them):
+// its claims go to `onLate`, if it comes on the connection the request went to.
 import { encodeGossip, decode } from '../protocol/codec.js'
 import { isWireEndpoint } from '../protocol/endpoint.js'
 import { queueLimit } from '../transport/settings.js'
+
+const LATE_MEMORY = 1024 // requests that timed out, remembered so their late answers still count
 
 export class GossipTransport {
   /**
@@ -16,12 +21,14 @@ export class GossipTransport {
    * @param {(handlers: object) => object} o.connector  makes the connecting socket (transport/)
    * @param {{ setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {(endpoint: string) => void} o.onDisconnect
+   * @param {(endpoint: string, answer: object) => void} [o.onLate]  an answer after its timeout
    */
   constructor (o) {
     this.o = o
     this.seq = 0
     this.pending = new Map() // seq -> { endpoint, finish(reply|null) }
-    this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, strayAnswers: 0 }
+    this.expired = new Map() // seq -> endpoint, of requests that timed out (the last LATE_MEMORY)
+    this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, strayAnswers: 0, lateAnswers: 0 }
     this.closed = false
     // This socket connects to candidates too, endpoints anyone may have named: its inbound
     // queues are bounded, and it pings only if the operator turned pings on (peer/options.js).
@@ -51,7 +58,7 @@ export class GossipTransport {
     this.counts.bytes += frame.length
     const { clock } = this.o
     return new Promise((resolve) => {
-      const timer = clock.setTimeout(() => finish(null), timeoutMs)
+      const timer = clock.setTimeout(() => { this.remember(seq, endpoint); finish(null) }, timeoutMs)
       const finish = (reply) => {
         if (!this.pending.has(seq)) return
         this.pending.delete(seq)
@@ -68,13 +75,24 @@ export class GossipTransport {
     this.link.disconnect(endpoint)
   }
 
+  remember (seq, endpoint) {
+    this.expired.set(seq, endpoint)
+    if (this.expired.size > LATE_MEMORY) this.expired.delete(this.expired.keys().next().value)
+  }
+
   onAnswer (endpoint, frames) {
     if (frames.length !== 1) { this.counts.malformed++; return }
     let m
     try { m = decode(frames[0], this.o.limits) } catch { this.counts.malformed++; return }
     if (m.gossip === undefined) { this.counts.malformed++; return }
     const p = this.pending.get(m.seq)
-    if (p === undefined) return // late: already timed out
+    if (p === undefined) { // late: it timed out, but what it says is still news from that member
+      if (this.expired.get(m.seq) !== endpoint) return
+      this.expired.delete(m.seq)
+      this.counts.lateAnswers++
+      this.o.onLate?.(endpoint, m.gossip)
+      return
+    }
     if (endpoint !== p.endpoint) { this.counts.strayAnswers++; return }
     p.finish(m.gossip)
   }

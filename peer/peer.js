@@ -117,6 +117,7 @@ export class Peer extends EventEmitter {
       heartbeatInterval: o.heartbeatInterval,
       heartbeatTimeout: o.heartbeatTimeout,
       onDisconnect: (ep) => this.membership?.probeNow(ep),
+      onLate: (ep, answer) => this.membership?.late(ep, answer),
     })
     this.membership = new Membership({
       endpoint,
@@ -365,6 +366,7 @@ export class Peer extends EventEmitter {
         gossipSent: this.gossip?.counts.sent ?? 0,
         gossipBytes: this.gossip?.counts.bytes ?? 0,
         strayAnswers: this.gossip?.counts.strayAnswers ?? 0,
+        lateAnswers: this.gossip?.counts.lateAnswers ?? 0,
       },
     }
   }

@@ -6,83 +6,9 @@
 // healthy members, and clients' member-list fetches stay bounded whatever the disagreement.
 import { expect } from 'chai'
 import { SystemSim } from './helpers/system-sim.js'
+import { scenarios, P } from './helpers/system-scenarios.js'
 
-const P = (i) => `tcp://127.0.0.1:${7001 + i}`
 const MAX_FETCHES_PER_S = 5 // per client, averaged over the scenario
-
-const scenarios = [
-  {
-    name: 'partition {p0,p1} | {p2,p3,p4} for 5 s, then heal',
-    async fault (s) {
-      const hosts = (ids) => ids.map((i) => s.host(P(i)).name)
-      s.net.partition(hosts([0, 1]), hosts([2, 3, 4]))
-      await s.run(5000)
-      s.net.heal()
-    },
-    deathsDuringFault: true, // each side rightly finds the other unreachable; none after the heal
-  },
-  {
-    name: 'one member at 30% loss for 20 s',
-    async fault (s) {
-      s.faulty.add(P(2))
-      s.host(P(2)).loss = 0.3
-      await s.run(20000)
-      s.host(P(2)).loss = 0
-    },
-  },
-  {
-    name: 'one member +200 ms RTT for 10 s',
-    async fault (s) {
-      s.faulty.add(P(2))
-      s.host(P(2)).delay = 100
-      await s.run(10000)
-      s.host(P(2)).delay = 0
-    },
-    noDeathAtAll: true, // slow is not dead
-  },
-  {
-    name: 'one member frozen for 2 s (SIGSTOP, SIGCONT)',
-    async fault (s) {
-      s.faulty.add(P(2))
-      s.host(P(2)).freeze()
-      await s.run(2000)
-      s.host(P(2)).thaw()
-    },
-  },
-  {
-    name: 'a host that vanishes from the network for 5 s and returns',
-    async fault (s) {
-      s.faulty.add(P(2))
-      const h = s.host(P(2)).name
-      s.net.partition([h], [...s.net.hosts.keys()].filter((x) => x !== h))
-      await s.run(5000)
-      s.net.heal()
-    },
-  },
-  {
-    name: '10% loss on every link for 20 s',
-    async fault (s) {
-      const hosts = [...s.net.hosts.values()]
-      for (const h of hosts) h.loss = 0.1
-      await s.run(20000)
-      for (const h of hosts) h.loss = 0
-    },
-  },
-  {
-    name: 'a rolling restart: each peer stopped gracefully and started again, one at a time',
-    async fault (s) {
-      for (const ep of s.endpoints) {
-        const p = s.peers.get(ep)
-        s.peers.delete(ep)
-        const stopping = p.stop()
-        await s.run(1500)
-        await stopping
-        await s.startPeer(ep)
-        await s.run(2000)
-      }
-    },
-  },
-]
 
 describe('whole system under faults (simulated: 5 peers, 2 clients, virtual clock)', function () {
   this.timeout(60000)

@@ -309,6 +309,16 @@ export class Membership extends EventEmitter {
     this.absorb(ack.updates, ep, true)
   }
 
+  /**
+   * An answer from `endpoint` that came after its request timed out: its claims still count
+   * (vouched: it came from the member asked, on our connection to it).
+   */
+  late (endpoint, answer) {
+    if (!this.running) return
+    if (answer?.type === 'sync') this.absorb(answer.members, endpoint, true)
+    else this.absorb(answer?.updates, endpoint, true)
+  }
+
   /** Probes now, out of turn: used when the connection to a member drops. */
   probeNow (endpoint) {
     const m = this.table.get(endpoint)
@@ -502,7 +512,12 @@ export class Membership extends EventEmitter {
     switch (msg.type) {
       case 'probe': {
         this.absorb(msg.updates, msg.from, false)
-        return this.ackTo(msg.from, this.endpoint)
+        const ack = this.ackTo(msg.from, this.endpoint)
+        // The prober holds this peer as not alive (the buddy system put it in the probe): the
+        // answer carries this peer's refutation whatever the queue holds, since the queue's
+        // few sends of it may have gone on answers nobody waited for any more.
+        if (this.doubted(msg.updates) && !ack.updates.some((u) => u.endpoint === this.endpoint)) ack.updates.push(this.claimOf(this.table.self))
+        return ack
       }
       case 'probe-req': {
         this.absorb(msg.updates, msg.from, false)
@@ -525,6 +540,13 @@ export class Membership extends EventEmitter {
       default:
         return null
     }
+  }
+
+  /** Whether `updates` hold a claim that this peer is not alive, at or below its incarnation. */
+  doubted (updates) {
+    if (!Array.isArray(updates)) return false
+    const self = this.table.self
+    return updates.some((u) => u.endpoint === self.endpoint && u.state !== State.ALIVE && u.incarnation <= self.incarnation)
   }
 
   /** An ack that also tells `to` what we think of it when that is not "alive", so it refutes. */
