@@ -3,10 +3,13 @@
 // took in and from the digest of the last list that same peer gave, that peer's view changed
 // since: the client fetches its list (one fetch at a time, at most every MIN_GAP_MS). Peers
 // that disagree for a while each give their list once, not once per reply. The client also
-// refreshes from a random up peer every `refreshInterval`.
+// refreshes from a random up peer every `refreshInterval`, and sooner while it is young
+// (after 250 ms, 500 ms, 1 s, ... doubling up to refreshInterval): a client started with the
+// cluster learns the peers that joined just after its first list without sending a request.
 import { encodeMembersGet } from '../protocol/codec.js'
 
 const MIN_GAP_MS = 50 // between two fetches prompted by replies
+const FIRST_REFRESH_MS = 250 // the first periodic refresh; the pause doubles up to refreshInterval
 
 export class Discovery {
   /**
@@ -28,6 +31,7 @@ export class Discovery {
     this.seq = 0
     this.pending = new Map() // seq -> finish(list|null)
     this.timer = null
+    this.pause = Math.min(FIRST_REFRESH_MS, o.refreshInterval) // until the next periodic refresh
     this.counts = { fetches: 0, lists: 0 }
   }
 
@@ -41,7 +45,8 @@ export class Discovery {
       const up = this.o.upPeers()
       if (up.length > 0) this.refresh(up[Math.floor(this.o.random() * up.length)].endpoint, true)
       this.schedule()
-    }, this.o.refreshInterval)
+    }, this.pause)
+    this.pause = Math.min(this.o.refreshInterval, this.pause * 2)
     this.timer?.unref?.() // a forgotten client must not keep the process alive for this
   }
 

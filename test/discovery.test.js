@@ -6,7 +6,7 @@ import FakeTimers from '@sinonjs/fake-timers'
 import { Discovery } from '../client/discovery.js'
 import { decode } from '../protocol/index.js'
 
-function setup () {
+function setup (refreshInterval = 0) {
   const fake = FakeTimers.createClock(0)
   const clock = { now: () => fake.now, setTimeout: (f, ms) => fake.setTimeout(f, ms), clearTimeout: (t) => fake.clearTimeout(t) }
   const views = new Map() // endpoint -> digest of its list
@@ -15,7 +15,7 @@ function setup () {
     clock,
     random: () => 0,
     timeout: 1000,
-    refreshInterval: 0,
+    refreshInterval,
     upPeers: () => [...views.keys()].map((endpoint) => ({ endpoint })),
     onList: (list, from) => lists.push([from, list.version]),
     send: (ep, frames, done) => {
@@ -52,5 +52,17 @@ describe('client discovery', () => {
     // a gave its list already; c's digest is not the newest list's and c never gave one: once
     for (let i = 0; i < 100; i++) { for (const ep of ['a', 'b', 'c']) { d.seen(ep, views.get(ep)); await flush(); fake.tick(20) } }
     expect(d.counts.fetches).to.equal(3)
+  })
+
+  it('a young client refreshes sooner: after 250 ms, then doubling up to refreshInterval', async () => {
+    const { fake, d, views } = setup(5000)
+    views.set('a', 1)
+    const at = []
+    const fetch = d.fetch.bind(d)
+    d.fetch = (ep) => { at.push(fake.now); return fetch(ep) }
+    d.start()
+    for (let t = 0; t < 14000; t += 50) { fake.tick(50); await flush() }
+    d.stop()
+    expect(at).to.deep.equal([250, 750, 1750, 3750, 7750, 12750]) // pauses 250, 500, 1000, 2000, 4000, then 5000
   })
 })
