@@ -14,7 +14,7 @@ import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
 import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
-import { MessageType, Status, MemberState, memberStateNames, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
+import { MessageType, Status, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ProtocolError, invalidArgument,
@@ -26,20 +26,6 @@ const LOST_GRACE_MS = 50 //       time for replies already received to be read a
 const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
 const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
 const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
-
-/**
- * Whether claim `m` about a peer is newer than what the client holds for it: SWIM's order, a
- * higher incarnation first, then at the same incarnation alive < suspect < dead/left.
- */
-function newerClaim (m, peer) {
-  if (peer.incarnation === null) return true
-  if (m.incarnation !== peer.incarnation) return m.incarnation > peer.incarnation
-  return gravity(m.state) > gravity(peer.listed)
-}
-
-function gravity (state) {
-  return state === MemberState.LEFT ? MemberState.DEAD : state
-}
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -112,9 +98,8 @@ export class Client extends EventEmitter {
     for (const m of members) {
       const known = this.table.get(m.endpoint)
       if (known !== undefined) {
-        if (!newerClaim(m, known)) continue
-        known.incarnation = m.incarnation
-        known.listed = m.state
+        if (known.claim !== null && !outranks(m, known.claim)) continue
+        known.claim = { incarnation: m.incarnation, state: m.state }
       }
       if (m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT) {
         if (known !== undefined) this.relisted(known)
@@ -133,9 +118,7 @@ export class Client extends EventEmitter {
   /** A member a list shows alive, not known yet. */
   adopt (m) {
     const peer = this.addPeer(m.endpoint)
-    if (peer === undefined) return
-    peer.incarnation = m.incarnation
-    peer.listed = m.state
+    if (peer !== undefined) peer.claim = { incarnation: m.incarnation, state: m.state }
   }
 
   /** A member list shows `peer` alive. */

@@ -2,9 +2,9 @@
 // above the estimate replaces it at once; a lower one pulls it down with a weight that grows
 // with the time since the last sample, and is at least MIN_WEIGHT, so a peer picked often
 // still forgets one slow answer within a few (Finagle's pure time weight lets a busy peer
-// carry it for the whole decay time, and lose its share of traffic meanwhile). The estimate decays towards zero as it is read
-// (Finagle reads it as a sample of 0), so a peer that is not picked becomes cheap and is
-// tried again. An estimate with no sample for `staleMs` is stale: it says nothing of the peer
+// carry it for the whole decay time, and lose its share of traffic meanwhile). The estimate
+// decays towards zero as it is read (Finagle reads it as a sample of 0), so a peer that is
+// not picked becomes cheap and is tried again. An estimate with no sample for `staleMs` is stale: it says nothing of the peer
 // as it is now, and the next sample replaces it.
 
 const MIN_WEIGHT = 0.2 // of a lower sample, however soon after the last one

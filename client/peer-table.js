@@ -55,9 +55,7 @@ export class PeerEntry {
     this.everUp = false
     this.gone = false // the cluster says it left or died: drop it once its connection closes
     this.listedGone = false // draining because a member list said so (not the peer itself): undone when listed alive
-    this.incarnation = null // the newest claim about it a member list made: incarnation...
-    this.listed = null //      ...and state (MemberState); null until a list named it
-    this.listDigest = null //  the digest of the last member list fetched from it
+    this.claim = null // { incarnation, state } of the newest member-list claim about it
     this.connected = false // its connection is up (handshake done, no disconnect since)
     this.load = 0 //     requests in flight on the peer, all clients together, as it last reported
   }

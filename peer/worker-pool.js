@@ -121,8 +121,7 @@ export class WorkerPool {
       t.task = task
       this.counts.ran++
       // A cancel from the client reaches the thread: its ctx.signal aborts there too.
-      task.onCancel = () => { if (t.task === task) { this.counts.cancelled++; t.worker.postMessage({ type: 'cancel', id: task.id }) } }
-      task.ctx.onCancel = task.onCancel
+      task.ctx.onCancel = () => { if (t.task === task) { this.counts.cancelled++; t.worker.postMessage({ type: 'cancel', id: task.id }) } }
       t.worker.postMessage({
         type: 'run',
         id: task.id,

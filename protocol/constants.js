@@ -31,6 +31,16 @@ export const MessageType = Object.freeze({
 
 /** Member states in membership claims. Append only. */
 export const MemberState = Object.freeze({ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 })
+/**
+ * Whether claim `b` about a member outranks claim `a` about it (PROTOCOL.md 4): a higher
+ * incarnation wins; at the same incarnation the graver state (alive < suspect < dead < left).
+ * Peers merge member tables by it, and clients take member-list claims by it.
+ */
+export function outranks (b, a) {
+  if (b.incarnation !== a.incarnation) return b.incarnation > a.incarnation
+  return b.state > a.state
+}
+
 /** The names of member states, by number, as `peer.members()` shows them. */
 export const memberStateNames = Object.freeze(['alive', 'suspect', 'dead', 'left'])
 

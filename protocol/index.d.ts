@@ -57,6 +57,8 @@ export declare const PROTOCOL_VERSION_MAX: number
 export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13 }>
 export declare const MemberState: Readonly<{ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 }>
 export declare const memberStateNames: readonly ['alive', 'suspect', 'dead', 'left']
+/** Whether claim b about a member outranks claim a: higher incarnation, then alive < suspect < dead < left. */
+export declare function outranks(b: { incarnation: number, state: number }, a: { incarnation: number, state: number }): boolean
 export declare const Status: Readonly<{ OK: 0, UNKNOWN_METHOD: 1, REMOTE: 2, BUSY: 3, DRAINING: 4, INVALID_REQUEST: 5 }>
 export declare const ProtocolErrorCode: Readonly<{ UNSUPPORTED_VERSION: 1, UNKNOWN_TYPE: 2 }>
 export declare const FLP_PING: 'PING'

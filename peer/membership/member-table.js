@@ -6,7 +6,7 @@
 // Dead and left members are reaped (forgotten) a while after they died or left, so the
 // table does not grow with every peer that ever lived.
 
-import { MemberState, memberStateNames } from '../../protocol/constants.js'
+import { MemberState, memberStateNames, outranks } from '../../protocol/constants.js'
 import { metaSize } from '../../protocol/codec.js'
 
 export const State = MemberState
@@ -15,8 +15,7 @@ export const stateNames = memberStateNames
 /** Whether `update` replaces `current` (undefined: a member not known yet). Pure. */
 export function supersedes (current, update) {
   if (current === undefined) return update.state === State.ALIVE || update.state === State.SUSPECT
-  if (update.incarnation !== current.incarnation) return update.incarnation > current.incarnation
-  return update.state > current.state
+  return outranks(update, current)
 }
 
 export class MemberTable {
