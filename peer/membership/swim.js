@@ -174,13 +174,19 @@ export class Membership extends EventEmitter {
     return true
   }
 
+  /** Members held dead, and those reaped while dead within reconnectTimeout (reconnect-list.js). */
+  deadEndpoints () {
+    const dead = this.table.all().filter((m) => m.state === State.DEAD).map((m) => m.endpoint)
+    dead.push(...this.reconnect.endpoints(this.o.clock.now()))
+    return dead
+  }
+
   pushPull () {
     // Now and then sync with a member held dead: if it is in fact alive (a healed partition,
     // a long freeze) it learns what we think, refutes, and both sides converge. Left members
     // said goodbye and are never contacted again.
     // Members reaped while dead are tried too, for reconnectTimeout (reconnect-list.js).
-    const dead = this.table.all().filter((m) => m.state === State.DEAD).map((m) => m.endpoint)
-    dead.push(...this.reconnect.endpoints(this.o.clock.now()))
+    const dead = this.deadEndpoints()
     if (dead.length > 0 && this.o.random() < DEAD_SYNC_CHANCE) return this.sync(dead[Math.floor(this.o.random() * dead.length)])
     const live = this.table.live().filter((m) => m.state === State.ALIVE)
     if (live.length > 0) return this.sync(live[Math.floor(this.o.random() * live.length)].endpoint)
@@ -266,8 +272,7 @@ export class Membership extends EventEmitter {
    * while nobody is dead. (memberlist gossips to the dead for 30 s; Serf reconnects.)
    */
   async probeTheDead () {
-    const dead = this.table.all().filter((m) => m.state === State.DEAD).map((m) => m.endpoint)
-    dead.push(...this.reconnect.endpoints(this.o.clock.now()))
+    const dead = this.deadEndpoints()
     if (dead.length === 0) return
     const ep = dead[Math.floor(this.o.random() * dead.length)]
     const ack = await this.o.net.request(ep, { type: 'probe', from: this.endpoint, target: ep, updates: [] }, this.c.probeTimeout * 2)
