@@ -4,4 +4,5 @@ export { Client, clientDefaults, strategyNames } from './client/index.js'
 export {
   ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, ProtocolError,
+  HandshakeError,
 } from './protocol/errors.js'

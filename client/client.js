@@ -17,7 +17,7 @@ import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFr
 import { MessageType, Status, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
-  DrainingError, ProtocolError, invalidArgument,
+  DrainingError, ProtocolError, HandshakeError, invalidArgument,
 } from '../protocol/errors.js'
 import { normalizeRemote } from '../protocol/endpoint.js'
 
@@ -62,6 +62,8 @@ export class Client extends EventEmitter {
       onMessage: (ep, frames) => this.onMessage(ep, frames),
       onUp: (ep) => this.onUp(ep),
       onDown: (ep) => this.onDown(ep, 'disconnected'),
+      credentials: o.security || null,
+      onRefused: (ep, refusal) => this.onRefused(ep, refusal),
     })
     this.seeds = new Set(o.seeds)
     for (const ep of o.seeds) this.addPeer(ep)
@@ -181,7 +183,12 @@ export class Client extends EventEmitter {
   dispatch (call, now) {
     if (call.settled) return
     const up = this.table.up()
-    if (up.length === 0) { this.parked.add(call); return }
+    if (up.length === 0) {
+      // Every peer refused this client at the handshake: waiting would not help.
+      if (this.allRefused()) return this.settle(call, this.refusalError())
+      this.parked.add(call)
+      return
+    }
     const candidates = call.tried.length === 0 ? up : up.filter((e) => !call.tried.includes(e.endpoint))
     if (candidates.length === 0) {
       // Every healthy peer refused this call (busy, draining, unreachable): try them all
@@ -432,6 +439,8 @@ export class Client extends EventEmitter {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
     peer.connected = true
+    peer.refusal = null
+    peer.handshakeFailures = 0
     peer.listedGone = false
     peer.failures = 0
     this.table.setState(peer, 'up', reason)
@@ -439,6 +448,49 @@ export class Client extends EventEmitter {
     const parked = [...this.parked]
     this.parked.clear()
     for (const call of parked) this.dispatch(call)
+  }
+
+  /**
+   * A handshake with `endpoint` failed (transport/zmq-connector.js). A refusal by the peer's
+   * allow-list or a mismatch of mechanisms is certain at once; a peer that hung up
+   * mid-handshake (how a wrong cluster key shows on this side) counts from the second time
+   * in a row, as a peer can also die mid-handshake. Once every known peer has refused,
+   * waiting requests fail with HandshakeError: no retry can fix a key.
+   */
+  onRefused (endpoint, { kind, code }) {
+    const peer = this.table.get(endpoint)
+    if (peer === undefined) return
+    peer.handshakeFailures++
+    if (kind === 'other' && peer.handshakeFailures < 2) return
+    const secured = Boolean(this.options.security)
+    let why
+    if (kind === 'auth') why = `refused this client's key ${this.options.security?.publicKey ?? '(none)'}: it is not on the peer's allow-list`
+    else if (code === 'ERR_ZMTP_MECHANISM_MISMATCH') why = secured ? 'is not secured (plain), and this client runs CURVE' : 'runs CURVE: this client needs security: { clusterPublicKey, secretKey } (--cluster-pub, --key)'
+    else if (kind === 'other') why = secured ? 'hung up during the CURVE handshake: the cluster public key is wrong, or the peer is not secured' : `hung up during the handshake (${code})`
+    else why = `refused the handshake (${code})`
+    peer.refusal = new HandshakeError(`zeromesh: ${endpoint} ${why}`)
+    peer.lastError = peer.refusal.message
+    if (this.allRefused()) {
+      const err = this.refusalError()
+      const parked = [...this.parked]
+      this.parked.clear()
+      for (const call of parked) this.settle(call, err)
+    }
+  }
+
+  /** Whether every peer this client knows refused its handshake (and none is up). */
+  allRefused () {
+    if (this.table.entries.size === 0) return false
+    for (const peer of this.table.entries.values()) if (peer.refusal === null) return false
+    return true
+  }
+
+  /** The refusal to fail a request with: the one peer's, or every peer's in one message. */
+  refusalError () {
+    const refused = [...this.table.entries.values()].filter((p) => p.refusal !== null)
+    if (refused.length === 1) return refused[0].refusal
+    const shown = refused.slice(0, 3).map((p) => p.refusal.message.replace(/^zeromesh: /, ''))
+    return new HandshakeError(`zeromesh: ${refused.length} peers refused this client at the handshake: ${shown.join('; ')}${refused.length > 3 ? '; ...' : ''}`)
   }
 
   onDown (endpoint, reason) {
@@ -495,6 +547,8 @@ export class Client extends EventEmitter {
       err = new TimeoutError(`zeromesh: "${call.method}" got no reply within ${ms} ms (${call.attempts} attempt${call.attempts === 1 ? '' : 's'})`)
     } else if (call.lastError !== null) {
       err = call.lastError
+    } else if ([...this.table.entries.values()].some((p) => p.refusal !== null)) {
+      err = this.refusalError() // some refused, the others never answered
     } else if (!this.table.anyEverUp()) {
       err = new NoPeersError(`zeromesh: no peer reachable within ${ms} ms (tried ${[...this.table.entries.keys()].join(', ')})`)
     } else {
@@ -544,14 +598,17 @@ export class Client extends EventEmitter {
     if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
     let endpoint
     if (from === undefined) {
-      await this.waitFor(() => this.table.up().length > 0)
+      await this.waitFor(() => this.table.up().length > 0 || this.allRefused())
       const up = this.table.up()
+      if (up.length === 0 && this.allRefused()) throw this.refusalError()
       if (up.length === 0) throw new NoPeersError(`zeromesh: no peer reachable within ${this.options.timeout} ms to ask for members`)
       endpoint = up[Math.floor(this.options.random() * up.length)].endpoint
     } else {
       endpoint = normalizeRemote(from, 'from')
       if (this.table.get(endpoint) === undefined && this.addPeer(endpoint) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${endpoint}`)
-      await this.waitFor(() => this.table.get(endpoint)?.state === 'up')
+      await this.waitFor(() => this.table.get(endpoint)?.state === 'up' || this.table.get(endpoint)?.refusal != null)
+      const refusal = this.table.get(endpoint)?.refusal
+      if (refusal != null && this.table.get(endpoint)?.state !== 'up') throw refusal
       if (this.table.get(endpoint)?.state !== 'up') throw new NoPeersError(`zeromesh: ${endpoint} not reachable within ${this.options.timeout} ms`)
     }
     const list = await this.discovery.fetch(endpoint)

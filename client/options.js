@@ -4,6 +4,7 @@ import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
 import { clockOption, MAX_TIMER_MS } from '../protocol/clock.js'
 import { seedList } from '../protocol/endpoint.js'
+import { resolveClientSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
 
 export const clientDefaults = Object.freeze({
   timeout: 5000, //            whole deadline of a request, retries included
@@ -28,7 +29,7 @@ export const clientDefaults = Object.freeze({
 const MAX_TIMEOUT = MAX_TIMER_MS // setTimeout's limit
 
 export function resolveClientOptions (given) {
-  return checkOptions('Client options', given, {
+  const o = checkOptions('Client options', given, {
     seeds: (v) => {
       const list = seedList(v)
       if (list.length === 0) throw invalidArgument('Client needs seeds: at least one peer endpoint, such as ["tcp://127.0.0.1:5555"]')
@@ -71,7 +72,12 @@ export function resolveClientOptions (given) {
     clock: clockOption,
     random: fn(Math.random),
     transport: fn(undefined),
+    security: resolveClientSecurity,
   })
+  // Plain traffic stays on this machine unless the user says otherwise (README, Security).
+  requireLoopbackWhenPlain(o.security, o.seeds, 'seeds',
+    'Give security: { clusterPublicKey, secretKey } (--cluster-pub FILE.pub --key FILE.key) to run CURVE, or security: false (--insecure) to run plain on purpose.')
+  return o
 }
 
 /**

@@ -57,6 +57,8 @@ export class PeerEntry {
     this.listedGone = false // draining because a member list said so (not the peer itself): undone when listed alive
     this.claim = null // { incarnation, state } of the newest member-list claim about it
     this.connected = false // its connection is up (handshake done, no disconnect since)
+    this.refusal = null // HandshakeError: the peer refused this client's handshake, since its last success
+    this.handshakeFailures = 0 // in a row
     this.load = 0 //     requests in flight on the peer, all clients together, as it last reported
   }
 

@@ -22,13 +22,16 @@ export class GossipTransport {
    * @param {{ setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {(endpoint: string) => void} o.onDisconnect
    * @param {(endpoint: string, answer: object) => void} [o.onLate]  an answer after its timeout
+   * @param {object|null} [o.credentials]  CURVE keys of a secured peer (the cluster's, both ways)
+   * @param {((frame: Buffer) => Buffer)|null} [o.seal]  wraps a request for a secured cluster
    */
   constructor (o) {
     this.o = o
     this.seq = 0
     this.pending = new Map() // seq -> { endpoint, finish(reply|null) }
     this.expired = new Map() // seq -> endpoint, of requests that timed out (the last LATE_MEMORY)
-    this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, strayAnswers: 0, lateAnswers: 0 }
+    this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, strayAnswers: 0, lateAnswers: 0, handshakeFailures: 0 }
+    this.seal = o.seal ?? null
     this.closed = false
     // This socket connects to candidates too, endpoints anyone may have named: its inbound
     // queues are bounded, and it pings only if the operator turned pings on (peer/options.js).
@@ -40,6 +43,10 @@ export class GossipTransport {
       receiveHighWaterMark: queueLimit(o.limits.maxMessageSize),
       onMessage: (endpoint, frames) => this.onAnswer(endpoint, frames),
       onDown: (endpoint) => o.onDisconnect(endpoint),
+      credentials: o.credentials ?? null,
+      // A member that cannot prove it holds the cluster key never answers: membership sees
+      // it as unreachable. Counted here.
+      onRefused: () => { this.counts.handshakeFailures++ },
     })
   }
 
@@ -53,7 +60,7 @@ export class GossipTransport {
       return Promise.resolve(null)
     }
     const seq = this.seq = this.seq >= Number.MAX_SAFE_INTEGER ? 1 : this.seq + 1
-    const frame = encodeGossip(seq, msg)
+    const frame = this.seal === null ? encodeGossip(seq, msg) : this.seal(encodeGossip(seq, msg))
     this.counts.sent++
     this.counts.bytes += frame.length
     const { clock } = this.o

@@ -12,6 +12,7 @@ import { VERSION } from './version.js'
 import { resolveMembershipOptions } from './membership/config.js'
 import { clockOption } from '../protocol/clock.js'
 import { zmqTransport } from '../transport/index.js'
+import { resolvePeerSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
 
 export const peerDefaults = Object.freeze({
   bind: 'tcp://127.0.0.1:0', //        loopback, ephemeral port: safe to start anywhere
@@ -60,7 +61,14 @@ export function resolvePeerOptions (given) {
     transport: transportOption,
     meta: metaObject,
     membership: (v) => resolveMembershipOptions(v),
+    security: resolvePeerSecurity,
   })
+  // Plain traffic stays on this machine unless the operator says otherwise (README, Security).
+  requireLoopbackWhenPlain(o.security, [o.bind, ...(o.advertise === undefined ? [] : [o.advertise])], 'bind',
+    'Give security: { clusterKey } (zeromesh peer --cluster-key FILE.key) to run CURVE, or security: false (--insecure) to run plain on purpose.')
+  if (o.security && o.bind.startsWith('inproc://')) {
+    throw invalidArgument('security needs a tcp or ipc bind: inproc connections have no handshake, so CURVE cannot run on them')
+  }
   if (typeof o.handlers === 'string') {
     o.threads ??= os.availableParallelism() // a thread per core: the main thread only does I/O
     o.maxQueue ??= o.threads * 64 //           requests waiting for a thread before BUSY

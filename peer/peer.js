@@ -16,10 +16,15 @@ import {
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
 import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
+import { sealKey, seal, unseal } from '../protocol/seal.js'
+import { peerCredentials, clusterSecretBytes } from '../transport/security.js'
+import { readPublicKeys } from '../transport/keys.js'
 
 const PONG = Buffer.from(FLP_PONG)
 const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
 const LIST_ROOM = 512 // bytes a SYNC or MEMBERS frame takes besides its claims (header, seq, from, digest)
+const REFUSAL_REPORT_MS = 60000 // a refused handshake is reported once per address and reason per minute
+const GOSSIP_REQUESTS = new Set([MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC])
 
 export class Peer extends EventEmitter {
   /** @param {object} [options]  PeerOptions (index.d.ts; README, API) */
@@ -39,6 +44,10 @@ export class Peer extends EventEmitter {
     this.loneClient = null // set while a lone request runs: its reply leaves at once
     this.head = null //       the packed start of reply frames, see replyHead()
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
+    const sec = this.options.security
+    this.sealKey = sec ? sealKey(clusterSecretBytes(sec)) : null // membership requests need it when secured
+    this.security = { refused: {}, unsealed: 0, badSeals: 0, reloads: 0 }
+    this.refusalReports = new Map() // "reason|address" -> { at, since } of the last report
   }
 
   /** The endpoint clients and other peers use to reach this peer (set once started). */
@@ -99,6 +108,8 @@ export class Peer extends EventEmitter {
       heartbeatTimeout: o.heartbeatTimeout,
       onMessage: (id, frames) => this.onMessage(id, frames),
       onDrop: (why) => { this.counts.dropped++; this.counts.drops[why] = (this.counts.drops[why] ?? 0) + 1 },
+      security: o.security,
+      onRefused: (r) => this.onRefused(r),
     })
     try {
       await this.transport.bind()
@@ -118,6 +129,8 @@ export class Peer extends EventEmitter {
       heartbeatTimeout: o.heartbeatTimeout,
       onDisconnect: (ep) => this.membership?.probeNow(ep),
       onLate: (ep, answer) => this.membership?.late(ep, answer),
+      credentials: o.security ? peerCredentials(o.security) : null,
+      seal: this.sealKey === null ? null : (frame) => seal(this.sealKey, frame),
     })
     this.membership = new Membership({
       endpoint,
@@ -177,7 +190,11 @@ export class Peer extends EventEmitter {
       case MessageType.PROBE:
       case MessageType.PROBE_REQ:
       case MessageType.SYNC:
+        // In a secured cluster clients connect too: membership requests count only sealed.
+        if (this.sealKey !== null) { this.security.unsealed++; this.counts.malformed++; return }
         return this.onGossip(clientId, msg)
+      case MessageType.SEALED:
+        return this.onSealed(clientId, msg)
       case MessageType.CANCEL: {
         const recent = this.recent.of(connectionKey(clientId))
         for (const id of msg.ids) this.dispatcher.cancel(recent, id)
@@ -218,6 +235,52 @@ export class Peer extends EventEmitter {
     } finally {
       this.loneClient = null
     }
+  }
+
+  /** A sealed membership request (protocol/seal.js): taken when its tag checks out. */
+  onSealed (clientId, msg) {
+    const inner = this.sealKey === null ? null : unseal(this.sealKey, msg)
+    let req = null
+    if (inner !== null) {
+      try { req = decode(inner, this.options) } catch { req = null }
+    }
+    if (req === null || !GOSSIP_REQUESTS.has(req.type)) {
+      this.security.badSeals++
+      this.counts.malformed++
+      return
+    }
+    this.onGossip(clientId, req)
+  }
+
+  /**
+   * A handshake the socket refused: counted by reason, and reported with a 'refused' event
+   * once per reason and address per minute (with how many came since the last report), so
+   * a client retrying a bad key does not flood the logs.
+   */
+  onRefused ({ reason, key, address }) {
+    this.security.refused[reason] = (this.security.refused[reason] ?? 0) + 1
+    const id = `${reason}|${address ?? ''}`
+    const now = this.options.clock.now()
+    const last = this.refusalReports.get(id)
+    if (last !== undefined && now - last.at < REFUSAL_REPORT_MS) { last.since++; return }
+    if (this.refusalReports.size >= 1024) this.refusalReports.clear() // bounded: many addresses
+    this.refusalReports.set(id, { at: now, since: 0 })
+    this.emit('refused', { reason, key, address, repeats: last?.since ?? 0 })
+  }
+
+  /**
+   * Reads the allow-list again (the keys, files and directories `security.allow` named) and
+   * lets in exactly those keys from now on; connections already made stay. Resolves with
+   * { keys } (how many). On an error the list in force stays as it was.
+   */
+  async reloadAllowList () {
+    const sec = this.options.security
+    if (!sec) throw invalidArgument('reloadAllowList() needs a secured peer (security: { clusterKey, allow })')
+    const keys = readPublicKeys(sec.allowItems)
+    sec.allowed = keys
+    this.transport?.setAllowed?.(keys)
+    this.security.reloads++
+    return { keys: keys.size }
   }
 
   onGossip (clientId, msg) {
@@ -359,6 +422,7 @@ export class Peer extends EventEmitter {
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.dispatcher?.inflight ?? 0,
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load },
+      security: { ...this.security, refused: { ...this.security.refused }, secured: this.sealKey !== null, allowed: this.options.security ? this.options.security.allowed.size : 0, handshakeFailures: this.gossip?.counts.handshakeFailures ?? 0 },
       membership: {
         ...(this.membership?.counts ?? {}),
         refused: { ...(this.membership?.counts.refused ?? {}), endpoints: this.gossip?.counts.refusedEndpoints ?? 0 },

@@ -181,6 +181,11 @@ export function encodeGossip (seq, msg) {
   }
 }
 
+/** A membership request sealed with its tag (protocol/seal.js): [tag, frame]. */
+export function encodeSealed (tag, inner) {
+  return frame(MessageType.SEALED, [tag, inner])
+}
+
 /** A client's cancellation of requests it sent on this connection. */
 export function encodeCancel (ids) {
   return frame(MessageType.CANCEL, ids)
@@ -246,6 +251,7 @@ export function decode (buf, limits = Limits) {
     case MessageType.MEMBERS_GET: return decodeMembersGet(body, version)
     case MessageType.MEMBERS: return decodeMembers(body, version, limits)
     case MessageType.CANCEL: return decodeCancel(body, version, limits.maxBatch ?? Limits.maxBatch)
+    case MessageType.SEALED: return decodeSealed(body, version)
     default: return decodeGossip(type, body, version, limits)
   }
 }
@@ -314,6 +320,13 @@ function decodeCancel (body, version, maxBatch) {
   checkList(body, 'cancel list', maxBatch)
   for (const id of body) if (!isUint(id)) throw fail('a cancelled request id must be an integer from 0 to 2^53-1')
   return { type: MessageType.CANCEL, version, ids: body }
+}
+
+function decodeSealed (body, version) {
+  if (!Array.isArray(body) || body.length < 2 || !(body[0] instanceof Uint8Array) || body[0].length !== 32 || !(body[1] instanceof Uint8Array)) {
+    throw fail('a sealed message must be [tag (32 bytes), frame (bytes)]')
+  }
+  return { type: MessageType.SEALED, version, tag: body[0], inner: body[1] }
 }
 
 function decodeMembersGet (body, version) {

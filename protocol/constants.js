@@ -27,6 +27,7 @@ export const MessageType = Object.freeze({
   MEMBERS_GET: 11, // client -> peer: send me your member list
   MEMBERS: 12, //    answer to MEMBERS_GET
   CANCEL: 13, //     client -> peer: drop these requests, the answer is no longer wanted
+  SEALED: 14, //     peer -> peer in a secured cluster: a membership request and its tag (cluster key)
 })
 
 /** Member states in membership claims. Append only. */

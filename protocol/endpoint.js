@@ -138,6 +138,17 @@ export function seedList (v, name = 'seeds') {
   return [...new Set(v.map((s, i) => normalizeRemote(s, `${name}[${i}]`)))]
 }
 
+/**
+ * Whether traffic to or from `ep` stays on this machine: ipc, inproc, and tcp on 127.0.0.0/8
+ * or [::1] (localhost is written 127.0.0.1). Wildcards and host names are not loopback.
+ */
+export function isLoopback (ep) {
+  const p = parseEndpoint(ep, { bind: true })
+  if (p.error !== undefined) return false
+  if (p.transport !== 'tcp') return true
+  return /^127\.[0-9.]+$/.test(p.host) || p.host === '[::1]'
+}
+
 /** The port of a tcp endpoint, or null. */
 export function portOf (ep) {
   const p = parseEndpoint(ep, { bind: true })

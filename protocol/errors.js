@@ -52,6 +52,8 @@ export const InvalidArgumentError = define('InvalidArgumentError', 'ERR_ZEROMESH
 export const ConnectionLostError = define('ConnectionLostError', 'ERR_ZEROMESH_CONNECTION_LOST', false, 'connection to the peer lost; the request may or may not have run')
 /** The request was cancelled through its AbortSignal. */
 export const AbortError = define('AbortError', 'ERR_ZEROMESH_ABORTED', false, 'request aborted')
+/** The peer refused this side at the ZeroMQ handshake: a key not allowed, a wrong cluster key, CURVE on one side only. */
+export const HandshakeError = define('HandshakeError', 'ERR_ZEROMESH_HANDSHAKE', false, 'handshake refused')
 /** A frame broke the wire format (shape, type, size, depth, version). */
 export const ProtocolError = define('ProtocolError', 'ERR_ZEROMESH_PROTOCOL', false, 'protocol error')
 

@@ -2,6 +2,7 @@
 // No sockets here.
 export * from './constants.js'
 export * from './errors.js'
-export { encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet, encodeMembers, encodeCancel, decode, hasSignature } from './codec.js'
+export { encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet, encodeMembers, encodeCancel, encodeSealed, decode, hasSignature } from './codec.js'
+export { sealKey, seal, unseal } from './seal.js'
 export { classify, Kind } from './flp.js'
 export { checkValue } from './validate.js'

@@ -6,6 +6,8 @@ import { bindSpec, defaultAdvertiseHost, normalizeRemote, portOf } from '../prot
 import { invalidArgument } from '../protocol/errors.js'
 import { systemClock } from '../protocol/clock.js'
 import { queueLimit } from './settings.js'
+import { serverCurveOptions, requireCurve } from './security.js'
+import * as zap from './zap.js'
 
 const REBIND_ATTEMPTS = 20 // an ephemeral port can be taken between probe and rebind
 const EAGAIN_RETRY_MS = 2 //  pause before re-sending a reply that met a full pipe
@@ -25,9 +27,16 @@ export class ZmqListener {
    * @param {(clientId: Buffer, frames: Buffer[]) => void} o.onMessage
    * @param {(event: string) => void} o.onDrop  a reply was dropped (client gone or stuck)
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} [o.clock]
+   * @param {object|null|false} [o.security]  resolved peer security (security.js): CURVE and ZAP when set
+   * @param {(refusal: { reason: string, key: string|null, address: string|null }) => void} [o.onRefused]
+   *   a handshake this socket refused: a key not allowed (with the key and the client's
+   *   address), or a client that does not speak CURVE with the cluster's key
    */
   constructor (o) {
     this.o = o
+    this.security = o.security || null
+    this.allowed = this.security?.allowed ?? new Set()
+    this.zapDomain = null
     this.clock = o.clock ?? systemClock
     this.endpoint = null
     this.socket = null
@@ -40,6 +49,37 @@ export class ZmqListener {
 
   async bind () {
     const { bindTo, wildcardHost } = bindSpec(this.o.bind)
+    if (this.security !== null) {
+      requireCurve()
+      // The ZAP handler answers before the first handshake can come.
+      this.zapDomain = await zap.register({
+        allows: (key) => key === this.security.cluster.publicKey || this.allowed.has(key),
+        decided: (allowed, key, address) => { if (!allowed) this.refused(key === null ? 'not CURVE' : 'key not allowed', key, address) },
+      })
+    }
+    try {
+      return await this.bindTo(bindTo, wildcardHost)
+    } catch (err) {
+      this.releaseZap()
+      throw err
+    }
+  }
+
+  /** The clients' keys the ZAP handler lets in from now on (the cluster's key always). */
+  setAllowed (keys) {
+    this.allowed = keys
+  }
+
+  refused (reason, key = null, address = null) {
+    this.o.onRefused?.({ reason, key, address })
+  }
+
+  releaseZap () {
+    if (this.zapDomain !== null) zap.release(this.zapDomain)
+    this.zapDomain = null
+  }
+
+  async bindTo (bindTo, wildcardHost) {
     let lastErr
     for (let i = 0; i < REBIND_ATTEMPTS; i++) {
       let target = bindTo
@@ -71,7 +111,7 @@ export class ZmqListener {
   }
 
   createSocket (routingId) {
-    return new zmq.Router({
+    const s = new zmq.Router({
       routingId, //            10/FLP: a server's identity is its endpoint
       // How long replies already handed to ZeroMQ may take to leave once the socket closes.
       // Bounded, so a process never hangs at exit (zmq-facts 2: the default -1 does).
@@ -92,7 +132,14 @@ export class ZmqListener {
       // its replies dropped and counted.
       sendHighWaterMark: queueLimit(this.o.maxMessageSize),
       receiveHighWaterMark: queueLimit(this.o.maxMessageSize),
+      ...(this.security === null ? {} : serverCurveOptions(this.security, this.zapDomain)),
     })
+    if (this.security !== null) {
+      // Refusals before ZAP is asked: a client with the wrong cluster key, or none. The
+      // event names no client address (a bound socket's events carry its own endpoint).
+      s.events.on('handshake:error:protocol', (e) => this.refused(handshakeReason(e.error?.code)))
+    }
+    return s
   }
 
   // receive() awaited directly: zeromq.js's async iterator adds a promise, two microtask
@@ -176,7 +223,15 @@ export class ZmqListener {
     this.retryBytesOf.clear()
     s.close()
     await this.loop?.catch(() => {})
+    this.releaseZap()
   }
+}
+
+/** What a handshake error on a secured socket means, by its ZMTP code. */
+function handshakeReason (code) {
+  if (code === 'ERR_ZMTP_MECHANISM_MISMATCH') return 'not CURVE'
+  if (code === 'ERR_ZMTP_CRYPTOGRAPHIC') return 'wrong cluster key'
+  return `handshake error ${code ?? 'unknown'}`
 }
 
 /**
