@@ -5,7 +5,10 @@
 // with 2 workers). Tables in autocannon's layout; --json.
 import { fileURLToPath } from 'node:url'
 import os from 'node:os'
+import fs from 'node:fs'
+import path from 'node:path'
 import { Client } from '../client/index.js'
+import { writeKeyPair } from '../transport/keys.js'
 import { child, drive, rawClient, killChildren, PAYLOAD } from './harness.js'
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
@@ -18,17 +21,38 @@ function table (title, r) {
   return [title, line('┌', '┬', '┐'), row(cells[0]), line('├', '┼', '┤'), row(cells[1]), line('└', '┴', '┘'), `Req/Sec: ${r.rps.toLocaleString('en-US')}`, ''].join('\n')
 }
 
-export async function runBench ({ seeds, concurrency = [1, 16, 256], seconds = 5, compare = false, json = false, out = process.stdout, err = process.stderr }) {
+/**
+ * A peer of its own run with CURVE: a cluster key and a client key made for the run in a
+ * temporary directory (removed at once: the peer and the client have read them).
+ */
+async function securedPeer () {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zeromesh-bench-'))
+  try {
+    const cluster = writeKeyPair(path.join(dir, 'cluster'))
+    const me = writeKeyPair(path.join(dir, 'client'))
+    const { line } = await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0', '--cluster-key', cluster.secretFile, '--allow', me.publicFile])
+    return { endpoint: line, security: { clusterPublicKey: cluster.publicKey, secretKey: me.secretKey } }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+export async function runBench ({ seeds, security, concurrency = [1, 16, 256], seconds = 5, compare = false, secure = false, json = false, out = process.stdout, err = process.stderr }) {
   const tty = err.isTTY === true && !json
   const systems = []
-  let client
   if (seeds === undefined) {
     const { line } = await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0'])
     seeds = [line]
   }
-  client = new Client({ seeds, timeout: 30000 })
+  const client = new Client({ seeds, security, timeout: 30000 })
   await client.request('echo', PAYLOAD)
   systems.push({ name: 'zeromesh', one: () => client.request('echo', PAYLOAD), close: () => client.close() })
+  if (secure) {
+    const p = await securedPeer()
+    const c = new Client({ seeds: [p.endpoint], security: p.security, timeout: 30000 })
+    await c.request('echo', PAYLOAD)
+    systems.push({ name: 'zeromesh, CURVE', one: () => c.request('echo', PAYLOAD), close: () => c.close() })
+  }
   if (compare) {
     const raw = rawClient((await child([here('./raw-echo-server.js')])).line)
     systems.push({ name: 'raw zeromq.js', one: raw.one, close: raw.close })
@@ -52,16 +76,17 @@ export async function runBench ({ seeds, concurrency = [1, 16, 256], seconds = 5
     for (const s of systems) await s.close()
     killChildren()
   }
+  // Each zeromesh system against every other system, in the same run.
   const ratios = []
-  if (compare) {
-    for (const c of concurrency) {
-      const z = results.find((r) => r.system === 'zeromesh' && r.concurrency === c)
-      for (const other of results.filter((r) => r.system !== 'zeromesh' && r.concurrency === c)) {
-        ratios.push({ concurrency: c, versus: other.system, rps: +(z.rps / other.rps).toFixed(2), p99: +(z.p99 / other.p99).toFixed(2) })
+  for (const c of concurrency) {
+    const at = results.filter((r) => r.concurrency === c)
+    for (const z of at.filter((r) => r.system.startsWith('zeromesh'))) {
+      for (const other of at.filter((r) => r !== z && !(z.system === 'zeromesh' && r.system.startsWith('zeromesh')) && (compare || r.system.startsWith('zeromesh')))) {
+        ratios.push({ concurrency: c, system: z.system, versus: other.system, rps: +(z.rps / other.rps).toFixed(2), p99: +(z.p99 / other.p99).toFixed(2) })
       }
     }
-    if (!json) for (const r of ratios) out.write(`${r.concurrency} in flight: zeromesh / ${r.versus}: ${r.rps}x req/s, ${r.p99}x p99\n`)
   }
+  if (!json) for (const r of ratios) out.write(`${r.concurrency} in flight: ${r.system} / ${r.versus}: ${r.rps}x req/s, ${r.p99}x p99\n`)
   const report = { date: new Date().toISOString(), machine: { cpus: os.availableParallelism(), model: os.cpus()[0]?.model, node: process.version }, seconds, results, ratios }
   if (json) out.write(JSON.stringify(report) + '\n')
   return 0

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util'
 import path from 'node:path'
 import process from 'node:process'
 import { Peer, Client } from '../index.js'
+import { readKeyFile, keyText, writeKeyPair } from '../transport/keys.js'
 
 const USAGE = {
   main: `usage: zeromesh <command> [options]
@@ -14,9 +15,11 @@ commands:
   members   print a peer's view of the cluster membership
   demo      the failover demo: peers, load, a kill, a join, a drain, a freeze
   bench     throughput and latency of small requests, with --compare against raw zeromq.js (per message and coalesced) and a broker
+  keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
 
 Run "zeromesh <command> --help" for the options of a command.`,
   peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
+                     [--cluster-key FILE [--allow LIST] | --insecure]
 
 Runs a peer. Prints its endpoint alone on stdout once bound; logs go to stderr. It joins the
 cluster through --seeds (retrying unreachable seeds) and logs membership changes.
@@ -32,16 +35,29 @@ exits 0.
                      on the main thread, for I/O-bound handlers)
   --max-queue N      requests waiting for a thread before the peer answers busy
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
-  --meta JSON        metadata gossiped with this peer, e.g. '{"zone":"a","capacity":4}'`,
-  members: `usage: zeromesh members --seeds EP [--json] [--timeout MS]
+  --meta JSON        metadata gossiped with this peer, e.g. '{"zone":"a","capacity":4}'
+
+security (README, Security): off loopback a peer runs CURVE or refuses to start
+  --cluster-key FILE the cluster's secret key (PREFIX.key of "zeromesh keygen"), shared by
+                     every peer; env ZEROMESH_CLUSTER_KEY holds the key itself instead
+  --allow LIST       client public keys let in: .pub files, directories of .pub files, or
+                     keys, comma-separated (env ZEROMESH_ALLOW); SIGHUP reads them again
+  --insecure         run plain (no CURVE) on a non-loopback address, on purpose`,
+  members: `usage: zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE]
 
 Prints the membership as the peer at EP (the first seed) sees it, itself included: a table,
 or with --json the same objects as peer.members() as a JSON array, alone on stdout.
 
   --seeds EP         the peer to ask
   --json             machine-readable output
-  --timeout MS       give up after this long (default 5000)`,
-  demo: `usage: zeromesh demo [--duration S] [--peers N] [--no-chaos]
+  --timeout MS       give up after this long (default 5000)
+
+security (README, Security): needed for a secured cluster, and for any non-loopback seed
+  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
+  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
+                     env ZEROMESH_KEY
+  --insecure         talk plain to non-loopback seeds, on purpose`,
+  demo: `usage: zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]
 
 Starts N peers (default 3) on loopback ports, a client seeded with only the first, and steady
 load (whoami and spin). Then: a peer is killed, a new one joins, one is drained with SIGTERM,
@@ -50,8 +66,9 @@ request failed. Ctrl-C stops everything it started.
 
   --duration S       seconds (default 40)
   --peers N          peers to start with (default 3; the timeline needs 3)
-  --no-chaos         load only`,
-  bench: `usage: zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--json]
+  --no-chaos         load only
+  --secure           run the cluster with CURVE and an allow-list (keys in a temporary directory)`,
+  bench: `usage: zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--json]
 
 Measures small echo requests at each concurrency (requests in flight) against a peer it starts
 itself (echo on the peer's main thread), or against --seeds. Tables in autocannon's layout;
@@ -64,15 +81,36 @@ and prints zeromesh's ratios to each.
   --concurrency LIST   requests in flight, comma-separated (default 1,16,256)
   --duration S         seconds per measurement (default 5)
   --compare            also measure raw zeromq.js and the broker
-  --json               machine-readable output`,
-  request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent]
+  --secure             also measure a peer run with CURVE and an allow-list (keys made for the run)
+  --json               machine-readable output
+
+security (README, Security): needed for a secured cluster, and for any non-loopback seed
+  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
+  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
+                     env ZEROMESH_KEY
+  --insecure         talk plain to non-loopback seeds, on purpose`,
+  request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--cluster-pub FILE --key FILE]
 
 Sends METHOD(JSON-ARGS) and prints the JSON result alone on stdout.
 On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
 
   --seeds EP,EP      peers to send to (comma-separated)
   --timeout MS       whole deadline, retries included (default 5000)
-  --no-idempotent    never re-send after a lost connection`,
+  --no-idempotent    never re-send after a lost connection
+
+security (README, Security): needed for a secured cluster, and for any non-loopback seed
+  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
+  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
+                     env ZEROMESH_KEY
+  --insecure         talk plain to non-loopback seeds, on purpose`,
+  keygen: `usage: zeromesh keygen PREFIX
+
+Writes a new CURVE keypair, one line of Z85 text each, and prints the public key on stdout:
+  PREFIX.key   the secret key, file mode 0600. Keep it private. A cluster key goes to every
+               peer (--cluster-key); a client key stays with its client (--key).
+  PREFIX.pub   the public key. The cluster's goes to every client (--cluster-pub); a client's
+               goes on the peers' allow-list (--allow).
+Never overwrites an existing file.`,
 }
 
 class UsageError extends Error {}
@@ -88,6 +126,7 @@ async function main (argv) {
   if (command === 'members') return runMembers(rest)
   if (command === 'demo') return runDemoCommand(rest)
   if (command === 'bench') return runBenchCommand(rest)
+  if (command === 'keygen') return runKeygen(rest)
   throw new UsageError(`unknown command "${command}"\n\n${USAGE.main}`)
 }
 
@@ -109,6 +148,54 @@ function wholeOption (v, name, usage, unit = '') {
   return n
 }
 
+const env = process.env
+const SECURITY_PEER_FLAGS = { 'cluster-key': { type: 'string' }, allow: { type: 'string' }, insecure: { type: 'boolean' } }
+const SECURITY_CLIENT_FLAGS = { 'cluster-pub': { type: 'string' }, key: { type: 'string' }, insecure: { type: 'boolean' } }
+
+/** A peer's `security` from --cluster-key, --allow, --insecure (or the environment). */
+function peerSecurity (values, usage) {
+  const clusterKey = values['cluster-key'] !== undefined
+    ? readKeyFile(values['cluster-key'], 'secret', '--cluster-key')
+    : env.ZEROMESH_CLUSTER_KEY === undefined ? undefined : keyText(env.ZEROMESH_CLUSTER_KEY, 'secret', 'ZEROMESH_CLUSTER_KEY')
+  const allow = values.allow ?? env.ZEROMESH_ALLOW
+  if (values.insecure) {
+    if (values['cluster-key'] !== undefined || values.allow !== undefined) throw new UsageError(`--insecure runs plain: it goes with neither --cluster-key nor --allow\n\n${usage}`)
+    return false
+  }
+  if (clusterKey === undefined) {
+    if (allow !== undefined) throw new UsageError(`--allow needs --cluster-key: the allow-list is checked at CURVE handshakes\n\n${usage}`)
+    return undefined
+  }
+  return { clusterKey, allow }
+}
+
+/** A client's `security` from --cluster-pub, --key, --insecure (or the environment). */
+function clientSecurity (values, usage) {
+  if (values.insecure) {
+    if (values['cluster-pub'] !== undefined || values.key !== undefined) throw new UsageError(`--insecure runs plain: it goes with neither --cluster-pub nor --key\n\n${usage}`)
+    return false
+  }
+  const clusterPublicKey = values['cluster-pub'] !== undefined
+    ? readKeyFile(values['cluster-pub'], 'public', '--cluster-pub')
+    : env.ZEROMESH_CLUSTER_PUB === undefined ? undefined : keyText(env.ZEROMESH_CLUSTER_PUB, 'public', 'ZEROMESH_CLUSTER_PUB')
+  const secretKey = values.key !== undefined
+    ? readKeyFile(values.key, 'secret', '--key')
+    : env.ZEROMESH_KEY === undefined ? undefined : keyText(env.ZEROMESH_KEY, 'secret', 'ZEROMESH_KEY')
+  if (clusterPublicKey === undefined && secretKey === undefined) return undefined
+  if (clusterPublicKey === undefined || secretKey === undefined) throw new UsageError(`a secured client needs both --cluster-pub (the cluster's PREFIX.pub) and --key (its own PREFIX.key)\n\n${usage}`)
+  return { clusterPublicKey, secretKey }
+}
+
+function runKeygen (args) {
+  const { values, positionals } = parse(args, {}, USAGE.keygen, true)
+  if (values.help) { process.stdout.write(USAGE.keygen + '\n'); return 0 }
+  if (positionals.length !== 1) throw new UsageError(`give one PREFIX, such as keys/cluster\n\n${USAGE.keygen}`)
+  const k = writeKeyPair(positionals[0])
+  log(`wrote ${k.secretFile} (secret key, mode 0600: keep it private) and ${k.publicFile} (public key)`)
+  process.stdout.write(k.publicKey + '\n')
+  return 0
+}
+
 async function runPeer (args) {
   const { values } = parse(args, {
     bind: { type: 'string' },
@@ -119,6 +206,7 @@ async function runPeer (args) {
     meta: { type: 'string' },
     threads: { type: 'string' },
     'max-queue': { type: 'string' },
+    ...SECURITY_PEER_FLAGS,
   }, USAGE.peer)
   if (values.help) { process.stdout.write(USAGE.peer + '\n'); return 0 }
   // Handlers run in a pool of worker threads; the main thread does I/O and gossip.
@@ -138,12 +226,21 @@ async function runPeer (args) {
     threads: wholeOption(values.threads, 'threads', USAGE.peer),
     maxQueue: wholeOption(values['max-queue'], 'max-queue', USAGE.peer),
     drainTimeout: wholeOption(values['drain-timeout'], 'drain-timeout', USAGE.peer, ' of milliseconds'),
+    security: peerSecurity(values, USAGE.peer),
   })
+  peer.on('refused', (r) => log(`refused a handshake: ${r.reason}${r.key ? ` (key ${r.key})` : ''}${r.address ? ` from ${r.address}` : ''}${r.repeats ? `; ${r.repeats} more like it in the last minute` : ''}`))
   peer.on('member', (m) => { if (m.endpoint !== peer.endpoint) log(`member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`) })
   const endpoint = await peer.start()
   process.stdout.write(endpoint + '\n')
   const where = peer.pool === null ? 'on the main thread' : `on ${peer.pool.threads.length} threads`
   log(`peer ${endpoint} pid ${process.pid} serving ${Object.keys(peer.dispatcher.handlers).join(', ')} ${where}`)
+  const sec = peer.options.security
+  if (sec) log(`secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed (SIGHUP reads the allow-list again)`)
+  else if (sec === false) log('INSECURE: plain traffic (--insecure); anyone who reaches this port can call it and read its replies')
+  process.on('SIGHUP', () => {
+    if (!sec) { log('SIGHUP: not secured, no allow-list to read'); return }
+    peer.reloadAllowList().then((r) => log(`SIGHUP: allow-list read again, ${r.keys} client key${r.keys === 1 ? '' : 's'} allowed`), (err) => log(`SIGHUP: allow-list NOT changed: ${err.message}`))
+  })
   return new Promise((resolve) => {
     let stopping = false
     const onSignal = (sig) => {
@@ -169,6 +266,7 @@ async function runRequest (args) {
     seeds: { type: 'string' },
     timeout: { type: 'string' },
     'no-idempotent': { type: 'boolean' },
+    ...SECURITY_CLIENT_FLAGS,
   }, USAGE.request, true)
   if (values.help) { process.stdout.write(USAGE.request + '\n'); return 0 }
   if (values.seeds === undefined) throw new UsageError(`--seeds is required\n\n${USAGE.request}`)
@@ -178,7 +276,7 @@ async function runRequest (args) {
   if (json !== undefined) {
     try { params = JSON.parse(json) } catch (err) { throw new UsageError(`JSON-ARGS is not valid JSON: ${err.message}`) }
   }
-  const client = new Client({ seeds: values.seeds })
+  const client = new Client({ seeds: values.seeds, security: clientSecurity(values, USAGE.request) })
   try {
     const result = await client.request(method, params, {
       timeout: wholeOption(values.timeout, 'timeout', USAGE.request, ' of milliseconds'),
@@ -196,6 +294,7 @@ async function runDemoCommand (args) {
     duration: { type: 'string' },
     peers: { type: 'string' },
     'no-chaos': { type: 'boolean' },
+    secure: { type: 'boolean' },
   }, USAGE.demo)
   if (values.help) { process.stdout.write(USAGE.demo + '\n'); return 0 }
   const duration = values.duration === undefined ? 40 : Number(values.duration)
@@ -203,7 +302,7 @@ async function runDemoCommand (args) {
   const peers = wholeOption(values.peers, 'peers', USAGE.demo) ?? 3
   if (peers < 1 || peers > 16) throw new UsageError(`--peers must be 1 to 16\n\n${USAGE.demo}`)
   const { runDemo } = await import('../demo/demo.js')
-  return runDemo({ duration, peers, chaos: !values['no-chaos'] })
+  return runDemo({ duration, peers, chaos: !values['no-chaos'], secure: values.secure === true })
 }
 
 async function runBenchCommand (args) {
@@ -212,7 +311,9 @@ async function runBenchCommand (args) {
     concurrency: { type: 'string' },
     duration: { type: 'string' },
     compare: { type: 'boolean' },
+    secure: { type: 'boolean' },
     json: { type: 'boolean' },
+    ...SECURITY_CLIENT_FLAGS,
   }, USAGE.bench)
   if (values.help) { process.stdout.write(USAGE.bench + '\n'); return 0 }
   const concurrency = (values.concurrency ?? '1,16,256').split(',').map(Number)
@@ -220,7 +321,9 @@ async function runBenchCommand (args) {
   const seconds = values.duration === undefined ? 5 : Number(values.duration)
   if (!(seconds >= 1 && seconds <= 600)) throw new UsageError(`--duration must be 1 to 600 seconds\n\n${USAGE.bench}`)
   const { runBench } = await import('../bench/command.js')
-  return runBench({ seeds: values.seeds?.split(',').map((s) => s.trim()), concurrency, seconds, compare: values.compare, json: values.json })
+  const security = clientSecurity(values, USAGE.bench)
+  if (security !== undefined && values.seeds === undefined) throw new UsageError(`--cluster-pub and --key are for --seeds; without them bench starts its own peers (--secure adds a secured one)\n\n${USAGE.bench}`)
+  return runBench({ seeds: values.seeds?.split(',').map((s) => s.trim()), security, concurrency, seconds, compare: values.compare, secure: values.secure === true, json: values.json })
 }
 
 async function runMembers (args) {
@@ -228,11 +331,12 @@ async function runMembers (args) {
     seeds: { type: 'string' },
     json: { type: 'boolean' },
     timeout: { type: 'string' },
+    ...SECURITY_CLIENT_FLAGS,
   }, USAGE.members)
   if (values.help) { process.stdout.write(USAGE.members + '\n'); return 0 }
   if (values.seeds === undefined) throw new UsageError(`--seeds is required\n\n${USAGE.members}`)
   const from = values.seeds.split(',')[0].trim()
-  const client = new Client({ seeds: from, discover: false, timeout: wholeOption(values.timeout, 'timeout', USAGE.members, ' of milliseconds') })
+  const client = new Client({ seeds: from, discover: false, timeout: wholeOption(values.timeout, 'timeout', USAGE.members, ' of milliseconds'), security: clientSecurity(values, USAGE.members) })
   try {
     const members = await client.members(from)
     if (values.json) {

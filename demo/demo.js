@@ -5,13 +5,32 @@
 // request failed. Every process it starts is killed on the way out, Ctrl-C included.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import process from 'node:process'
 import { Client } from '../client/index.js'
+import { writeKeyPair } from '../transport/keys.js'
 
 const BIN = fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url))
 const BAR = 24
 
-export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = true, out = process.stdout, tty = out.isTTY === true } = {}) {
+/**
+ * Keys for a secured demo in a new temporary directory: the cluster's, and the client's on
+ * the allow-list. `remove()` deletes the directory.
+ */
+function demoKeys () {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zeromesh-demo-'))
+  const cluster = writeKeyPair(path.join(dir, 'cluster'))
+  const client = writeKeyPair(path.join(dir, 'client'))
+  return {
+    peerArgs: ['--cluster-key', cluster.secretFile, '--allow', client.publicFile],
+    clientSecurity: { clusterPublicKey: cluster.publicKey, secretKey: client.secretKey },
+    remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+  }
+}
+
+export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = true, secure = false, out = process.stdout, tty = out.isTTY === true } = {}) {
   const t0 = Date.now()
   const children = new Map() // pid -> { child, endpoint, name }
   const events = []
@@ -23,13 +42,17 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   }
   const short = (ep) => ep.slice(ep.lastIndexOf(':'))
 
-  const cleanup = () => { for (const { child } of children.values()) { try { process.kill(child.pid, 'SIGCONT') } catch {} try { process.kill(child.pid, 'SIGKILL') } catch {} } }
+  const keys = secure ? demoKeys() : null
+  const cleanup = () => {
+    for (const { child } of children.values()) { try { process.kill(child.pid, 'SIGCONT') } catch {} try { process.kill(child.pid, 'SIGKILL') } catch {} }
+    keys?.remove()
+  }
   const onSignal = () => { cleanup(); out.write('\ninterrupted: every process started was stopped\n'); process.exit(130) }
   process.on('SIGINT', onSignal)
   process.on('exit', cleanup)
 
   async function startPeer (seeds) {
-    const args = [BIN, 'peer', '--threads', '1']
+    const args = [BIN, 'peer', '--threads', '1', ...(keys?.peerArgs ?? [])]
     if (seeds.length > 0) args.push('--seeds', seeds.join(','))
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
     const endpoint = await new Promise((resolve, reject) => {
@@ -48,8 +71,8 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     peers.push(await startPeer(i === 0 ? [] : [peers[i - 1].endpoint]))
     log(`peer ${short(peers[i].endpoint)} started (pid ${peers[i].child.pid})${i === 0 ? '' : `, seeded with ${short(peers[i - 1].endpoint)}`}`)
   }
-  const client = new Client({ seeds: [peers[0].endpoint], timeout: 2000 })
-  log(`client started, seeded with ${short(peers[0].endpoint)} only`)
+  const client = new Client({ seeds: [peers[0].endpoint], timeout: 2000, security: keys?.clientSecurity })
+  log(`client started, seeded with ${short(peers[0].endpoint)} only${secure ? '; CURVE on every connection, the client\'s key on the peers\' allow-list' : ''}`)
   const learnedAt = new Map()
   client.on('peer', (p) => {
     if (p.state === 'up' && !learnedAt.has(p.endpoint)) {

@@ -80,15 +80,28 @@ export function keyText (v, kind, what) {
   return text
 }
 
-/** Reads a key file of one line (PREFIX.key: secret, PREFIX.pub: public). */
+/**
+ * Reads a key file of one line (PREFIX.key: secret, PREFIX.pub: public). Both look alike, so
+ * a secret key is checked against its PREFIX.pub when there is one, and a .pub file given
+ * where a secret key goes is refused.
+ */
 export function readKeyFile (file, kind, what = file) {
+  if (kind === 'secret' && file.endsWith('.pub')) throw invalidArgument(`${what} ${file} is a public key file; give the secret key, PREFIX.key`)
+  if (kind === 'public' && file.endsWith('.key')) throw invalidArgument(`${what} ${file} is a secret key file; give the public key, PREFIX.pub (and never hand out a .key)`)
   let text
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (err) {
     throw invalidArgument(`cannot read ${what}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)
   }
-  return keyText(text, kind, `${what} (${file})`)
+  const key = keyText(text, kind, `${what} (${file})`)
+  if (kind === 'secret' && file.endsWith('.key')) {
+    const pubFile = `${file.slice(0, -4)}.pub`
+    let pub = null
+    try { pub = fs.readFileSync(pubFile, 'utf8').trim() } catch { /* no public key beside it */ }
+    if (pub !== null && pub !== publicKeyOf(key)) throw invalidArgument(`${what} ${file} is not the secret key of ${pubFile} beside it`)
+  }
+  return key
 }
 
 /**
