@@ -29,6 +29,10 @@ export interface ClientTransportHandlers {
   onMessage(endpoint: string, frames: Buffer[]): void
   onUp(endpoint: string): void
   onDown(endpoint: string): void
+  /** CURVE keys when security is set, else null. */
+  credentials: { serverKey: string, publicKey: string, secretKey: string } | null
+  /** A handshake failed: 'auth' (the peer's allow-list), 'protocol' (mechanism or key mismatch), 'other' (hung up). */
+  onRefused(endpoint: string, refusal: { kind: 'auth' | 'protocol' | 'other', code: string | null }): void
 }
 
 export interface ClientTransport {
@@ -81,6 +85,20 @@ export interface ClientOptions {
   random?: () => number
   /** Builds the transport; for tests and simulations. Default: ZeroMQ. */
   transport?: (handlers: ClientTransportHandlers) => ClientTransport
+  /**
+   * CURVE (README, Security). Left out: plain, and only loopback, ipc and inproc seeds are
+   * accepted. `false`: plain anywhere, on purpose.
+   */
+  security?: ClientSecurity | false
+}
+
+export interface ClientSecurity {
+  /** The cluster's public key (Z85; the cluster's PREFIX.pub). */
+  clusterPublicKey: string
+  /** This client's secret key (Z85; its PREFIX.key); its public key must be on the peers' allow-list. */
+  secretKey: string
+  /** Derived from secretKey; checked against it when given. */
+  publicKey?: string
 }
 
 export interface RequestOptions {

@@ -72,6 +72,33 @@ export interface PeerOptions {
   wallClock?: () => number
   /** The sockets: ZeroMQ by default; transport/memory.js gives an in-memory twin for simulations. */
   transport?: Transport
+  /**
+   * CURVE and the allow-list (README, Security). Left out: plain, and only loopback, ipc and
+   * inproc binds are accepted. `false`: plain anywhere, on purpose.
+   */
+  security?: PeerSecurity | false
+}
+
+export interface PeerSecurity {
+  /** The cluster's secret key (Z85, 40 characters; PREFIX.key of `zeromesh keygen`), shared by every peer. */
+  clusterKey: string
+  /**
+   * Client public keys let in besides the cluster's: Z85 keys, `.pub` files or directories of
+   * them (an array, or one comma-separated string). Files are read again by reloadAllowList().
+   */
+  allow?: string[] | string
+}
+
+/** A handshake the peer refused, as the 'refused' event reports it. */
+export interface Refusal {
+  /** 'key not allowed', 'not CURVE', 'wrong cluster key', or 'handshake error CODE'. */
+  reason: string
+  /** The client's public key (Z85), when the allow-list was asked. */
+  key: string | null
+  /** The client's IP address, when the allow-list was asked. */
+  address: string | null
+  /** Refusals of this reason and address since the last report (reports come once a minute at most). */
+  repeats: number
 }
 
 /** A bound socket a Peer serves on. */
@@ -159,6 +186,20 @@ export interface PeerStats {
   threads: Record<string, number> | null
   /** Membership counters; `refused` counts claims and endpoints refused, by rule. */
   membership: Record<string, number | Record<string, number>>
+  security: {
+    secured: boolean
+    /** Client keys on the allow-list now. */
+    allowed: number
+    /** Refused handshakes by reason. */
+    refused: Record<string, number>
+    /** Membership requests dropped for coming unsealed to a secured peer. */
+    unsealed: number
+    /** Sealed requests whose tag did not check out. */
+    badSeals: number
+    reloads: number
+    /** Handshakes this peer's own gossip socket failed (members that could not prove the cluster key). */
+    handshakeFailures: number
+  }
 }
 
 export declare class Peer extends EventEmitter {
@@ -176,6 +217,10 @@ export declare class Peer extends EventEmitter {
   on(event: 'member', listener: (member: Member) => void): this
   /** No handler thread can be started any more: the peer stops, leaving the cluster. */
   on(event: 'unhealthy', listener: (err: Error) => void): this
+  /** A handshake refused; once per reason and address per minute. */
+  on(event: 'refused', listener: (refusal: Refusal) => void): this
+  /** Reads security.allow again; resolves with how many client keys are allowed now. The list in force stays on an error. */
+  reloadAllowList(): Promise<{ keys: number }>
   on(event: string | symbol, listener: (...args: any[]) => void): this
 }
 

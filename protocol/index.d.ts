@@ -20,7 +20,7 @@ export type ErrorCode =
   | 'ERR_ZEROMESH_TIMEOUT' | 'ERR_ZEROMESH_NO_PEERS' | 'ERR_ZEROMESH_UNKNOWN_METHOD'
   | 'ERR_ZEROMESH_REMOTE' | 'ERR_ZEROMESH_BUSY' | 'ERR_ZEROMESH_DRAINING' | 'ERR_ZEROMESH_CLOSED'
   | 'ERR_ZEROMESH_INVALID_ARGUMENT' | 'ERR_ZEROMESH_CONNECTION_LOST' | 'ERR_ZEROMESH_ABORTED'
-  | 'ERR_ZEROMESH_PROTOCOL'
+  | 'ERR_ZEROMESH_PROTOCOL' | 'ERR_ZEROMESH_HANDSHAKE'
 
 export declare class ZeromeshError extends Error {
   constructor(message?: string, options?: { code?: string, retryable?: boolean, cause?: unknown })
@@ -43,6 +43,8 @@ export declare class ClosedError extends ZeromeshError {}
 export declare class InvalidArgumentError extends ZeromeshError {}
 export declare class ConnectionLostError extends ZeromeshError {}
 export declare class AbortError extends ZeromeshError {}
+/** The peer refused this client at the ZeroMQ handshake (key not allowed, wrong cluster key, CURVE on one side only). Not retryable. */
+export declare class HandshakeError extends ZeromeshError {}
 export declare class ProtocolError extends ZeromeshError {
   /** Set when the sender should be told with an ERROR frame. */
   protocolCode?: number
@@ -54,7 +56,7 @@ export declare const HEADER_SIZE: 5
 export declare const PROTOCOL_VERSION: number
 export declare const PROTOCOL_VERSION_MIN: number
 export declare const PROTOCOL_VERSION_MAX: number
-export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13 }>
+export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14 }>
 export declare const MemberState: Readonly<{ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 }>
 export declare const memberStateNames: readonly ['alive', 'suspect', 'dead', 'left']
 /** Whether claim b about a member outranks claim a: higher incarnation, then alive < suspect < dead < left. */

@@ -48,3 +48,29 @@ describe('package surface', () => {
     expect(protocol.ProtocolErrorCode).to.deep.equal({ UNSUPPORTED_VERSION: 1, UNKNOWN_TYPE: 2 })
   })
 })
+
+describe('package contents', function () {
+  this.timeout(30000)
+  it('the packed package holds every file its entry points and the command line import', async () => {
+    const { execFileSync } = await import('node:child_process')
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const root = path.resolve(import.meta.dirname, '..')
+    const packed = new Set(JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0].files.map((f) => f.path))
+    const seen = new Set()
+    const missing = []
+    const visit = (rel) => {
+      if (seen.has(rel)) return
+      seen.add(rel)
+      if (!packed.has(rel)) missing.push(rel)
+      const text = fs.readFileSync(path.join(root, rel), 'utf8')
+      for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s+'(\.[^']+)'|import\('(\.[^']+)'\)|new URL\('(\.[^']+\.js)', import\.meta\.url\)/g)) {
+        const spec = m[1] ?? m[2] ?? m[3]
+        visit(path.relative(root, path.resolve(path.dirname(path.join(root, rel)), spec)))
+      }
+    }
+    for (const entry of ['index.js', 'peer/index.js', 'client/index.js', 'protocol/index.js', 'bin/zeromesh.js']) visit(entry)
+    expect(seen.size).to.be.above(40)
+    expect(missing).to.deep.equal([])
+  })
+})

@@ -9,7 +9,7 @@ import { harness, rejectsWith } from './helpers/cluster.js'
 import { eventually, delay } from './helpers/eventually.js'
 import { captureProxy } from './helpers/capture-proxy.js'
 import { newKeyPair } from '../transport/keys.js'
-import { encodeGossip, encodeSealed, MemberState, INCARNATION_HORIZON_MS } from '../protocol/index.js'
+import { encodeGossip, encodeSealed, encodeMembersGet, MemberState, INCARNATION_HORIZON_MS } from '../protocol/index.js'
 import { Peer, Client } from '../index.js'
 
 const { ALIVE, LEFT } = MemberState
@@ -62,6 +62,26 @@ describe('security: CURVE and the allow-list', function () {
       await eventually(() => expect(p.stats().security.refused[reason]).to.be.at.least(1))
     })
   }
+
+  it('no side doors: FLP pings, member lists and probes from a socket without an allowed key never reach the codec', async () => {
+    const p = await h.peer({ handlers: echo, ...secured() })
+    const sockets = [
+      new zmq.Dealer({ linger: 0, receiveTimeout: 500 }), // plain
+      new zmq.Dealer({ linger: 0, receiveTimeout: 500, curveServerKey: cluster.publicKey, curvePublicKey: mallory.publicKey, curveSecretKey: mallory.secretKey }),
+    ]
+    for (const s of sockets) {
+      cleanups.push(() => s.close())
+      s.connect(p.endpoint)
+      s.send(['PING']).catch(() => {})
+      s.send(encodeMembersGet(1)).catch(() => {})
+      s.send(encodeGossip(2, { type: 'probe', from: 'tcp://127.0.0.1:9', target: p.endpoint, updates: [] })).catch(() => {})
+      let answer = null
+      try { answer = await s.receive() } catch (err) { expect(err.code).to.equal('EAGAIN') }
+      expect(answer).to.equal(null)
+    }
+    expect(p.stats().received).to.equal(0)
+    expect(p.stats().malformed).to.equal(0)
+  })
 
   it('a refused handshake is reported once per address per minute, with the key', async () => {
     const p = await h.peer({ handlers: echo, ...secured() })

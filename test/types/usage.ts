@@ -1,5 +1,5 @@
 // Compiled (not run) by `npm run test:types`: the public API as a user writes it.
-import { Peer, Client, RemoteError, ZeromeshError, type PeerInfo, type Strategy } from 'zeromesh'
+import { Peer, Client, RemoteError, ZeromeshError, HandshakeError, type PeerInfo, type Strategy, type Refusal } from 'zeromesh'
 import { Peer as Peer2 } from 'zeromesh/peer'
 import { Client as Client2 } from 'zeromesh/client'
 import { encodeRequest, decode, MessageType, Status } from 'zeromesh/protocol'
@@ -42,6 +42,14 @@ async function main (): Promise<void> {
   await peer.stop()
   void Peer2
   void Client2
+  const secured = new Peer({ bind: 'tcp://127.0.0.1:0', security: { clusterKey: 'K'.repeat(40), allow: ['keys/clients', 'alice.pub'] } })
+  secured.on('refused', (r: Refusal) => { console.log(r.reason, r.key, r.address, r.repeats) })
+  const { keys } = await secured.reloadAllowList()
+  console.log(keys, secured.stats().security.refused['key not allowed'])
+  const plainOnPurpose = new Peer({ bind: 'tcp://127.0.0.1:0', security: false })
+  void plainOnPurpose
+  const sc = new Client({ seeds: ['tcp://10.0.0.7:5555'], security: { clusterPublicKey: 'P'.repeat(40), secretKey: 'S'.repeat(40) } })
+  try { await sc.request('echo') } catch (err) { if (err instanceof HandshakeError) console.log(err.code === 'ERR_ZEROMESH_HANDSHAKE', err.retryable) }
 }
 
 void main()
