@@ -4,8 +4,11 @@ import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import {
   encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet,
-  encodeMembers, encodeCancel, decode, classify, Kind, MessageType, ProtocolError,
+  encodeMembers, encodeCancel, decode, classify, Kind, MessageType, ProtocolError, seal, sealKey, unseal,
 } from '../protocol/index.js'
+import { z85Decode } from '../transport/keys.js'
+
+const sealKeyOf = (z85) => sealKey(z85Decode(z85))
 
 const doc = readFileSync(new URL('../protocol/PROTOCOL.md', import.meta.url), 'utf8')
 const vectors = [...doc.matchAll(/```vector\n(.*)\n([0-9a-f ]+)\n```/g)].map((m) => ({
@@ -25,12 +28,18 @@ const specEncoders = {
   'members-get': (v) => encodeMembersGet(v.seq),
   members: (v) => encodeMembers(v.seq, v.digest, v.members),
   cancel: (v) => encodeCancel(v.ids),
+  sealed: (v) => seal(sealKeyOf(v.clusterSecretKey), Buffer.from(v.frame, 'hex')),
 }
 const specDecoded = {
   gossip: (m) => ({ kind: 'gossip', seq: m.seq, msg: m.gossip }),
   'members-get': (m) => ({ kind: 'members-get', seq: m.seq }),
   members: (m) => ({ kind: 'members', seq: m.seq, digest: m.membersVersion, members: m.members }),
   cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
+  // The tag must check out with the vector's key, and with no other.
+  sealed: (m, v) => {
+    expect(unseal(sealKeyOf('0'.repeat(40)), m)).to.equal(null)
+    return { kind: 'sealed', clusterSecretKey: v.clusterSecretKey, frame: unseal(sealKeyOf(v.clusterSecretKey), m)?.toString('hex') }
+  },
 }
 
 function decodedBody (msg) {
@@ -46,7 +55,7 @@ function decodedBody (msg) {
 describe('PROTOCOL.md test vectors', () => {
   it('the document has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
-    expect([...kinds].sort()).to.deep.equal(['cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request'])
+    expect([...kinds].sort()).to.deep.equal(['cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed'])
     expect(vectors.length).to.be.at.least(22)
   })
 
@@ -64,10 +73,10 @@ describe('PROTOCOL.md test vectors', () => {
         expect(err.protocolCode).to.equal(spec.errorCode)
       })
     } else if (specEncoders[spec.kind] !== undefined) {
-      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.seq ?? spec.ids)} encodes and decodes`, () => {
+      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.seq ?? spec.ids ?? `${spec.frame.slice(0, 10)}...`)} encodes and decodes`, () => {
         expect(specEncoders[spec.kind](spec).toString('hex')).to.equal(bytes.toString('hex'))
         expect(classify([bytes])).to.equal(Kind.ZEROMESH)
-        expect(specDecoded[spec.kind](decode(bytes))).to.deep.equal(spec)
+        expect(specDecoded[spec.kind](decode(bytes), spec)).to.deep.equal(spec)
       })
     } else {
       it(`${spec.kind} ${JSON.stringify(spec.body)} encodes and decodes`, () => {
