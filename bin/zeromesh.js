@@ -229,6 +229,7 @@ async function runPeer (args) {
     security: peerSecurity(values, USAGE.peer),
   })
   peer.on('refused', (r) => log(`refused a handshake: ${r.reason}${r.key ? ` (key ${r.key})` : ''}${r.address ? ` from ${r.address}` : ''}${r.repeats ? `; ${r.repeats} more like it in the last minute` : ''}`))
+  peer.on('handshake-failed', (f) => log(`cannot handshake with ${f.endpoint}: ${f.reason}${f.repeats ? `; ${f.repeats} more failures in the last minute` : ''}`))
   peer.on('member', (m) => { if (m.endpoint !== peer.endpoint) log(`member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`) })
   const endpoint = await peer.start()
   process.stdout.write(endpoint + '\n')

@@ -461,12 +461,14 @@ export class Client extends EventEmitter {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
     peer.handshakeFailures++
-    if (kind === 'other' && peer.handshakeFailures < 2) return
+    // A hang-up: only EPIPE or a reset, twice in a row, reads as a refusal (a frozen peer
+    // times out instead, and a peer killed mid-handshake does it once).
+    if (kind === 'other' && (peer.handshakeFailures < 2 || (code !== 'EPIPE' && code !== 'ECONNRESET'))) return
     const secured = Boolean(this.options.security)
     let why
     if (kind === 'auth') why = `refused this client's key ${this.options.security?.publicKey ?? '(none)'}: it is not on the peer's allow-list`
     else if (code === 'ERR_ZMTP_MECHANISM_MISMATCH') why = secured ? 'is not secured (plain), and this client runs CURVE' : 'runs CURVE: this client needs security: { clusterPublicKey, secretKey } (--cluster-pub, --key)'
-    else if (kind === 'other') why = secured ? 'hung up during the CURVE handshake: the cluster public key is wrong, or the peer is not secured' : `hung up during the handshake (${code})`
+    else if (kind === 'other') why = secured ? 'hung up during the CURVE handshake: the cluster public key is wrong, or the peer is not secured' : 'hung up during the handshake: it probably runs CURVE, and this client needs security: { clusterPublicKey, secretKey } (--cluster-pub, --key)'
     else why = `refused the handshake (${code})`
     peer.refusal = new HandshakeError(`zeromesh: ${endpoint} ${why}`)
     peer.lastError = peer.refusal.message

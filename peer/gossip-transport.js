@@ -24,6 +24,8 @@ export class GossipTransport {
    * @param {(endpoint: string, answer: object) => void} [o.onLate]  an answer after its timeout
    * @param {object|null} [o.credentials]  CURVE keys of a secured peer (the cluster's, both ways)
    * @param {((frame: Buffer) => Buffer)|null} [o.seal]  wraps a request for a secured cluster
+   * @param {(endpoint: string, refusal: { kind: string, code: string|null }) => void} [o.onRefused]
+   *   a handshake with a member or seed failed
    */
   constructor (o) {
     this.o = o
@@ -45,8 +47,8 @@ export class GossipTransport {
       onDown: (endpoint) => o.onDisconnect(endpoint),
       credentials: o.credentials ?? null,
       // A member that cannot prove it holds the cluster key never answers: membership sees
-      // it as unreachable. Counted here.
-      onRefused: () => { this.counts.handshakeFailures++ },
+      // it as unreachable. Counted here, and reported to the peer.
+      onRefused: (endpoint, refusal) => { this.counts.handshakeFailures++; o.onRefused?.(endpoint, refusal) },
     })
   }
 

@@ -217,6 +217,8 @@ export declare class Peer extends EventEmitter {
   on(event: 'member', listener: (member: Member) => void): this
   /** No handler thread can be started any more: the peer stops, leaving the cluster. */
   on(event: 'unhealthy', listener: (err: Error) => void): this
+  /** This peer's own handshake with a member or seed failed (another cluster key, or plain vs CURVE); once per endpoint per minute. */
+  on(event: 'handshake-failed', listener: (failure: { endpoint: string, reason: string, repeats: number }) => void): this
   /** A handshake refused; once per reason and address per minute. */
   on(event: 'refused', listener: (refusal: Refusal) => void): this
   /** Reads security.allow again; resolves with how many client keys are allowed now. The list in force stays on an error. */

@@ -46,7 +46,7 @@ export class Peer extends EventEmitter {
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
     const sec = this.options.security
     this.sealKey = sec ? sealKey(clusterSecretBytes(sec)) : null // membership requests need it when secured
-    this.security = { refused: {}, unsealed: 0, badSeals: 0, reloads: 0 }
+    this.securityCounts = { refused: {}, unsealed: 0, badSeals: 0, reloads: 0 }
     this.refusalReports = new Map() // "reason|address" -> { at, since } of the last report
   }
 
@@ -131,6 +131,7 @@ export class Peer extends EventEmitter {
       onLate: (ep, answer) => this.membership?.late(ep, answer),
       credentials: o.security ? peerCredentials(o.security) : null,
       seal: this.sealKey === null ? null : (frame) => seal(this.sealKey, frame),
+      onRefused: (ep, refusal) => this.onHandshakeFailed(ep, refusal),
     })
     this.membership = new Membership({
       endpoint,
@@ -191,7 +192,7 @@ export class Peer extends EventEmitter {
       case MessageType.PROBE_REQ:
       case MessageType.SYNC:
         // In a secured cluster clients connect too: membership requests count only sealed.
-        if (this.sealKey !== null) { this.security.unsealed++; this.counts.malformed++; return }
+        if (this.sealKey !== null) { this.securityCounts.unsealed++; this.counts.malformed++; return }
         return this.onGossip(clientId, msg)
       case MessageType.SEALED:
         return this.onSealed(clientId, msg)
@@ -245,7 +246,7 @@ export class Peer extends EventEmitter {
       try { req = decode(inner, this.options) } catch { req = null }
     }
     if (req === null || !GOSSIP_REQUESTS.has(req.type)) {
-      this.security.badSeals++
+      this.securityCounts.badSeals++
       this.counts.malformed++
       return
     }
@@ -258,14 +259,31 @@ export class Peer extends EventEmitter {
    * a client retrying a bad key does not flood the logs.
    */
   onRefused ({ reason, key, address }) {
-    this.security.refused[reason] = (this.security.refused[reason] ?? 0) + 1
-    const id = `${reason}|${address ?? ''}`
+    this.securityCounts.refused[reason] = (this.securityCounts.refused[reason] ?? 0) + 1
+    const repeats = this.reportable(`in|${reason}|${address ?? ''}`)
+    if (repeats !== null) this.emit('refused', { reason, key, address, repeats })
+  }
+
+  /**
+   * This peer's own handshake with a member or seed failed (gossip socket): that end does not
+   * hold the same cluster key, or runs plain while this peer runs CURVE (or the other way
+   * round). Reported with a 'handshake-failed' event once per endpoint per minute.
+   */
+  onHandshakeFailed (endpoint, { kind, code }) {
+    const repeats = this.reportable(`out|${endpoint}`)
+    if (repeats === null) return
+    const why = kind === 'auth' ? 'it refused this peer\'s cluster key' : code === 'ERR_ZMTP_MECHANISM_MISMATCH' ? 'one side runs CURVE, the other plain' : `${code ?? kind}: it may hold another cluster key`
+    this.emit('handshake-failed', { endpoint, reason: why, repeats })
+  }
+
+  /** Null when `id` was reported less than a minute ago (counted), else the count since its last report. */
+  reportable (id) {
     const now = this.options.clock.now()
     const last = this.refusalReports.get(id)
-    if (last !== undefined && now - last.at < REFUSAL_REPORT_MS) { last.since++; return }
+    if (last !== undefined && now - last.at < REFUSAL_REPORT_MS) { last.since++; return null }
     if (this.refusalReports.size >= 1024) this.refusalReports.clear() // bounded: many addresses
     this.refusalReports.set(id, { at: now, since: 0 })
-    this.emit('refused', { reason, key, address, repeats: last?.since ?? 0 })
+    return last?.since ?? 0
   }
 
   /**
@@ -279,7 +297,7 @@ export class Peer extends EventEmitter {
     const keys = readPublicKeys(sec.allowItems)
     sec.allowed = keys
     this.transport?.setAllowed?.(keys)
-    this.security.reloads++
+    this.securityCounts.reloads++
     return { keys: keys.size }
   }
 
@@ -422,7 +440,7 @@ export class Peer extends EventEmitter {
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.dispatcher?.inflight ?? 0,
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load },
-      security: { ...this.security, refused: { ...this.security.refused }, secured: this.sealKey !== null, allowed: this.options.security ? this.options.security.allowed.size : 0, handshakeFailures: this.gossip?.counts.handshakeFailures ?? 0 },
+      security: { ...this.securityCounts, refused: { ...this.securityCounts.refused }, secured: this.sealKey !== null, allowed: this.options.security ? this.options.security.allowed.size : 0, handshakeFailures: this.gossip?.counts.handshakeFailures ?? 0 },
       membership: {
         ...(this.membership?.counts ?? {}),
         refused: { ...(this.membership?.counts.refused ?? {}), endpoints: this.gossip?.counts.refusedEndpoints ?? 0 },

@@ -132,7 +132,11 @@ describe('security: CURVE and the allow-list', function () {
     // The impostor: a real peer with a cluster key of its own, joining through a; it answers
     // every request with a forged result.
     const fake = newKeyPair()
-    const impostor = await h.peer({ handlers: { whoami: () => 'forged' }, seeds: [a.endpoint], security: { clusterKey: fake.secretKey, allow: [alice.publicKey] } })
+    const impostor = new Peer({ bind: 'tcp://127.0.0.1:0', handlers: { whoami: () => 'forged' }, seeds: [a.endpoint], security: { clusterKey: fake.secretKey, allow: [alice.publicKey] } })
+    const failed = []
+    impostor.on('handshake-failed', (f) => failed.push(f))
+    await impostor.start()
+    cleanups.push(() => impostor.stop())
     // And a client with an allowed key that writes gossip by hand: it announces the impostor
     // and forges b's leave, bare and with a made-up seal.
     const raw = new zmq.Dealer({ linger: 0, curveServerKey: cluster.publicKey, curvePublicKey: alice.publicKey, curveSecretKey: alice.secretKey })
@@ -165,6 +169,7 @@ describe('security: CURVE and the allow-list', function () {
     expect(a.stats().security.badSeals).to.equal(1)
     expect(a.stats().security.refused['wrong cluster key']).to.be.at.least(1)
     expect(impostor.members().map((m) => m.endpoint)).to.deep.equal([impostor.endpoint])
+    expect(failed.map((f) => f.endpoint)).to.deep.equal([a.endpoint]) // it says why it cannot join, once
   })
 
   it('control: the same impostor in a plain cluster joins and takes requests (what security stops)', async () => {
