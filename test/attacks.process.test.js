@@ -196,10 +196,13 @@ describe('attacks against real peer processes', function () {
       try { raw.send(encodeRequest([[++sent, 'echo', payload, 10000]])).catch(() => {}) } catch { await delay(1) }
       if (sent % 200 === 0) { await delay(5); samples.push([Date.now() - t0, rssMb(p.pid)]) }
     }
-    const warm = samples.find(([t]) => t >= 2000)[1]
-    const max = Math.max(...samples.filter(([t]) => t >= 2000).map(([, r]) => r))
-    console.log(`      ${sent} requests of 60 kB, ~${Math.round(sent * 60 / 1024)} MB; peer RSS ${Math.round(warm)} MB at 2 s, at most ${Math.round(max)} MB after`)
-    expect(max - warm).to.be.below(64)
+    // Flat: once the queues are full (by 2 s), the last 2 s add nothing beyond noise to the
+    // peak of the 2 s before, while the client offers ~1 GB a second.
+    const peak = (from, to) => Math.max(...samples.filter(([t]) => t >= from && t < to).map(([, r]) => r))
+    const warm = peak(2000, 4000)
+    const late = peak(4000, Infinity)
+    console.log(`      ${sent} requests of 60 kB, ~${Math.round(sent * 60 / 1024)} MB; peer RSS at most ${Math.round(warm)} MB over 2-4 s, ${Math.round(late)} MB over 4-6 s`)
+    expect(late - warm).to.be.below(48)
     raw.close() // with its inbound queue full: libzmq 4.3.5 aborted here when the peer sent pings
     await delay(2500)
     expect(alive(p), `peer alive (${p.signal ?? p.code}): ${p.stderr.slice(-300)}`).to.equal(true)
