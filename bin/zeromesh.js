@@ -19,6 +19,7 @@ commands:
 
 Run "zeromesh <command> --help" for the options of a command.`,
   peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
+                     [--threads N] [--max-queue N] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL]
                      [--cluster-key FILE [--allow LIST] | --insecure]
 
 Runs a peer. Prints its endpoint alone on stdout once bound; logs go to stderr. It joins the
@@ -36,6 +37,13 @@ exits 0.
   --max-queue N      requests waiting for a thread before the peer answers busy
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
   --meta JSON        metadata gossiped with this peer, e.g. '{"zone":"a","capacity":4}'
+  --http [HOST:]PORT operations endpoint: /metrics (Prometheus), /healthz, /readyz; on
+                     127.0.0.1 unless HOST is given (0.0.0.0:9090 in a container)
+  --log-level LEVEL  trace, debug, info (default), warn, error, fatal or silent; logs are
+                     JSON lines on stderr, pretty on a terminal
+
+Every flag can come from the environment instead: --max-queue 64 is ZEROMESH_MAX_QUEUE=64,
+--insecure is ZEROMESH_INSECURE=true (flags win); ZEROMESH_CLUSTER_KEY holds the key itself.
 
 security (README, Security): off loopback a peer runs CURVE or refuses to start
   --cluster-key FILE the cluster's secret key (PREFIX.key of "zeromesh keygen"), shared by
@@ -196,19 +204,61 @@ function runKeygen (args) {
   return 0
 }
 
+const PEER_FLAGS = {
+  bind: { type: 'string' },
+  advertise: { type: 'string' },
+  seeds: { type: 'string' },
+  handlers: { type: 'string' },
+  'drain-timeout': { type: 'string' },
+  meta: { type: 'string' },
+  threads: { type: 'string' },
+  'max-queue': { type: 'string' },
+  http: { type: 'string' },
+  'log-level': { type: 'string' },
+  ...SECURITY_PEER_FLAGS,
+}
+
+/**
+ * Flags not given on the command line from the environment: --max-queue from
+ * ZEROMESH_MAX_QUEUE, and so on (flags win). --cluster-key is the exception: its variable,
+ * ZEROMESH_CLUSTER_KEY, holds the key itself (see peerSecurity).
+ */
+function fromEnvironment (values, flags, usage) {
+  for (const [flag, spec] of Object.entries(flags)) {
+    if (values[flag] !== undefined || flag === 'cluster-key') continue
+    const name = `ZEROMESH_${flag.toUpperCase().replace(/-/g, '_')}`
+    const v = env[name]
+    if (v === undefined || v === '') continue
+    if (spec.type === 'boolean') {
+      if (/^(1|true|yes)$/i.test(v)) values[flag] = true
+      else if (!/^(0|false|no)$/i.test(v)) throw new UsageError(`${name} must be true or false, got "${v}"\n\n${usage}`)
+    } else {
+      values[flag] = v
+    }
+  }
+  return values
+}
+
+/** --http [HOST:]PORT: loopback unless a host is given (a container binds 0.0.0.0:PORT). */
+function httpOption (v, usage) {
+  if (v === undefined) return null
+  const m = /^(?:(.+):)?(\d{1,5})$/.exec(v)
+  const port = m === null ? NaN : Number(m[2])
+  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--http must be PORT or HOST:PORT, such as 9090 or 0.0.0.0:9090, got "${v}"\n\n${usage}`)
+  return { host: m[1]?.replace(/^\[(.*)\]$/, '$1') ?? '127.0.0.1', port }
+}
+
 async function runPeer (args) {
-  const { values } = parse(args, {
-    bind: { type: 'string' },
-    advertise: { type: 'string' },
-    seeds: { type: 'string' },
-    handlers: { type: 'string' },
-    'drain-timeout': { type: 'string' },
-    meta: { type: 'string' },
-    threads: { type: 'string' },
-    'max-queue': { type: 'string' },
-    ...SECURITY_PEER_FLAGS,
-  }, USAGE.peer)
-  if (values.help) { process.stdout.write(USAGE.peer + '\n'); return 0 }
+  const { values: given } = parse(args, PEER_FLAGS, USAGE.peer)
+  if (given.help) { process.stdout.write(USAGE.peer + '\n'); return 0 }
+  const values = fromEnvironment(given, PEER_FLAGS, USAGE.peer)
+  const { cliLogger } = await import('../ops/logger.js')
+  let logger
+  try {
+    logger = cliLogger({ level: values['log-level'] ?? 'info' })
+  } catch (err) {
+    throw new UsageError(`--log-level: ${err.message.replace(/^zeromesh: /, '')}\n\n${USAGE.peer}`)
+  }
   // Handlers run in a pool of worker threads; the main thread does I/O and gossip.
   const handlers = values.handlers === undefined
     ? new URL('../demo/handlers.js', import.meta.url)
@@ -217,6 +267,7 @@ async function runPeer (args) {
   if (values.meta !== undefined) {
     try { meta = JSON.parse(values.meta) } catch (err) { throw new UsageError(`--meta is not valid JSON: ${err.message}`) }
   }
+  const ops = httpOption(values.http, USAGE.peer)
   const peer = new Peer({
     meta,
     bind: values.bind,
@@ -227,39 +278,48 @@ async function runPeer (args) {
     maxQueue: wholeOption(values['max-queue'], 'max-queue', USAGE.peer),
     drainTimeout: wholeOption(values['drain-timeout'], 'drain-timeout', USAGE.peer, ' of milliseconds'),
     security: peerSecurity(values, USAGE.peer),
+    logger,
   })
-  peer.on('refused', (r) => log(`refused a handshake: ${r.reason}${r.key ? ` (key ${r.key})` : ''}${r.address ? ` from ${r.address}` : ''}${r.repeats ? `; ${r.repeats} more like it in the last minute` : ''}`))
-  peer.on('handshake-failed', (f) => log(`cannot handshake with ${f.endpoint}: ${f.reason}${f.repeats ? `; ${f.repeats} more failures in the last minute` : ''}`))
-  peer.on('member', (m) => { if (m.endpoint !== peer.endpoint) log(`member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`) })
   const endpoint = await peer.start()
   process.stdout.write(endpoint + '\n')
-  const where = peer.pool === null ? 'on the main thread' : `on ${peer.pool.threads.length} threads`
-  log(`peer ${endpoint} pid ${process.pid} serving ${Object.keys(peer.dispatcher.handlers).join(', ')} ${where}`)
+  let opsServer = null
+  if (ops !== null) {
+    const [{ peerMetrics }, { startOpsServer }] = await Promise.all([import('../ops/metrics.js'), import('../ops/http.js')])
+    opsServer = await startOpsServer({ ...ops, registry: peerMetrics(peer), ready: () => peer.ready })
+    logger.info({ http: `${ops.host}:${opsServer.port}` }, `operations endpoint on http://${ops.host.includes(':') ? `[${ops.host}]` : ops.host}:${opsServer.port} (/metrics, /healthz, /readyz)`)
+  }
+  // Under a supervisor that waits for it (pm2's wait_ready), "ready" once the peer joined.
+  if (typeof process.send === 'function') {
+    const ready = () => { try { process.send('ready') } catch { /* the channel closed */ } }
+    if (peer.ready) ready()
+    else peer.once('joined', ready)
+  }
   const sec = peer.options.security
-  if (sec) log(`secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed (SIGHUP reads the allow-list again)`)
-  else if (sec === false) log('INSECURE: plain traffic (--insecure); anyone who reaches this port can call it and read its replies')
   process.on('SIGHUP', () => {
-    if (!sec) { log('SIGHUP: not secured, no allow-list to read'); return }
-    peer.reloadAllowList().then((r) => log(`SIGHUP: allow-list read again, ${r.keys} client key${r.keys === 1 ? '' : 's'} allowed`), (err) => log(`SIGHUP: allow-list NOT changed: ${err.message}`))
+    if (!sec) { logger.warn({}, 'SIGHUP: not secured, no allow-list to read'); return }
+    peer.reloadAllowList().catch(() => {}) // the peer logs the outcome
   })
-  return new Promise((resolve) => {
+  const code = await new Promise((resolve) => {
     let stopping = false
     const onSignal = (sig) => {
-      if (stopping) { log(`${sig} again: exiting now`); process.exit(130) }
+      if (stopping) { logger.warn({ signal: sig }, `${sig} again: exiting now`); process.exit(130) }
       stopping = true
-      log(`${sig}: draining`)
-      peer.stop().then(() => { log('stopped'); resolve(0) }, (err) => { log(`stop failed: ${err.message}`); resolve(1) })
+      logger.info({ signal: sig }, `${sig}: draining`)
+      peer.stop().then(() => resolve(0), (err) => { logger.error({ err: err.message }, `stop failed: ${err.message}`); resolve(1) })
     }
     process.on('SIGTERM', onSignal)
     process.on('SIGINT', onSignal)
     // No handler thread can be started any more: the peer has left the cluster and stops;
     // exit 1 so a supervisor (pm2, systemd, Kubernetes) starts a fresh process.
-    peer.on('unhealthy', (err) => {
+    peer.on('unhealthy', () => {
       stopping = true
-      log(`unhealthy: ${err.message}; leaving the cluster`)
-      peer.stop().then(() => { log('stopped'); resolve(1) }, () => resolve(1))
+      peer.stop().then(() => resolve(1), () => resolve(1))
     })
   })
+  await opsServer?.close()
+  // Exit now, whatever else holds the process open: a supervisor's IPC channel (pm2 listens
+  // for messages in the process it runs), a timer of a handler module.
+  process.exit(code)
 }
 
 async function runRequest (args) {

@@ -40,7 +40,10 @@ export class Client extends EventEmitter {
     this.requestOptions = requestOptionsChecker(o)
     this.clock = o.clock
     this.strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() })
-    this.table = new PeerTable((snapshot) => this.emit('peer', snapshot), () => o.clock.now())
+    this.table = new PeerTable((snapshot) => {
+      o.logger.debug({ peer: snapshot.endpoint, state: snapshot.state, removed: snapshot.removed === true, lastError: snapshot.lastError }, `peer ${snapshot.endpoint} ${snapshot.removed ? 'removed' : snapshot.state}`)
+      this.emit('peer', snapshot)
+    }, () => o.clock.now())
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new Map() // id -> Call
     this.parked = new Set() //  calls waiting for any peer to come up
@@ -52,6 +55,7 @@ export class Client extends EventEmitter {
     }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
+    this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: each request's whole time
     this.deadlines = new TimerLists(o.clock, (call) => this.onDeadline(call))
     this.attemptLimits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call))
     const makeTransport = o.transport ?? ((t) => new ZmqConnector(t))
@@ -471,6 +475,7 @@ export class Client extends EventEmitter {
     else if (kind === 'other') why = secured ? 'hung up during the CURVE handshake: the cluster public key is wrong, or the peer is not secured' : 'hung up during the handshake: it probably runs CURVE, and this client needs security: { clusterPublicKey, secretKey } (--cluster-pub, --key)'
     else why = `refused the handshake (${code})`
     peer.refusal = new HandshakeError(`zeromesh: ${endpoint} ${why}`)
+    this.options.logger.warn({ peer: endpoint, kind, code }, `handshake refused: ${endpoint} ${why}`)
     peer.lastError = peer.refusal.message
     if (this.allRefused()) {
       const err = this.refusalError()
@@ -573,6 +578,7 @@ export class Client extends EventEmitter {
     if (call.deadlineTimer !== null) { this.deadlines.remove(call.deadlineTimer); call.deadlineTimer = null }
     if (call.retryTimer !== null) this.clock.clearTimeout(call.retryTimer)
     if (call.hedgeTimer !== null) this.clock.clearTimeout(call.hedgeTimer)
+    if (this.latency !== null) this.latency.observe(this.clock.now() - (call.deadline - call.timeout))
     if (err === null) {
       this.counts.ok++
       call.succeed(value)

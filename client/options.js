@@ -1,5 +1,5 @@
 // Client options and per-request options: defaults, one per line with the reason, and checks.
-import { checkOptions, int, num, bool, any, fn } from '../protocol/options.js'
+import { checkOptions, int, num, bool, any, fn, loggerOption } from '../protocol/options.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
 import { clockOption, MAX_TIMER_MS } from '../protocol/clock.js'
@@ -73,6 +73,7 @@ export function resolveClientOptions (given) {
     random: fn(Math.random),
     transport: fn(undefined),
     security: resolveClientSecurity,
+    logger: loggerOption,
   })
   // Plain traffic stays on this machine unless the user says otherwise (README, Security).
   requireLoopbackWhenPlain(o.security, o.seeds, 'seeds',

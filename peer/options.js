@@ -2,7 +2,7 @@
 import path from 'node:path'
 import os from 'node:os'
 import { pathToFileURL } from 'node:url'
-import { checkOptions, int, fn } from '../protocol/options.js'
+import { checkOptions, int, fn, loggerOption } from '../protocol/options.js'
 import { normalizeEndpoint, normalizeRemote, seedList } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
@@ -62,6 +62,7 @@ export function resolvePeerOptions (given) {
     meta: metaObject,
     membership: (v) => resolveMembershipOptions(v),
     security: resolvePeerSecurity,
+    logger: loggerOption,
   })
   // Plain traffic stays on this machine unless the operator says otherwise (README, Security).
   requireLoopbackWhenPlain(o.security, [o.bind, ...(o.advertise === undefined ? [] : [o.advertise])], 'bind',

@@ -48,6 +48,12 @@ export class Peer extends EventEmitter {
     this.sealKey = sec ? sealKey(clusterSecretBytes(sec)) : null // membership requests need it when secured
     this.securityCounts = { refused: {}, unsealed: 0, badSeals: 0, reloads: 0 }
     this.refusalReports = new Map() // "reason|address" -> { at, since } of the last report
+    this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
+  }
+
+  /** Joined the cluster (or has no seeds) and serving; false from the moment it drains. */
+  get ready () {
+    return this.state === 'running' && this.membership?.joined === true
   }
 
   /** The endpoint clients and other peers use to reach this peer (set once started). */
@@ -146,14 +152,36 @@ export class Peer extends EventEmitter {
       listBudget: o.maxMessageSize - LIST_ROOM, // member lists always fit in one frame
     })
     this.membership.on('member', (m) => this.onMember(m))
+    this.membership.on('joined', ({ through }) => {
+      o.logger.info({ endpoint, through }, `joined the cluster through ${through.join(', ')}`)
+      this.emit('joined', { through })
+    })
+    this.membership.on('join-failed', (f) => this.onJoinFailed(f))
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
     this.membership.start()
+    const sec = o.security
+    o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds },
+      `peer ${endpoint} serving ${Object.keys(handlers).join(', ')} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
+    if (sec) o.logger.info({ clusterKey: sec.cluster.publicKey, allowed: sec.allowed.size }, `secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed`)
+    else if (sec === false) o.logger.warn({ secured: false }, 'INSECURE: plain traffic on purpose (security: false); anyone who reaches this port can call it and read its replies')
     return endpoint
+  }
+
+  /**
+   * No seed answered a join attempt: the peer serves alone and tries again with backoff. Said
+   * at the 1st, 2nd, 4th, 8th... failure and then every 12th (about once a minute), so a typo
+   * in a seed is seen at once and a long outage does not flood the log.
+   */
+  onJoinFailed ({ seeds, attempts, retryIn }) {
+    this.emit('seeds-unreachable', { seeds, attempts, retryIn })
+    if ((attempts & (attempts - 1)) !== 0 && attempts % 12 !== 0) return
+    this.options.logger.warn({ seeds, attempts, retryInMs: retryIn }, `no seed reachable (${seeds.join(', ')}) after ${attempts} attempt${attempts === 1 ? '' : 's'}; serving alone, trying again in ${retryIn} ms`)
   }
 
   onMember (m) {
     this.replyMeta = Object.freeze({ mv: this.membership.version })
+    if (m.endpoint !== this.endpoint) this.options.logger.info({ member: m.endpoint, state: m.state, incarnation: m.incarnation }, `member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`)
     if (m.endpoint !== this.endpoint && (m.state === 'dead' || m.state === 'left')) this.gossip.forget(m.endpoint)
     this.emit('member', m)
   }
@@ -227,6 +255,7 @@ export class Peer extends EventEmitter {
         if (seen !== 'new') { this.counts.duplicates++; this.sendReply(clientId, client, seen); continue }
         this.dispatcher.run(req, (entry) => {
           const packed = this.answer(clientId, client, entry) // first: remembering is off the reply's path
+          if (this.latency !== null) this.latency.observe(this.options.clock.now() - now)
           // Refusals are not remembered: a request refused busy or draining may come back.
           // A reply is remembered as its packed bytes, ready to be sent again as they are.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
@@ -261,7 +290,9 @@ export class Peer extends EventEmitter {
   onRefused ({ reason, key, address }) {
     this.securityCounts.refused[reason] = (this.securityCounts.refused[reason] ?? 0) + 1
     const repeats = this.reportable(`in|${reason}|${address ?? ''}`)
-    if (repeats !== null) this.emit('refused', { reason, key, address, repeats })
+    if (repeats === null) return
+    this.options.logger.warn({ reason, key, address, repeats }, `refused a handshake: ${reason}${key ? ` (key ${key})` : ''}${address ? ` from ${address}` : ''}${repeats ? `; ${repeats} more like it in the last minute` : ''}`)
+    this.emit('refused', { reason, key, address, repeats })
   }
 
   /**
@@ -273,6 +304,7 @@ export class Peer extends EventEmitter {
     const repeats = this.reportable(`out|${endpoint}`)
     if (repeats === null) return
     const why = kind === 'auth' ? 'it refused this peer\'s cluster key' : code === 'ERR_ZMTP_MECHANISM_MISMATCH' ? 'one side runs CURVE, the other plain' : `${code ?? kind}: it may hold another cluster key`
+    this.options.logger.warn({ member: endpoint, reason: why, repeats }, `cannot handshake with ${endpoint}: ${why}${repeats ? `; ${repeats} more failures in the last minute` : ''}`)
     this.emit('handshake-failed', { endpoint, reason: why, repeats })
   }
 
@@ -294,10 +326,17 @@ export class Peer extends EventEmitter {
   async reloadAllowList () {
     const sec = this.options.security
     if (!sec) throw invalidArgument('reloadAllowList() needs a secured peer (security: { clusterKey, allow })')
-    const keys = readPublicKeys(sec.allowItems)
+    let keys
+    try {
+      keys = readPublicKeys(sec.allowItems)
+    } catch (err) {
+      this.options.logger.error({ err: err.message }, `allow-list NOT changed: ${err.message}`)
+      throw err
+    }
     sec.allowed = keys
     this.transport?.setAllowed?.(keys)
     this.securityCounts.reloads++
+    this.options.logger.info({ allowed: keys.size }, `allow-list read again, ${keys.size} client key${keys.size === 1 ? '' : 's'} allowed`)
     return { keys: keys.size }
   }
 
@@ -428,6 +467,7 @@ export class Peer extends EventEmitter {
    */
   unhealthy (err) {
     if (this.state !== 'running') return
+    this.options.logger.error({ err: err?.message ?? String(err) }, `unhealthy: ${err?.message ?? err}; leaving the cluster`)
     this.emit('unhealthy', err)
     this.stop().catch(() => {})
   }
@@ -439,7 +479,7 @@ export class Peer extends EventEmitter {
       drops: { ...this.counts.drops },
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.dispatcher?.inflight ?? 0,
-      threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load },
+      threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
       security: { ...this.securityCounts, refused: { ...this.securityCounts.refused }, secured: this.sealKey !== null, allowed: this.options.security ? this.options.security.allowed.size : 0, handshakeFailures: this.gossip?.counts.handshakeFailures ?? 0 },
       membership: {
         ...(this.membership?.counts ?? {}),
@@ -473,7 +513,8 @@ export class Peer extends EventEmitter {
   async stopNow () {
     await this.starting?.catch(() => {})
     this.state = 'stopping'
-    const { clock, drainTimeout } = this.options
+    const { clock, drainTimeout, logger } = this.options
+    if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
     const leaving = this.membership?.leave()
     if (this.dispatcher !== null) {
       let timer
@@ -487,6 +528,7 @@ export class Peer extends EventEmitter {
     await this.gossip?.close()
     await this.transport?.close()
     this.state = 'stopped'
+    if (this.dispatcher !== null) logger.info({}, 'stopped')
   }
 }
 

@@ -59,3 +59,19 @@ export function fn (def) {
 export function any (def) {
   return (v) => v === undefined ? def : v
 }
+
+const silent = () => {}
+/** The logger of a Peer or Client that was given none: says nothing. */
+export const SILENT_LOGGER = Object.freeze({ trace: silent, debug: silent, info: silent, warn: silent, error: silent, fatal: silent })
+
+/**
+ * A `logger` option: pino's interface (`logger.info(fields, message)`, and debug, warn,
+ * error), which pino, and console-like adapters, give. Absent: the library is silent.
+ */
+export function loggerOption (v, name) {
+  if (v === undefined || v === null) return SILENT_LOGGER
+  for (const level of ['debug', 'info', 'warn', 'error']) {
+    if (typeof v?.[level] !== 'function') throw invalidArgument(`${name} must have debug, info, warn and error methods taking (fields, message), as a pino logger does`)
+  }
+  return v
+}

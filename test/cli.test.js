@@ -73,7 +73,7 @@ describe('zeromesh command line', function () {
     const n = run(['request', '--seeds', p.endpoint, 'neg', '4'])
     await n.exited
     expect(n.stdout.trim()).to.equal('-4')
-    expect(p.stderr).to.match(/serving (add, neg|neg, add) on \d+ threads\n/)
+    expect(p.stderr).to.match(/serving (add, neg|neg, add) on \d+ threads?"/)
     const none = run(['peer', '--handlers', 'data:text/javascript,export const x = 1'])
     expect((await none.exited).code).to.equal(2)
     expect(none.stderr).to.match(/exports no functions/)

@@ -63,6 +63,7 @@ export class Membership extends EventEmitter {
     this.running = false
     this.joined = this.seeds.length === 0
     this.joining = false
+    this.joinFailures = 0 // join attempts in a row that reached no seed
     this.joinPause = this.c.joinRetryMin
     this.version = this.table.digest()
     this.counts = {
@@ -157,13 +158,17 @@ export class Membership extends EventEmitter {
       this.joined = true
       this.joining = false
       this.joinPause = this.c.joinRetryMin
-      this.emit('joined')
+      this.joinFailures = 0
+      this.emit('joined', { through: this.seeds.filter((_, i) => results[i]) })
       return
     }
     // No seed answered: keep serving, try again later (exponential backoff with jitter).
     const pause = this.joinPause
     this.joinPause = Math.min(this.c.joinRetryMax, this.joinPause * 2)
-    this.after(pause / 2 + this.jitter(pause / 2), () => this.joinAttempt())
+    const retryIn = Math.round(pause / 2 + this.jitter(pause / 2))
+    this.joinFailures++
+    this.emit('join-failed', { seeds: this.seeds, attempts: this.joinFailures, retryIn })
+    this.after(retryIn, () => this.joinAttempt())
   }
 
   async sync (endpoint) {

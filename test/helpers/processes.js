@@ -18,9 +18,11 @@ export async function killAll () {
 }
 
 /** Starts `zeromesh <args>` and collects its output. */
-export function run (args, { env } = {}) {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
-  const c = { child, pid: child.pid, stdout: '', stderr: '' }
+export function run (args, { env, ipc = false, nodeArgs = [] } = {}) {
+  const stdio = ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])]
+  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio, env: { ...process.env, ...env } })
+  const c = { child, pid: child.pid, stdout: '', stderr: '', messages: [] }
+  if (ipc) child.on('message', (m) => c.messages.push(m))
   child.stdout.setEncoding('utf8').on('data', (d) => { c.stdout += d })
   child.stderr.setEncoding('utf8').on('data', (d) => { c.stderr += d })
   c.exited = new Promise((resolve) => child.on('exit', (code, signal) => {
@@ -34,8 +36,8 @@ export function run (args, { env } = {}) {
 }
 
 /** Starts a `zeromesh peer` child and resolves once it printed its endpoint. */
-export async function startPeer (args = [], { timeout = 10000 } = {}) {
-  const c = run(['peer', '--bind', 'tcp://127.0.0.1:0', ...args])
+export async function startPeer (args = [], { timeout = 10000, ...options } = {}) {
+  const c = run(['peer', '--bind', 'tcp://127.0.0.1:0', ...args], options)
   c.endpoint = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`peer did not start in ${timeout} ms: ${c.stderr}`)), timeout)
     const check = () => {

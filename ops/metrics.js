@@ -1,0 +1,81 @@
+// Prometheus metrics of a Peer or a Client, in a prom-client registry (the caller's, or a new
+// one). Everything is read from the peer's or client's counters when the registry is scraped,
+// so the request path pays only for the latency histogram, and only once metrics are on.
+import promClient from 'prom-client'
+import { LatencyHistogram } from './histogram.js'
+
+/** Registers a metric whose values `read()` gives at each scrape. */
+function gauge (registry, name, help, type, read) {
+  registry.registerMetric({ name, help, type, get: async () => ({ name, help, type, values: read() }) })
+}
+
+const byLabel = (label, record) => Object.entries(record ?? {}).map(([k, value]) => ({ labels: { [label]: k }, value }))
+
+/**
+ * Metrics of `peer`: requests and replies by outcome, latency, in flight, threads and their
+ * queue, members by state, gossip traffic, refused handshakes and dropped replies. Returns
+ * the registry.
+ * @param {import('../peer/peer.js').Peer} peer
+ * @param {{ registry?: import('prom-client').Registry, prefix?: string }} [o]
+ */
+export function peerMetrics (peer, { registry = new promClient.Registry(), prefix = 'zeromesh_peer_' } = {}) {
+  const latency = new LatencyHistogram()
+  peer.latency = latency // the peer observes each request's time from arrival to reply
+  const s = () => peer.stats()
+  const n = (x) => `${prefix}${x}`
+  gauge(registry, n('requests_total'), 'Requests received (entries of REQUEST frames).', 'counter', () => [{ value: s().requests ?? 0 }])
+  gauge(registry, n('replies_total'), 'Requests answered, by outcome.', 'counter', () => {
+    const x = s()
+    return [['ok', x.ok], ['remote_error', x.errors], ['unknown_method', x.unknown], ['busy', x.busy], ['draining', x.drained], ['invalid', x.invalid], ['cancelled', x.cancelled]]
+      .map(([outcome, value]) => ({ labels: { outcome }, value: value ?? 0 }))
+  })
+  registry.registerMetric({
+    name: n('request_duration_seconds'), help: 'Time from a request\'s arrival to its reply.', type: 'histogram',
+    get: async () => ({ name: n('request_duration_seconds'), help: 'Time from a request\'s arrival to its reply.', type: 'histogram', values: latency.values(n('request_duration_seconds')) }),
+  })
+  gauge(registry, n('inflight'), 'Requests running now (async handlers and threads).', 'gauge', () => [{ value: s().inflight }])
+  gauge(registry, n('queue_depth'), 'Requests waiting for a worker thread.', 'gauge', () => [{ value: s().threads?.queued ?? 0 }])
+  gauge(registry, n('threads'), 'Worker threads running handlers (0: the main thread).', 'gauge', () => [{ value: s().threads?.size ?? 0 }])
+  gauge(registry, n('members'), 'Members of the cluster by state, as this peer sees it (itself included).', 'gauge', () => {
+    const counts = { alive: 0, suspect: 0, dead: 0, left: 0 }
+    for (const m of peer.members()) counts[m.state]++
+    return byLabel('state', counts)
+  })
+  gauge(registry, n('gossip_messages_sent_total'), 'Membership requests sent.', 'counter', () => [{ value: s().membership.gossipSent ?? 0 }])
+  gauge(registry, n('gossip_bytes_sent_total'), 'Bytes of membership requests sent.', 'counter', () => [{ value: s().membership.gossipBytes ?? 0 }])
+  gauge(registry, n('handshake_refusals_total'), 'Handshakes refused (secured peers), by reason.', 'counter', () => byLabel('reason', s().security.refused))
+  gauge(registry, n('dropped_total'), 'Replies and messages dropped, by reason.', 'counter', () => byLabel('reason', s().drops))
+  gauge(registry, n('malformed_total'), 'Frames that broke the wire format, or membership requests unsealed in a secured cluster.', 'counter', () => [{ value: s().malformed }])
+  gauge(registry, n('ready'), '1 when the peer has joined and serves; 0 from the moment it drains.', 'gauge', () => [{ value: peer.ready ? 1 : 0 }])
+  return registry
+}
+
+/**
+ * Metrics of `client`: requests and failures by code, latency, in flight, retries, hedges,
+ * ejections, and peers by state. For embedders: pass the registry of your own service.
+ * @param {import('../client/client.js').Client} client
+ * @param {{ registry?: import('prom-client').Registry, prefix?: string }} [o]
+ */
+export function clientMetrics (client, { registry = new promClient.Registry(), prefix = 'zeromesh_client_' } = {}) {
+  const latency = new LatencyHistogram()
+  client.latency = latency // the client observes each request's whole time, retries included
+  const s = () => client.stats()
+  const n = (x) => `${prefix}${x}`
+  gauge(registry, n('requests_total'), 'Requests made.', 'counter', () => [{ value: s().requests }])
+  gauge(registry, n('succeeded_total'), 'Requests that got a result.', 'counter', () => [{ value: s().ok }])
+  gauge(registry, n('failed_total'), 'Requests that failed, by error code.', 'counter', () => byLabel('code', s().failed))
+  registry.registerMetric({
+    name: n('request_duration_seconds'), help: 'Whole time of a request, retries included.', type: 'histogram',
+    get: async () => ({ name: n('request_duration_seconds'), help: 'Whole time of a request, retries included.', type: 'histogram', values: latency.values(n('request_duration_seconds')) }),
+  })
+  gauge(registry, n('inflight'), 'Requests waiting for an answer.', 'gauge', () => [{ value: s().inflight }])
+  gauge(registry, n('retries_total'), 'Attempts after the first.', 'counter', () => [{ value: s().retries }])
+  gauge(registry, n('hedges_total'), 'Hedged copies sent.', 'counter', () => [{ value: s().hedges }])
+  gauge(registry, n('ejections_total'), 'Peers taken out of rotation after failures in a row.', 'counter', () => [{ value: s().ejections }])
+  gauge(registry, n('peers'), 'Peers known, by state.', 'gauge', () => {
+    const counts = { up: 0, down: 0, draining: 0, ejected: 0 }
+    for (const p of client.peers()) counts[p.state] = (counts[p.state] ?? 0) + 1
+    return byLabel('state', counts)
+  })
+  return registry
+}
