@@ -317,9 +317,13 @@ async function runPeer (args) {
     })
   })
   await opsServer?.close()
-  // Exit now, whatever else holds the process open: a supervisor's IPC channel (pm2 listens
-  // for messages in the process it runs), a timer of a handler module.
-  process.exit(code)
+  // The process ends once ZeroMQ has sent the last replies (up to the socket's linger), unless
+  // something else holds it open: a supervisor's IPC channel (pm2 listens for messages in
+  // the process it runs) is let go, and anything else (a handler module's timer) is cut
+  // short once the linger is over.
+  if (process.connected) process.disconnect()
+  setTimeout(() => process.exit(code), peer.options.stopLinger + 500).unref()
+  return code
 }
 
 async function runRequest (args) {

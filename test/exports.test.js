@@ -51,14 +51,16 @@ describe('package surface', () => {
 
 describe('package contents', function () {
   this.timeout(30000)
-  it('the packed package holds every file its entry points and the command line import', async () => {
+  it('the packed package holds every file its entry points and the command line import, and they import only dependencies', async () => {
     const { execFileSync } = await import('node:child_process')
     const fs = await import('node:fs')
     const path = await import('node:path')
     const root = path.resolve(import.meta.dirname, '..')
     const packed = new Set(JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0].files.map((f) => f.path))
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
     const seen = new Set()
     const missing = []
+    const devImports = [] // a shipped file importing what an install of the package lacks
     const visit = (rel) => {
       if (seen.has(rel)) return
       seen.add(rel)
@@ -68,9 +70,14 @@ describe('package contents', function () {
         const spec = m[1] ?? m[2] ?? m[3]
         visit(path.relative(root, path.resolve(path.dirname(path.join(root, rel)), spec)))
       }
+      for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s+'([^.'][^']*)'|import\('([^.'][^']*)'\)/g)) {
+        const name = (m[1] ?? m[2]).split('/').slice(0, (m[1] ?? m[2]).startsWith('@') ? 2 : 1).join('/')
+        if (!name.startsWith('node:') && !Object.hasOwn(pkg.dependencies, name)) devImports.push(`${rel}: ${name}`)
+      }
     }
     for (const entry of ['index.js', 'peer/index.js', 'client/index.js', 'protocol/index.js', 'bin/zeromesh.js']) visit(entry)
     expect(seen.size).to.be.above(40)
     expect(missing).to.deep.equal([])
+    expect(devImports).to.deep.equal([])
   })
 })
