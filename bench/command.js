@@ -2,7 +2,7 @@
 // against peers it starts itself (or --seeds), optionally compared in the same run with raw
 // zeromq.js (Dealer/Router echo, one message per request, and the same with the requests of a
 // turn coalesced 32 per message) and the same echo behind a central broker (a zeromq Proxy
-// with 2 workers). Tables in autocannon's layout; --json.
+// with 2 workers). One side-by-side table of req/s and p99 per system, then the ratios; --json.
 import { fileURLToPath } from 'node:url'
 import os from 'node:os'
 import fs from 'node:fs'
@@ -13,12 +13,19 @@ import { child, drive, rawClient, killChildren, PAYLOAD } from './harness.js'
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 
-function table (title, r) {
-  const cells = [['Stat', '2.5%', '50%', '97.5%', '99%', 'Max'], ['Latency', ...[r.p2_5, r.p50, r.p97_5, r.p99, r.max].map((v) => `${v.toFixed(2)} ms`)]]
-  const w = cells[0].map((_, i) => Math.max(...cells.map((row) => row[i].length)) + 2)
-  const line = (l, m, r2) => l + w.map((n) => '─'.repeat(n)).join(m) + r2
-  const row = (cols) => '│' + cols.map((c, i) => ` ${c.padEnd(w[i] - 1)}`).join('│') + '│'
-  return [title, line('┌', '┬', '┐'), row(cells[0]), line('├', '┼', '┤'), row(cells[1]), line('└', '┴', '┘'), `Req/Sec: ${r.rps.toLocaleString('en-US')}`, ''].join('\n')
+/**
+ * One table for the whole run, a row per system: req/s and p99 at each concurrency side by
+ * side, as in the README's Numbers.
+ */
+function sideBySide (results, systems, concurrency, seconds) {
+  const head = ['system', ...concurrency.map((c) => `req/s @${c}`), ...concurrency.map((c) => `p99 ms @${c}`)]
+  const rows = systems.map((s) => {
+    const at = (c) => results.find((r) => r.system === s.name && r.concurrency === c)
+    return [s.name, ...concurrency.map((c) => at(c).rps.toLocaleString('en-US')), ...concurrency.map((c) => at(c).p99.toFixed(2))]
+  })
+  const w = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i].length)))
+  const line = (r) => r.map((cell, i) => i === 0 ? cell.padEnd(w[i]) : cell.padStart(w[i])).join('  ')
+  return [`${seconds} s per measurement, small echo requests; requests in flight after @`, '', line(head), line(head.map((_, i) => '-'.repeat(w[i]))), ...rows.map(line), ''].join('\n')
 }
 
 /**
@@ -62,20 +69,22 @@ export async function runBench ({ seeds, security, concurrency = [1, 16, 256], s
     systems.push({ name: 'broker (zeromq Proxy, 2 workers)', one: broker.one, close: broker.close })
   }
   const results = []
+  const total = concurrency.length * systems.length
   try {
     for (const c of concurrency) {
       for (const s of systems) {
-        const onTick = tty ? (f) => err.write(`\r[${'#'.repeat(Math.round(f * 30)).padEnd(30)}] ${s.name}, ${c} in flight `) : undefined
+        const done = results.length
+        const onTick = tty ? (f) => err.write(`\r[${'#'.repeat(Math.round(((done + f) / total) * 30)).padEnd(30)}] ${done + 1}/${total} ${s.name}, ${c} in flight `.padEnd(100)) : undefined
         const r = await drive(c, s.one, { seconds, onTick })
-        if (tty) err.write('\r' + ' '.repeat(80) + '\r')
         results.push({ system: s.name, concurrency: c, ...r })
-        if (!json) out.write(table(`${s.name}, ${c} in flight, ${seconds} s`, r) + '\n')
       }
     }
+    if (tty) err.write('\r' + ' '.repeat(100) + '\r')
   } finally {
     for (const s of systems) await s.close()
     killChildren()
   }
+  if (!json) out.write(sideBySide(results, systems, concurrency, seconds) + '\n')
   // Each zeromesh system against every other system, in the same run.
   const ratios = []
   for (const c of concurrency) {
@@ -86,7 +95,17 @@ export async function runBench ({ seeds, security, concurrency = [1, 16, 256], s
       }
     }
   }
-  if (!json) for (const r of ratios) out.write(`${r.concurrency} in flight: ${r.system} / ${r.versus}: ${r.rps}x req/s, ${r.p99}x p99\n`)
+  if (!json && ratios.length > 0) {
+    const pairs = [...new Set(ratios.map((r) => `${r.system} / ${r.versus}`))]
+    const head = ['ratio', ...concurrency.map((c) => `req/s @${c}`), ...concurrency.map((c) => `p99 @${c}`)]
+    const rows = pairs.map((pair) => {
+      const at = (c) => ratios.find((r) => `${r.system} / ${r.versus}` === pair && r.concurrency === c)
+      return [pair, ...concurrency.map((c) => `${at(c).rps.toFixed(2)}x`), ...concurrency.map((c) => `${at(c).p99.toFixed(2)}x`)]
+    })
+    const w = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i].length)))
+    const line = (r) => r.map((cell, i) => i === 0 ? cell.padEnd(w[i]) : cell.padStart(w[i])).join('  ')
+    out.write([line(head), line(head.map((_, i) => '-'.repeat(w[i]))), ...rows.map(line), ''].join('\n'))
+  }
   const report = { date: new Date().toISOString(), machine: { cpus: os.availableParallelism(), model: os.cpus()[0]?.model, node: process.version }, seconds, results, ratios }
   if (json) out.write(JSON.stringify(report) + '\n')
   return 0

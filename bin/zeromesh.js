@@ -79,8 +79,9 @@ request failed. Ctrl-C stops everything it started.
   bench: `usage: zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--json]
 
 Measures small echo requests at each concurrency (requests in flight) against a peer it starts
-itself (echo on the peer's main thread), or against --seeds. Tables in autocannon's layout;
---json prints one JSON object alone on stdout. With --compare, the same run also measures raw
+itself (echo on the peer's main thread), or against --seeds. Prints one table, req/s and p99
+side by side for every system, and the ratios; a progress line on a terminal; --json prints
+one JSON object alone on stdout. Every process it starts is gone when it ends. With --compare, the same run also measures raw
 zeromq.js (Dealer -> Router echo, one message per request, and with a turn's requests
 coalesced 32 per message) and the echo behind a central broker (zeromq Proxy, 2 workers),
 and prints zeromesh's ratios to each.

@@ -3,13 +3,25 @@
 import { expect } from 'chai'
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import fs from 'node:fs'
 
 const BIN = fileURLToPath(new URL('../../bin/zeromesh.js', import.meta.url))
+const BROKER = fileURLToPath(new URL('../../bench/broker.js', import.meta.url))
+
+/** Pids of processes running this checkout's bench/broker.js (the broker or its workers). */
+function brokers () {
+  const out = []
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try { if (fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(BROKER)) out.push(Number(pid)) } catch {}
+  }
+  return out
+}
 
 describe('zeromesh bench --compare --json', function () {
   this.timeout(60000)
 
-  it('prints valid JSON with req/s and p50/p99 for zeromesh, raw zeromq.js (per message and coalesced) and the broker', async () => {
+  it('prints valid JSON with req/s and p50/p99 for zeromesh, raw zeromq.js (per message and coalesced) and the broker, and leaves no process behind', async () => {
+    const before = new Set(brokers())
     const stdout = await new Promise((resolve, reject) => {
       execFile(process.execPath, [BIN, 'bench', '--compare', '--json', '--duration', '1', '--concurrency', '1,16'], { timeout: 50000 }, (err, out) => err ? reject(err) : resolve(out))
     })
@@ -22,6 +34,8 @@ describe('zeromesh bench --compare --json', function () {
       expect(r.p99).to.be.at.least(r.p50)
     }
     expect(report.ratios).to.have.length(6)
+    await new Promise((resolve) => setTimeout(resolve, 500)) // workers see their broker gone
+    expect(brokers().filter((pid) => !before.has(pid))).to.deep.equal([])
     console.log(`      ${report.results.map((r) => `${r.system} @${r.concurrency}: ${r.rps} req/s`).join('; ')}`)
   })
 })
