@@ -5,6 +5,7 @@ import path from 'node:path'
 import process from 'node:process'
 import { Peer, Client } from '../index.js'
 import { readKeyFile, keyText, writeKeyPair } from '../transport/keys.js'
+import { VERSION } from '../peer/version.js'
 
 const USAGE = {
   main: `usage: zeromesh <command> [options]
@@ -17,7 +18,7 @@ commands:
   bench     throughput and latency of small requests, with --compare against raw zeromq.js (per message and coalesced) and a broker
   keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
 
-Run "zeromesh <command> --help" for the options of a command.`,
+Run "zeromesh <command> --help" for the options of a command; "zeromesh --version" prints the version.`,
   peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
                      [--threads N] [--max-queue N] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL]
                      [--cluster-key FILE [--allow LIST] | --insecure]
@@ -53,10 +54,11 @@ security (README, Security): off loopback a peer runs CURVE or refuses to start
   --insecure         run plain (no CURVE) on a non-loopback address, on purpose`,
   members: `usage: zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE]
 
-Prints the membership as the peer at EP (the first seed) sees it, itself included: a table,
-or with --json the same objects as peer.members() as a JSON array, alone on stdout.
+Prints the membership as a peer sees it, itself included: a table, or with --json the same
+objects as peer.members() as a JSON array, alone on stdout. Asks the first seed, and the next
+one when a seed does not answer.
 
-  --seeds EP         the peer to ask
+  --seeds EP,EP      the peers to ask, in order
   --json             machine-readable output
   --timeout MS       give up after this long (default 5000)
 
@@ -126,10 +128,15 @@ class UsageError extends Error {}
 
 async function main (argv) {
   const [command, ...rest] = argv
-  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+  if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE.main + '\n')
     return 0
   }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`${VERSION}\n`)
+    return 0
+  }
+  if (command === undefined) throw new UsageError(`a command is needed\n\n${USAGE.main}`)
   if (command === 'peer') return runPeer(rest)
   if (command === 'request') return runRequest(rest)
   if (command === 'members') return runMembers(rest)
@@ -140,13 +147,41 @@ async function main (argv) {
 }
 
 function parse (args, options, usage, allowPositionals = false) {
-  let parsed
-  try {
-    parsed = parseArgs({ args, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true })
-  } catch (err) {
-    throw new UsageError(`${err.message}\n\n${usage}`)
+  // "--threads -1": a value that looks like an option is still the flag's value, so the
+  // flag's own check can say what is wrong with it.
+  const joined = []
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i].startsWith('--') ? args[i].slice(2) : null
+    if (name !== null && options[name]?.type === 'string' && /^-\d/.test(args[i + 1] ?? '')) joined.push(`${args[i]}=${args[++i]}`)
+    else joined.push(args[i])
   }
-  return parsed
+  try {
+    return parseArgs({ args: joined, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true })
+  } catch (err) {
+    const unknown = /Unknown option '(-{1,2})([^']+)'/.exec(err.message)
+    const near = unknown === null ? null : closest(unknown[2], Object.keys(options))
+    const hint = near === null ? '' : `; did you mean --${near}?`
+    throw new UsageError(`${err.message.replace(/\. To specify a positional argument.*$/s, '')}${hint}\n\n${usage}`)
+  }
+}
+
+/** The known flag nearest to `name` (a prefix of it, or at most 2 edits away), or null. */
+function closest (name, known) {
+  const distance = (a, b) => {
+    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
+    for (let j = 1; j <= b.length; j++) d[0][j] = j
+    for (let i = 1; i <= a.length; i++) {
+      for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    return d[a.length][b.length]
+  }
+  let best = null
+  let bestDistance = 3
+  for (const k of known) {
+    const dist = k.startsWith(name) || name.startsWith(k) ? 1 : distance(name, k)
+    if (dist < bestDistance) { best = k; bestDistance = dist }
+  }
+  return best
 }
 
 /** A whole-number flag (`unit` names what it counts, for the message), or undefined. */
@@ -401,10 +436,19 @@ async function runMembers (args) {
   }, USAGE.members)
   if (values.help) { process.stdout.write(USAGE.members + '\n'); return 0 }
   if (values.seeds === undefined) throw new UsageError(`--seeds is required\n\n${USAGE.members}`)
-  const from = values.seeds.split(',')[0].trim()
-  const client = new Client({ seeds: from, discover: false, timeout: wholeOption(values.timeout, 'timeout', USAGE.members, ' of milliseconds'), security: clientSecurity(values, USAGE.members) })
+  const seeds = values.seeds.split(',').map((x) => x.trim()).filter(Boolean)
+  const client = new Client({ seeds, discover: false, timeout: wholeOption(values.timeout, 'timeout', USAGE.members, ' of milliseconds'), security: clientSecurity(values, USAGE.members) })
   try {
-    const members = await client.members(from)
+    // The first seed that answers; the next one when it does not.
+    let members
+    for (const [i, from] of client.options.seeds.entries()) {
+      try {
+        members = await client.members(from)
+        break
+      } catch (err) {
+        if (i === client.options.seeds.length - 1 || err.code === 'ERR_ZEROMESH_INVALID_ARGUMENT') throw err
+      }
+    }
     if (values.json) {
       process.stdout.write(JSON.stringify(members) + '\n')
     } else {
@@ -430,7 +474,7 @@ main(process.argv.slice(2)).then((code) => {
     process.stderr.write(`zeromesh: ${err.message}\n`)
     process.exitCode = 2
   } else if (typeof err?.code === 'string') {
-    process.stderr.write(`${err.code}: ${err.message}${err.remoteCode ? ` (remote code ${err.remoteCode})` : ''}\n`)
+    process.stderr.write(`${err.code}: ${String(err.message).replace(/^zeromesh: /, '')}${err.remoteCode ? ` (remote code ${err.remoteCode})` : ''}\n`)
     process.exitCode = err.code === 'ERR_ZEROMESH_INVALID_ARGUMENT' ? 2 : 1
   } else {
     process.stderr.write(`zeromesh: ${err?.stack ?? err}\n`)

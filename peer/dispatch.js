@@ -38,7 +38,7 @@ export class Dispatcher {
     const fn = Object.hasOwn(this.handlers, req.method) ? this.handlers[req.method] : undefined
     if (typeof fn !== 'function') {
       this.counts.unknown++
-      return reply([req.id, Status.UNKNOWN_METHOD, [`unknown method "${req.method}"`, null]])
+      return reply([req.id, Status.UNKNOWN_METHOD, [`unknown method "${req.method}"; this peer serves ${this.served()}`, null]])
     }
     if (this.inflight >= this.maxInflight) {
       this.counts.busy++
@@ -68,6 +68,15 @@ export class Dispatcher {
       this.inflight--
       if (this.inflight === 0) this.wakeIdle()
     })
+  }
+
+  /** The methods this peer serves, for an unknown method's message (at most 20 named). */
+  served () {
+    if (this.servedText === undefined) {
+      const names = Object.keys(this.handlers).filter((k) => typeof this.handlers[k] === 'function').sort()
+      this.servedText = names.length === 0 ? 'no methods' : names.length <= 20 ? names.join(', ') : `${names.slice(0, 20).join(', ')} and ${names.length - 20} more`
+    }
+    return this.servedText
   }
 
   /**

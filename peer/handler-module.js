@@ -1,5 +1,7 @@
 // The methods of a handler module: its exported functions and the functions of its
 // default-export object. Shared by `zeromesh peer --handlers` and the worker threads.
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 
 export function collectHandlers (mod) {
   const handlers = {}
@@ -8,4 +10,26 @@ export function collectHandlers (mod) {
   }
   for (const [name, f] of Object.entries(mod)) if (typeof f === 'function' && name !== 'default') handlers[name] = f
   return handlers
+}
+
+/**
+ * Why a handler module did not load, with where. A syntax error's message names no file or
+ * line (Node prints them only for an uncaught one), so `node --check` is asked for them; any
+ * other error is placed by the first frame of its stack in a file.
+ */
+export function loadFailure (err, moduleUrl) {
+  const message = `${err?.name ?? 'Error'}: ${err?.message ?? String(err)}`
+  if (err?.name === 'SyntaxError' && typeof moduleUrl === 'string' && moduleUrl.startsWith('file:')) {
+    try {
+      execFileSync(process.execPath, ['--check', fileURLToPath(moduleUrl)], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10000 })
+    } catch (checked) {
+      const [where, source] = String(checked.stderr ?? '').split('\n')
+      if (/:\d+$/.test(where ?? '')) return `${message} at ${where}${source?.trim() ? ` (${source.trim().slice(0, 80)})` : ''}`
+    }
+    return message
+  }
+  const frame = /\((file:\/\/[^)]+:\d+:\d+)\)|at (file:\/\/\S+:\d+:\d+)/.exec(String(err?.stack ?? ''))
+  if (frame === null) return message
+  const at = frame[1] ?? frame[2]
+  return `${message} at ${fileURLToPath(at.replace(/:\d+:\d+$/, ''))}${at.match(/:\d+:\d+$/)[0]}`
 }

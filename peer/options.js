@@ -14,6 +14,10 @@ import { clockOption } from '../protocol/clock.js'
 import { zmqTransport } from '../transport/index.js'
 import { resolvePeerSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
 
+// Each worker thread holds a V8 isolate (tens of MB) and starts in tens of ms: far more than
+// the cores buys nothing and a peer asked for a thousand never gets ready.
+const MAX_THREADS = 256
+
 export const peerDefaults = Object.freeze({
   bind: 'tcp://127.0.0.1:0', //        loopback, ephemeral port: safe to start anywhere
   maxInflight: 1024, //                 async handlers running at once before new work is answered BUSY
@@ -40,7 +44,7 @@ export function resolvePeerOptions (given) {
     advertise: (v) => v === undefined ? undefined : normalizeRemote(v, 'advertise'),
     seeds: seedList,
     handlers: handlerOption,
-    threads: int(undefined, 0, 1024),
+    threads: int(undefined, 0, MAX_THREADS),
     maxQueue: int(undefined, 0, 1000000),
     resourceLimits: (v) => {
       if (v !== undefined && (v === null || typeof v !== 'object')) throw invalidArgument('resourceLimits must be an object such as { maxOldGenerationSizeMb: 256 }')

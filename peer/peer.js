@@ -6,7 +6,7 @@ import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
 import { WorkerPool } from './worker-pool.js'
-import { collectHandlers } from './handler-module.js'
+import { collectHandlers, loadFailure } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
 import { VERSION } from './version.js'
 import {
@@ -77,7 +77,7 @@ export class Peer extends EventEmitter {
         handlers = collectHandlers(await import(handlers))
       } catch (err) {
         this.state = 'stopped'
-        throw invalidArgument(`handlers module ${handlers} could not be loaded: ${err?.message ?? err}`)
+        throw invalidArgument(`handlers module ${handlers} could not be loaded: ${loadFailure(err, handlers)}`)
       }
     } else if (typeof handlers === 'string') {
       // Handlers in worker threads: the pool is ready before the socket takes requests.
@@ -94,7 +94,7 @@ export class Peer extends EventEmitter {
       } catch (err) {
         await this.pool.stop()
         this.state = 'stopped'
-        throw invalidArgument(`handlers module ${handlers} could not be loaded in a worker thread: ${err?.message ?? err}`)
+        throw invalidArgument(`handlers module ${handlers} could not be loaded in a worker thread: ${loadFailure(err, handlers)}`)
       }
       if (methods.length === 0) {
         await this.pool.stop()

@@ -5,6 +5,9 @@ import { run, startPeer, killAll } from './helpers/processes.js'
 import { harness } from './helpers/cluster.js'
 import { eventually } from './helpers/eventually.js'
 import { startLoad } from './helpers/load.js'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 
 describe('zeromesh command line', function () {
   this.timeout(30000)
@@ -31,6 +34,51 @@ describe('zeromesh command line', function () {
       expect(c.stdout).to.equal('')
       expect(c.stderr.length).to.be.greaterThan(0)
     }
+  })
+
+  it('the rough edges a new user hit: bare command, --version, near-miss flags, negative numbers, one prefix, limits', async () => {
+    const out = async (args) => { const c = run(args); const { code } = await c.exited; return { code, stdout: c.stdout, stderr: c.stderr } }
+    const bare = await out([])
+    expect(bare.code).to.equal(2)
+    expect(bare.stderr).to.match(/a command is needed/)
+    const version = await out(['--version'])
+    expect(version).to.include({ code: 0, stdout: JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url))).version + '\n' })
+    expect((await out(['peer', '--seed', 'tcp://127.0.0.1:9'])).stderr).to.match(/Unknown option '--seed'; did you mean --seeds\?/)
+    expect((await out(['request', '--seeds', 'tcp://127.0.0.1:9', '--timout', '5', 'x'])).stderr).to.match(/did you mean --timeout\?/)
+    const negative = await out(['peer', '--threads', '-1'])
+    expect(negative.code).to.equal(2)
+    expect(negative.stderr).to.match(/--threads must be a whole number, got "-1"/)
+    const many = await out(['peer', '--threads', '1000'])
+    expect(many.code).to.equal(2)
+    expect(many.stderr).to.match(/^ERR_ZEROMESH_INVALID_ARGUMENT: threads must be a whole number from 0 to 256, got 1000/) // one prefix, not "...: zeromesh: ..."
+  })
+
+  it('a handlers module that does not load is named with file and line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zeromesh-handlers-'))
+    try {
+      fs.writeFileSync(path.join(dir, 'typo.mjs'), 'export function a () { return 1 }\nexport const b = ;\n')
+      fs.writeFileSync(path.join(dir, 'throws.mjs'), '\nthrow new Error("no config")\n')
+      for (const threads of ['0', '1']) {
+        const typo = run(['peer', '--handlers', path.join(dir, 'typo.mjs'), '--threads', threads])
+        expect((await typo.exited).code).to.equal(2)
+        expect(typo.stderr).to.include('SyntaxError: Unexpected token').and.include(` at ${path.join(dir, 'typo.mjs')}:2 (export const b = ;)`)
+        const throws = run(['peer', '--handlers', path.join(dir, 'throws.mjs'), '--threads', threads])
+        expect((await throws.exited).code).to.equal(2)
+        expect(throws.stderr).to.include(`Error: no config at ${path.join(dir, 'throws.mjs')}:2:7`)
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('members asks the next seed when the first does not answer; an unknown method lists the methods there are', async () => {
+    const p = await startPeer(['--threads', '0'])
+    const m = run(['members', '--seeds', `tcp://127.0.0.1:9,${p.endpoint}`, '--timeout', '1000', '--json'])
+    expect((await m.exited).code, m.stderr).to.equal(0)
+    expect(JSON.parse(m.stdout).map((x) => x.endpoint)).to.deep.equal([p.endpoint])
+    const u = run(['request', '--seeds', p.endpoint, 'nope'])
+    expect((await u.exited).code).to.equal(1)
+    expect(u.stderr).to.equal('ERR_ZEROMESH_UNKNOWN_METHOD: unknown method "nope"; this peer serves echo, sleep, spin, whoami\n')
   })
 
   it('a peer serves the demo handlers; request prints the JSON result alone on stdout', async () => {
