@@ -47,7 +47,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     for (const { child } of children.values()) { try { process.kill(child.pid, 'SIGCONT') } catch {} try { process.kill(child.pid, 'SIGKILL') } catch {} }
     keys?.remove()
   }
-  const onSignal = () => { cleanup(); out.write('\ninterrupted: every process started was stopped\n'); process.exit(130) }
+  const onSignal = () => { cleanup(); if (tty) out.write('\x1b[?25h\x1b[?1049l'); out.write('\ninterrupted: every process started was stopped\n'); process.exit(130) }
   process.on('SIGINT', onSignal)
   process.on('exit', cleanup)
 
@@ -71,6 +71,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     peers.push(await startPeer(i === 0 ? [] : [peers[i - 1].endpoint]))
     log(`peer ${short(peers[i].endpoint)} started (pid ${peers[i].child.pid})${i === 0 ? '' : `, seeded with ${short(peers[i - 1].endpoint)}`}`)
   }
+  const clientStartedAt = Date.now()
   const client = new Client({ seeds: [peers[0].endpoint], timeout: 2000, security: keys?.clientSecurity })
   log(`client started, seeded with ${short(peers[0].endpoint)} only${secure ? '; CURVE on every connection, the client\'s key on the peers\' allow-list' : ''}`)
   const learnedAt = new Map()
@@ -78,7 +79,9 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     if (p.state === 'up' && !learnedAt.has(p.endpoint)) {
       learnedAt.set(p.endpoint, Date.now())
       const started = [...children.values(), ...peers].find((x) => x.endpoint === p.endpoint)?.startedAt
-      log(`client learned ${short(p.endpoint)}${started ? ` ${Date.now() - started} ms after it started` : ''}`)
+      // A peer that started before the client can only be learned after the client started.
+      const since = started === undefined ? null : started < clientStartedAt ? ['the client started', clientStartedAt] : ['it started', started]
+      log(`client learned ${short(p.endpoint)}${since === null ? '' : ` ${Date.now() - since[1]} ms after ${since[0]}`}`)
     } else if (learnedAt.has(p.endpoint)) {
       log(`client sees ${short(p.endpoint)} ${p.removed ? 'removed' : p.state === 'up' ? 'up again' : p.state}`)
     }
@@ -134,9 +137,15 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
       const bar = '#'.repeat(Math.round((r.rate / max) * BAR)).padEnd(BAR)
       lines.push(`${r.ep.padEnd(9)} ${r.state.padEnd(10)} ${bar} ${String(r.rate).padStart(6)}   ${String(r.p99).padStart(5)}`)
     }
-    lines.push('', ...events.slice(-10))
-    out.write('\x1b[2J\x1b[H' + lines.join('\n') + '\n')
+    const room = Math.max(5, (out.rows ?? 30) - lines.length - 2)
+    lines.push('', ...events.slice(-room))
+    // Redrawn in place on the terminal's alternate screen: no scrollback, no flicker.
+    out.write('\x1b[H' + lines.map((l) => l + '\x1b[K').join('\n') + '\n\x1b[J')
   }
+  // The live view has the alternate screen and no cursor; the normal screen and the cursor
+  // come back at the end (and on Ctrl-C), where the whole timeline and the summary are printed.
+  const screen = (on) => { if (tty) out.write(on ? '\x1b[?1049h\x1b[?25l' : '\x1b[?25h\x1b[?1049l') }
+  screen(true)
   const viewTimer = tty ? setInterval(view, 250) : setInterval(() => { log(`served ${served}, ${failed} failed, peers ${client.peers().map((p) => `${short(p.endpoint)} ${p.state}`).join(', ')}`) }, 5000)
 
   // ---- the timeline ---------------------------------------------------------------------
@@ -171,7 +180,8 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   await Promise.all(loops)
   clearInterval(viewTimer)
   clearInterval(sampler)
-  if (tty) view()
+  screen(false)
+  if (tty) out.write(['timeline', ...events].join('\n') + '\n')
   await client.close()
   cleanup()
   process.off('SIGINT', onSignal)
@@ -180,7 +190,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   const s = client.stats()
   const summary = [
     '',
-    'summary',
+    `summary: ${failed === 0 ? 'PASS' : 'FAIL'} (${failed === 0 ? 'no request failed' : `${failed} request${failed === 1 ? '' : 's'} failed`})`,
     `  requests served   ${served}`,
     `  ${failed} failed`,
     `  retries           ${s.retries} (attempt timeouts ${s.attemptTimeouts})`,

@@ -3,6 +3,8 @@
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { Writable } from 'node:stream'
+import { runDemo } from '../../demo/demo.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -34,5 +36,22 @@ describe('npm start (the failover demo)', function () {
     expect(Number(back[1])).to.be.at.most(5)
     expect(out).not.to.match(/\x1b\[2J/) // no screen drawing without a terminal
     expect(secs).to.be.below(60)
+  })
+
+  it('on a terminal: redraws in place on the alternate screen, hides the cursor, then prints the whole timeline and PASS', async () => {
+    let text = ''
+    const out = new Writable({ write (chunk, _enc, done) { text += chunk; done() } })
+    out.isTTY = true
+    out.rows = 24
+    const code = await runDemo({ duration: 12, peers: 3, out, tty: true })
+    expect(code).to.equal(0)
+    expect(text).to.not.include('\x1b[2J') // no clearing of the whole screen
+    expect(text.startsWith('\x1b[?1049h\x1b[?25l')).to.equal(true)
+    const end = text.lastIndexOf('\x1b[?25h\x1b[?1049l')
+    expect(end).to.be.above(0)
+    const after = text.slice(end + '\x1b[?25h\x1b[?1049l'.length)
+    expect(after).to.match(/^timeline$/m)
+    for (const event of [/peer :\d+ started/, /killed \(SIGKILL\)/, /drained \(SIGTERM\)/, /thawed \(SIGCONT\)/, /client learned :\d+ \d+ ms after the client started/]) expect(after).to.match(event)
+    expect(after).to.match(/^summary: PASS \(no request failed\)$/m)
   })
 })
