@@ -30,7 +30,10 @@ exits 0.
 
   --bind EP          endpoint to bind (default tcp://127.0.0.1:0, an ephemeral port)
   --advertise EP     endpoint others should use (for a wildcard bind such as tcp://0.0.0.0:5555)
-  --seeds EP,EP      peers to join through (comma-separated)
+  --seeds EP,EP      peers to join through (comma-separated): endpoints, dns://NAME:PORT (every
+                     A/AAAA record of NAME) or dns+srv://_service._proto.NAME (SRV records),
+                     resolved again every 30 s and whenever no seed answers
+  --dns-servers LIST DNS servers for DNS seeds, IP[:PORT] comma-separated (default: the system's)
   --handlers MODULE  module whose exported functions (or default-export object) are the
                      methods; default: the demo handlers echo, whoami, spin, sleep
   --threads N        worker threads running the handlers (default: one per core; 0: run them
@@ -251,6 +254,7 @@ const PEER_FLAGS = {
   'max-queue': { type: 'string' },
   http: { type: 'string' },
   'log-level': { type: 'string' },
+  'dns-servers': { type: 'string' },
   ...SECURITY_PEER_FLAGS,
 }
 
@@ -315,6 +319,7 @@ async function runPeer (args) {
     drainTimeout: wholeOption(values['drain-timeout'], 'drain-timeout', USAGE.peer, ' of milliseconds'),
     security: peerSecurity(values, USAGE.peer),
     logger,
+    dns: values['dns-servers'] === undefined ? undefined : { servers: values['dns-servers'].split(',').map((x) => x.trim()).filter(Boolean) },
   })
   const endpoint = await peer.start()
   process.stdout.write(endpoint + '\n')

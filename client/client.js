@@ -19,7 +19,8 @@ import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ProtocolError, HandshakeError, invalidArgument,
 } from '../protocol/errors.js'
-import { normalizeRemote } from '../protocol/endpoint.js'
+import { normalizeRemote, isLoopback } from '../protocol/endpoint.js'
+import { DnsSeeds } from '../transport/dns-seeds.js'
 
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
 const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
@@ -81,6 +82,39 @@ export class Client extends EventEmitter {
       onList: (list) => this.learn(list.members),
     })
     this.discovery.start()
+    this.dns = null
+    this.dnsFound = new Set() // endpoints the DNS seeds gave last
+    if (o.dnsSeeds.length > 0) {
+      this.dns = new DnsSeeds({
+        seeds: o.dnsSeeds,
+        ...o.dns,
+        clock: o.clock,
+        onChange: (found) => this.onDnsSeeds(found),
+        onError: (err, name) => o.logger.warn({ name, err: err.code ?? err.message }, `DNS seed ${name} did not resolve (${err.code ?? err.message})`),
+      })
+      this.dns.start()
+    }
+  }
+
+  /**
+   * The DNS seeds resolved to a new set. Each endpoint is a seed (kept as the way back in)
+   * while DNS names it; one DNS no longer names goes back to being an ordinary peer, dropped
+   * when it is down. A plain client (no security option) takes only loopback endpoints.
+   */
+  onDnsSeeds (found) {
+    if (this.closing !== null) return
+    const usable = new Set(found.filter((ep) => this.options.security !== null || isLoopback(ep)))
+    for (const ep of this.dnsFound) {
+      if (usable.has(ep) || this.options.seeds.includes(ep)) continue
+      this.seeds.delete(ep)
+      const peer = this.table.get(ep)
+      if (peer !== undefined && peer.state === 'down') this.removePeer(peer)
+    }
+    for (const ep of usable) {
+      this.seeds.add(ep)
+      if (this.table.get(ep) === undefined && this.table.entries.size < this.options.maxPeers) this.addPeer(ep)
+    }
+    this.dnsFound = usable
   }
 
   /** Connects to a peer and adds it to the table; undefined when ZeroMQ refused the endpoint. */
@@ -190,6 +224,7 @@ export class Client extends EventEmitter {
     if (up.length === 0) {
       // Every peer refused this client at the handshake: waiting would not help.
       if (this.allRefused()) return this.settle(call, this.refusalError())
+      this.dns?.refresh() // nothing reachable: the names may point elsewhere now
       this.parked.add(call)
       return
     }
@@ -638,6 +673,7 @@ export class Client extends EventEmitter {
     const err = new ClosedError('zeromesh: the client was closed')
     this.closing = (async () => {
       this.discovery.stop()
+      this.dns?.stop()
       for (const call of [...this.pending.values()]) this.settle(call, err)
       this.deadlines.clear()
       this.attemptLimits.clear()

@@ -3,8 +3,8 @@ import { checkOptions, int, num, bool, any, fn, loggerOption } from '../protocol
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
 import { clockOption, MAX_TIMER_MS } from '../protocol/clock.js'
-import { seedList } from '../protocol/endpoint.js'
 import { resolveClientSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
+import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
 
 export const clientDefaults = Object.freeze({
   timeout: 5000, //            whole deadline of a request, retries included
@@ -31,9 +31,9 @@ const MAX_TIMEOUT = MAX_TIMER_MS // setTimeout's limit
 export function resolveClientOptions (given) {
   const o = checkOptions('Client options', given, {
     seeds: (v) => {
-      const list = seedList(v)
-      if (list.length === 0) throw invalidArgument('Client needs seeds: at least one peer endpoint, such as ["tcp://127.0.0.1:5555"]')
-      return list
+      const seeds = splitSeeds(v)
+      if (seeds.endpoints.length + seeds.dns.length === 0) throw invalidArgument('Client needs seeds: at least one peer endpoint, such as ["tcp://127.0.0.1:5555"], or a DNS seed, such as "dns://peers.local:5555"')
+      return seeds
     },
     timeout: int(clientDefaults.timeout, 1, MAX_TIMEOUT),
     idempotent: bool(clientDefaults.idempotent),
@@ -74,7 +74,10 @@ export function resolveClientOptions (given) {
     transport: fn(undefined),
     security: resolveClientSecurity,
     logger: loggerOption,
+    dns: dnsOption,
   })
+  o.dnsSeeds = o.seeds.dns //      found by name, resolved again now and then (transport/dns-seeds.js)
+  o.seeds = o.seeds.endpoints
   // Plain traffic stays on this machine unless the user says otherwise (README, Security).
   requireLoopbackWhenPlain(o.security, o.seeds, 'seeds',
     'Give security: { clusterPublicKey, secretKey } (--cluster-pub FILE.pub --key FILE.key) to run CURVE, or security: false (--insecure) to run plain on purpose.')

@@ -3,7 +3,7 @@ import path from 'node:path'
 import os from 'node:os'
 import { pathToFileURL } from 'node:url'
 import { checkOptions, int, fn, loggerOption } from '../protocol/options.js'
-import { normalizeEndpoint, normalizeRemote, seedList } from '../protocol/endpoint.js'
+import { normalizeEndpoint, normalizeRemote } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
 import { checkValue } from '../protocol/validate.js'
@@ -13,6 +13,7 @@ import { resolveMembershipOptions } from './membership/config.js'
 import { clockOption } from '../protocol/clock.js'
 import { zmqTransport } from '../transport/index.js'
 import { resolvePeerSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
+import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
 
 // Each worker thread holds a V8 isolate (tens of MB) and starts in tens of ms: far more than
 // the cores buys nothing and a peer asked for a thousand never gets ready.
@@ -42,7 +43,7 @@ export function resolvePeerOptions (given) {
   const o = checkOptions('Peer options', given, {
     bind: (v) => normalizeEndpoint(v ?? peerDefaults.bind, 'bind'),
     advertise: (v) => v === undefined ? undefined : normalizeRemote(v, 'advertise'),
-    seeds: seedList,
+    seeds: (v) => splitSeeds(v),
     handlers: handlerOption,
     threads: int(undefined, 0, MAX_THREADS),
     maxQueue: int(undefined, 0, 1000000),
@@ -67,7 +68,10 @@ export function resolvePeerOptions (given) {
     membership: (v) => resolveMembershipOptions(v),
     security: resolvePeerSecurity,
     logger: loggerOption,
+    dns: dnsOption,
   })
+  o.dnsSeeds = o.seeds.dns //      found by name, resolved again now and then (transport/dns-seeds.js)
+  o.seeds = o.seeds.endpoints
   // Plain traffic stays on this machine unless the operator says otherwise (README, Security).
   requireLoopbackWhenPlain(o.security, [o.bind, ...(o.advertise === undefined ? [] : [o.advertise])], 'bind',
     'Give security: { clusterKey } (zeromesh peer --cluster-key FILE.key) to run CURVE, or security: false (--insecure) to run plain on purpose.')

@@ -19,6 +19,8 @@ import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.
 import { sealKey, seal, unseal } from '../protocol/seal.js'
 import { peerCredentials, clusterSecretBytes } from '../transport/security.js'
 import { readPublicKeys } from '../transport/keys.js'
+import { DnsSeeds } from '../transport/dns-seeds.js'
+import { isLoopback } from '../protocol/endpoint.js'
 
 const PONG = Buffer.from(FLP_PONG)
 const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
@@ -49,6 +51,22 @@ export class Peer extends EventEmitter {
     this.securityCounts = { refused: {}, unsealed: 0, badSeals: 0, reloads: 0 }
     this.refusalReports = new Map() // "reason|address" -> { at, since } of the last report
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
+    this.dns = null //     DnsSeeds, when seeds name DNS records
+  }
+
+  /**
+   * The DNS seeds resolved to a new set: they are seeds as the static ones are. A plain peer
+   * (no security option) takes only loopback endpoints from DNS, as it accepts only loopback
+   * seeds.
+   */
+  onDnsSeeds (found) {
+    const o = this.options
+    const usable = found.filter((ep) => ep !== this.endpoint && (o.security !== null || isLoopback(ep)))
+    if (usable.length < found.filter((ep) => ep !== this.endpoint).length) {
+      o.logger.warn({ found }, 'DNS seeds outside loopback skipped: a plain peer talks only on loopback (give security, or security: false on purpose)')
+    }
+    o.logger.info({ seeds: usable }, `DNS seeds: ${usable.length === 0 ? 'none' : usable.join(', ')}`)
+    this.membership.setSeeds([...o.seeds, ...usable])
   }
 
   /** Joined the cluster (or has no seeds) and serving; false from the moment it drains. */
@@ -157,6 +175,16 @@ export class Peer extends EventEmitter {
       this.emit('joined', { through })
     })
     this.membership.on('join-failed', (f) => this.onJoinFailed(f))
+    if (o.dnsSeeds.length > 0) {
+      this.dns = new DnsSeeds({
+        seeds: o.dnsSeeds,
+        ...o.dns,
+        clock: o.clock,
+        onChange: (found) => this.onDnsSeeds(found),
+        onError: (err, name) => o.logger.warn({ name, err: err.code ?? err.message }, `DNS seed ${name} did not resolve (${err.code ?? err.message}); trying again`),
+      })
+      await this.dns.start() // the first answer before joining (bounded by dns.timeout)
+    }
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
     this.membership.start()
@@ -174,6 +202,7 @@ export class Peer extends EventEmitter {
    * in a seed is seen at once and a long outage does not flood the log.
    */
   onJoinFailed ({ seeds, attempts, retryIn }) {
+    this.dns?.refresh() // the names may point elsewhere now
     this.emit('seeds-unreachable', { seeds, attempts, retryIn })
     if ((attempts & (attempts - 1)) !== 0 && attempts % 12 !== 0) return
     this.options.logger.warn({ seeds, attempts, retryInMs: retryIn }, `no seed reachable (${seeds.join(', ')}) after ${attempts} attempt${attempts === 1 ? '' : 's'}; serving alone, trying again in ${retryIn} ms`)
@@ -515,6 +544,7 @@ export class Peer extends EventEmitter {
     this.state = 'stopping'
     const { clock, drainTimeout, logger } = this.options
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
+    this.dns?.stop()
     const leaving = this.membership?.leave()
     if (this.dispatcher !== null) {
       let timer

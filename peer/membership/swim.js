@@ -143,6 +143,20 @@ export class Membership extends EventEmitter {
 
   // ---- joining and anti-entropy ------------------------------------------------------
 
+  /**
+   * The seeds changed (DNS seeds resolved again). A peer alone joins through them; one in a
+   * cluster syncs once with each new seed it does not hold as a member, so two groups that
+   * started apart (each seeing only itself in DNS at first) become one.
+   */
+  setSeeds (seeds) {
+    const before = new Set(this.seeds)
+    this.seeds = [...new Set(seeds)].filter((s) => s !== this.endpoint)
+    if (!this.running) { this.joined = this.seeds.length === 0; return }
+    const alone = this.table.live().filter((m) => m.endpoint !== this.endpoint).length === 0
+    if (alone && this.seeds.length > 0) { this.joined = false; this.join(); return }
+    for (const s of this.seeds) if (!before.has(s) && this.table.get(s) === undefined) this.sync(s)
+  }
+
   /** Tries the seeds until one answers; only one such attempt chain runs at a time. */
   join () {
     if (this.joining || this.joined || !this.running) return
