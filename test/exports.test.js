@@ -79,5 +79,9 @@ describe('package contents', function () {
     expect(seen.size).to.be.above(40)
     expect(missing).to.deep.equal([])
     expect(devImports).to.deep.equal([])
+    // The container image has what `zeromesh peer` needs (bench/ is for `zeromesh bench` only).
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8')
+    const dirs = new Set([...seen].filter((f) => f.includes('/') && !f.startsWith('bench/')).map((f) => f.split('/')[0]))
+    for (const d of dirs) expect(dockerfile, `Dockerfile copies ${d}/`).to.match(new RegExp(`^COPY ${d} \\./${d}$`, 'm'))
   })
 })
