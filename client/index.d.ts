@@ -90,6 +90,10 @@ export interface ClientOptions {
    * accepted. `false`: plain anywhere, on purpose.
    */
   security?: ClientSecurity | false
+  /** A pino logger: refused handshakes (warn), peer state changes (debug). Default: silent. */
+  logger?: import('../peer/index.js').Logger
+  /** For DNS seeds: servers, re-resolve interval, query timeout. */
+  dns?: import('../peer/index.js').DnsOptions
 }
 
 export interface ClientSecurity {

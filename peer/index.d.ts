@@ -77,6 +77,26 @@ export interface PeerOptions {
    * inproc binds are accepted. `false`: plain anywhere, on purpose.
    */
   security?: PeerSecurity | false
+  /** A pino logger, or anything with debug/info/warn/error(fields, message). Default: silent. */
+  logger?: Logger
+  /** DNS seeds (seeds of the form dns://NAME:PORT or dns+srv://_service._proto.NAME): servers, re-resolve interval, query timeout. */
+  dns?: DnsOptions
+}
+
+export interface Logger {
+  debug(fields: object, message: string): void
+  info(fields: object, message: string): void
+  warn(fields: object, message: string): void
+  error(fields: object, message: string): void
+}
+
+export interface DnsOptions {
+  /** 'IP' or 'IP:PORT'. Default: the system's resolvers. */
+  servers?: string[]
+  /** Resolve again this often, ms (0: only at start and when nothing is reachable). Default 30000. */
+  interval?: number
+  /** Per query, ms. Default 2000. */
+  timeout?: number
 }
 
 export interface PeerSecurity {
@@ -209,6 +229,8 @@ export declare class Peer extends EventEmitter {
   /** The advertised endpoint, once started. */
   readonly endpoint: string | null
   readonly state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped'
+  /** Joined (or no seeds) and serving; false from the moment it drains. What /readyz answers. */
+  readonly ready: boolean
   stats(): PeerStats
   /** This peer's view of the cluster, itself included. */
   members(): Member[]
@@ -219,6 +241,10 @@ export declare class Peer extends EventEmitter {
   on(event: 'unhealthy', listener: (err: Error) => void): this
   /** This peer's own handshake with a member or seed failed (another cluster key, or plain vs CURVE); once per endpoint per minute. */
   on(event: 'handshake-failed', listener: (failure: { endpoint: string, reason: string, repeats: number }) => void): this
+  /** Reached a seed and joined the cluster. */
+  on(event: 'joined', listener: (info: { through: string[] }) => void): this
+  /** A join attempt reached no seed; the peer serves alone and tries again after `retryIn` ms. */
+  on(event: 'seeds-unreachable', listener: (info: { seeds: string[], attempts: number, retryIn: number }) => void): this
   /** A handshake refused; once per reason and address per minute. */
   on(event: 'refused', listener: (refusal: Refusal) => void): this
   /** Reads security.allow again; resolves with how many client keys are allowed now. The list in force stays on an error. */

@@ -4,6 +4,7 @@ import * as root from 'zeromesh'
 import * as peer from 'zeromesh/peer'
 import * as client from 'zeromesh/client'
 import * as protocol from 'zeromesh/protocol'
+import * as metrics from 'zeromesh/metrics'
 
 const codes = {
   TimeoutError: ['ERR_ZEROMESH_TIMEOUT', true],
@@ -27,6 +28,7 @@ describe('package surface', () => {
     expect(client.Client).to.equal(root.Client)
     expect(protocol.decode).to.be.a('function')
     expect(protocol.ProtocolError).to.equal(root.ProtocolError)
+    expect(Object.keys(metrics).sort()).to.deep.equal(['clientMetrics', 'peerMetrics'])
   })
 
   for (const [name, [code, retryable]] of Object.entries(codes)) {
@@ -75,7 +77,7 @@ describe('package contents', function () {
         if (!name.startsWith('node:') && !Object.hasOwn(pkg.dependencies, name)) devImports.push(`${rel}: ${name}`)
       }
     }
-    for (const entry of ['index.js', 'peer/index.js', 'client/index.js', 'protocol/index.js', 'bin/zeromesh.js']) visit(entry)
+    for (const entry of ['index.js', 'peer/index.js', 'client/index.js', 'protocol/index.js', 'ops/metrics.js', 'bin/zeromesh.js']) visit(entry)
     expect(seen.size).to.be.above(40)
     expect(missing).to.deep.equal([])
     expect(devImports).to.deep.equal([])

@@ -1,5 +1,6 @@
 // Compiled (not run) by `npm run test:types`: the public API as a user writes it.
-import { Peer, Client, RemoteError, ZeromeshError, HandshakeError, type PeerInfo, type Strategy, type Refusal } from 'zeromesh'
+import { Peer, Client, RemoteError, ZeromeshError, HandshakeError, type PeerInfo, type Strategy, type Refusal, type Logger } from 'zeromesh'
+import { peerMetrics, clientMetrics } from 'zeromesh/metrics'
 import { Peer as Peer2 } from 'zeromesh/peer'
 import { Client as Client2 } from 'zeromesh/client'
 import { encodeRequest, decode, MessageType, Status } from 'zeromesh/protocol'
@@ -46,7 +47,11 @@ async function main (): Promise<void> {
   secured.on('refused', (r: Refusal) => { console.log(r.reason, r.key, r.address, r.repeats) })
   const { keys } = await secured.reloadAllowList()
   console.log(keys, secured.stats().security.refused['key not allowed'])
-  const plainOnPurpose = new Peer({ bind: 'tcp://127.0.0.1:0', security: false })
+  const plainOnPurpose = new Peer({ bind: 'tcp://127.0.0.1:0', security: false, seeds: ['dns+srv://_zeromesh._tcp.peers.test'], dns: { servers: ['127.0.0.1:5353'], interval: 1000 }, logger: console as unknown as Logger })
+  plainOnPurpose.on('joined', ({ through }) => { console.log(through.length, plainOnPurpose.ready) })
+  plainOnPurpose.on('seeds-unreachable', ({ attempts, retryIn }) => { console.log(attempts, retryIn) })
+  const registry = peerMetrics(plainOnPurpose)
+  console.log(await registry.metrics(), clientMetrics(client, { registry }).contentType)
   void plainOnPurpose
   const sc = new Client({ seeds: ['tcp://10.0.0.7:5555'], security: { clusterPublicKey: 'P'.repeat(40), secretKey: 'S'.repeat(40) } })
   try { await sc.request('echo') } catch (err) { if (err instanceof HandshakeError) console.log(err.code === 'ERR_ZEROMESH_HANDSHAKE', err.retryable) }
