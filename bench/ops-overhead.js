@@ -33,8 +33,7 @@ async function peer (extra) {
   return { c, client, one: () => client.request('echo', PAYLOAD) }
 }
 
-// --http on a fixed-by-the-kernel port: ask for 0 and read it from /proc's listening sockets is
-// overkill; the peer logs it, but logs are silent here, so the port is picked up front.
+// The --http port is picked up front (the peer's log, which would name it, is silenced here).
 const net = await import('node:net')
 const httpPort = await new Promise((resolve) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)) }) })
 const plain = await peer([])
