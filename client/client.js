@@ -20,7 +20,7 @@ import {
   DrainingError, ProtocolError, HandshakeError, invalidArgument,
 } from '../protocol/errors.js'
 import { normalizeRemote, isLoopback } from '../protocol/endpoint.js'
-import { DnsSeeds } from '../transport/dns-seeds.js'
+import { dnsSeedsOf } from '../transport/dns-seeds.js'
 
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
 const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
@@ -82,18 +82,9 @@ export class Client extends EventEmitter {
       onList: (list) => this.learn(list.members),
     })
     this.discovery.start()
-    this.dns = null
     this.dnsFound = new Set() // endpoints the DNS seeds gave last
-    if (o.dnsSeeds.length > 0) {
-      this.dns = new DnsSeeds({
-        seeds: o.dnsSeeds,
-        ...o.dns,
-        clock: o.clock,
-        onChange: (found) => this.onDnsSeeds(found),
-        onError: (err, name) => o.logger.warn({ name, err: err.code ?? err.message }, `DNS seed ${name} did not resolve (${err.code ?? err.message})`),
-      })
-      this.dns.start()
-    }
+    this.dns = dnsSeedsOf(o, (found) => this.onDnsSeeds(found))
+    this.dns?.start()
   }
 
   /**

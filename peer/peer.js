@@ -19,7 +19,7 @@ import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.
 import { sealKey, seal, unseal } from '../protocol/seal.js'
 import { peerCredentials, clusterSecretBytes } from '../transport/security.js'
 import { readPublicKeys } from '../transport/keys.js'
-import { DnsSeeds } from '../transport/dns-seeds.js'
+import { dnsSeedsOf } from '../transport/dns-seeds.js'
 import { isLoopback } from '../protocol/endpoint.js'
 
 const PONG = Buffer.from(FLP_PONG)
@@ -175,16 +175,8 @@ export class Peer extends EventEmitter {
       this.emit('joined', { through })
     })
     this.membership.on('join-failed', (f) => this.onJoinFailed(f))
-    if (o.dnsSeeds.length > 0) {
-      this.dns = new DnsSeeds({
-        seeds: o.dnsSeeds,
-        ...o.dns,
-        clock: o.clock,
-        onChange: (found) => this.onDnsSeeds(found),
-        onError: (err, name) => o.logger.warn({ name, err: err.code ?? err.message }, `DNS seed ${name} did not resolve (${err.code ?? err.message}); trying again`),
-      })
-      await this.dns.start() // the first answer before joining (bounded by dns.timeout)
-    }
+    this.dns = dnsSeedsOf(o, (found) => this.onDnsSeeds(found))
+    await this.dns?.start() // the first answer before joining (bounded by dns.timeout)
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
     this.membership.start()

@@ -146,6 +146,21 @@ export class DnsSeeds {
 }
 
 /**
+ * The DnsSeeds of a Peer's or Client's resolved options (`dnsSeeds`, `dns`, `clock`,
+ * `logger`), or null when its seeds name no DNS record. Names that do not resolve are logged.
+ */
+export function dnsSeedsOf (o, onChange) {
+  if (o.dnsSeeds.length === 0) return null
+  return new DnsSeeds({
+    seeds: o.dnsSeeds,
+    ...o.dns,
+    clock: o.clock,
+    onChange,
+    onError: (err, name) => o.logger.warn({ name, err: err.code ?? err.message }, `DNS seed ${name} did not resolve (${err.code ?? err.message}); it is tried again`),
+  })
+}
+
+/**
  * A `seeds` option: an array or a comma-separated string of endpoints and DNS seeds. Returns
  * { endpoints, dns }: the endpoints in normal form (protocol/endpoint.js), the DNS seeds parsed.
  */
