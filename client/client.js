@@ -27,6 +27,7 @@ const LOST_GRACE_MS = 50 //       time for replies already received to be read a
 const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
 const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
 const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
+const REDIAL_MIN_MS = 500 //       a peer alive again by the lists is dialled at once, at most this often
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -53,6 +54,7 @@ export class Client extends EventEmitter {
     this.counts = {
       requests: 0, ok: 0, retries: 0, hedges: 0, attemptTimeouts: 0, budgetExhausted: 0, ejections: 0, malformed: 0, failed: {},
       peersRefused: 0, // peers a member list named that were not taken: over maxPeers, or refused by ZeroMQ
+      redials: 0, //     peers dialled at once because the lists showed them alive again while their connection was down
     }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
@@ -130,7 +132,9 @@ export class Client extends EventEmitter {
       const known = this.table.get(m.endpoint)
       if (known !== undefined) {
         if (known.claim !== null && !outranks(m, known.claim)) continue
+        const newLife = known.claim !== null && m.incarnation > known.claim.incarnation && m.state === MemberState.ALIVE
         known.claim = { incarnation: m.incarnation, state: m.state }
+        if (newLife && !known.connected) this.redial(known)
       }
       if (m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT) {
         if (known !== undefined) this.relisted(known)
@@ -144,6 +148,21 @@ export class Client extends EventEmitter {
         } else if (known.state === 'down') this.removePeer(known)
       }
     }
+  }
+
+  /**
+   * A peer whose connection is down is alive again by the lists (restarted, or back from a
+   * partition): dial it now instead of waiting for ZeroMQ's reconnect backoff (up to 2 s), so
+   * a rolling restart's next step does not find this client with one peer fewer than the
+   * cluster has. At most once per REDIAL_MIN_MS per peer.
+   */
+  redial (peer) {
+    const now = this.clock.now()
+    if (now - peer.redialedAt < REDIAL_MIN_MS) return
+    peer.redialedAt = now
+    this.counts.redials++
+    this.transport.disconnect(peer.endpoint)
+    this.transport.connect(peer.endpoint)
   }
 
   /** A member a list shows alive, not known yet. */

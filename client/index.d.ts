@@ -141,6 +141,8 @@ export interface ClientStats {
   malformed: number
   /** Peers a member list named that were not taken: over maxPeers, or refused by ZeroMQ. */
   peersRefused: number
+  /** Peers dialled at once because the lists showed them alive again (a new incarnation) while their connection was down. */
+  redials: number
   failed: Record<string, number>
   inflight: number
   /** Member lists taken in. */

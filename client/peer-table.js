@@ -59,6 +59,7 @@ export class PeerEntry {
     this.connected = false // its connection is up (handshake done, no disconnect since)
     this.refusal = null // HandshakeError: the peer refused this client's handshake, since its last success
     this.handshakeFailures = 0 // in a row
+    this.redialedAt = -Infinity // when the client last dialled it anew (Client.redial)
     this.load = 0 //     requests in flight on the peer, all clients together, as it last reported
   }
 

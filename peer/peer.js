@@ -26,6 +26,8 @@ const PONG = Buffer.from(FLP_PONG)
 const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
 const LIST_ROOM = 512 // bytes a SYNC or MEMBERS frame takes besides its claims (header, seq, from, digest)
 const REFUSAL_REPORT_MS = 60000 // a refused handshake is reported once per address and reason per minute
+const QUIET_MS = 100 //     a stopping peer closes once no message came for this long...
+const QUIET_STEP_MS = 20 // ...checked this often
 const GOSSIP_REQUESTS = new Set([MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC])
 
 export class Peer extends EventEmitter {
@@ -531,6 +533,23 @@ export class Peer extends EventEmitter {
     return this.stopping
   }
 
+  /**
+   * Before the socket closes, wait until no message came for QUIET_MS (within the drain
+   * timeout). A client that sent nothing lately may not have heard the peer is leaving yet: a
+   * request it sends now is answered DRAINING (not run: it goes elsewhere), where one that
+   * found the socket closed would be lost in flight, and a non-idempotent one would fail with
+   * CONNECTION_LOST. A client that gets DRAINING stops sending, so the quiet comes quickly.
+   */
+  async quiet (until) {
+    const { clock } = this.options
+    let seen = this.counts.received
+    let quietSince = clock.now()
+    while (clock.now() - quietSince < QUIET_MS && clock.now() < until) {
+      await new Promise((resolve) => clock.setTimeout(resolve, QUIET_STEP_MS))
+      if (this.counts.received !== seen) { seen = this.counts.received; quietSince = clock.now() }
+    }
+  }
+
   async stopNow () {
     await this.starting?.catch(() => {})
     this.state = 'stopping'
@@ -538,6 +557,7 @@ export class Peer extends EventEmitter {
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
     this.dns?.stop()
     const leaving = this.membership?.leave()
+    const drainEnd = clock.now() + drainTimeout
     if (this.dispatcher !== null) {
       let timer
       const timedOut = new Promise((resolve) => { timer = clock.setTimeout(resolve, drainTimeout) })
@@ -545,6 +565,7 @@ export class Peer extends EventEmitter {
       clock.clearTimeout(timer)
     }
     await leaving
+    await this.quiet(drainEnd)
     await this.pool?.stop()
     if (this.outboxes.size > 0) this.flushReplies() // replies still waiting for their turn to end
     await this.gossip?.close()

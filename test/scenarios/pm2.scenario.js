@@ -64,9 +64,12 @@ describe('pm2 (examples/pm2): reload under load', function () {
     }
     let minUp = Infinity
     let samples = 0
+    let lowest = null // the client's view when the fewest peers were up
     const sampler = setInterval(() => {
       samples++
-      minUp = Math.min(minUp, client.peers().filter((p) => p.state === 'up').length)
+      const view = client.peers()
+      const up = view.filter((p) => p.state === 'up').length
+      if (up < minUp) { minUp = up; lowest = view.map((p) => `${p.endpoint.split(':').pop()} ${p.state}${p.lastError ? ` (${p.lastError})` : ''}`).join(', ') }
     }, 10)
     try {
       const deadline = Date.now() + 10000
@@ -80,7 +83,7 @@ describe('pm2 (examples/pm2): reload under load', function () {
       stop = true
       await Promise.all(loops)
       const after = await pids()
-      console.log(`      reload took ${reloadMs} ms; ${ok} requests, ${failures.length} failed; fewest peers up at once ${minUp} (${samples} samples)`)
+      console.log(`      reload took ${reloadMs} ms; ${ok} requests, ${failures.length} failed; fewest peers up at once ${minUp} (${samples} samples): ${lowest}`)
       expect(failures).to.deep.equal([])
       expect(ok).to.be.above(100)
       expect(minUp).to.be.at.least(1)
