@@ -336,6 +336,28 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(client.peers().find((p) => p.endpoint === C).state).to.equal('draining')
   })
 
+  it('a peer whose connection is down and that a list shows at a new incarnation is dialled again at once (at most every 500 ms)', async () => {
+    const { clock, net, client } = setup({}, [A, B]) // seeds: kept whatever the lists say
+    client.learn([{ endpoint: B, incarnation: 1, state: 0, meta: {} }])
+    net.up(A); net.up(B)
+    net.down(B) // its process died; ZeroMQ will reconnect in its own time
+    net.dials.length = 0
+    client.learn([{ endpoint: B, incarnation: 1, state: 2, meta: {} }]) // dead: no new life, no dial
+    expect(net.dials).to.deep.equal([])
+    client.learn([{ endpoint: B, incarnation: 7, state: 0, meta: {} }]) // restarted
+    expect(net.hangups).to.deep.equal([B])
+    expect(net.dials).to.deep.equal([B])
+    client.learn([{ endpoint: B, incarnation: 8, state: 0, meta: {} }]) // again, within 500 ms: no second dial
+    expect(net.dials).to.deep.equal([B])
+    await tick(clock, 501)
+    client.learn([{ endpoint: B, incarnation: 9, state: 0, meta: {} }])
+    expect(net.dials).to.deep.equal([B, B])
+    net.up(B)
+    client.learn([{ endpoint: B, incarnation: 10, state: 0, meta: {} }]) // connected: nothing to do
+    expect(net.dials).to.deep.equal([B, B])
+    expect(client.stats().redials).to.equal(2)
+  })
+
   it('lists from peers that disagree do not flip a peer back and forth: the newer claim wins', async () => {
     const { net, client } = setup({}, [A])
     net.define(B)

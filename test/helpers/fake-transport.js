@@ -10,6 +10,8 @@ export class FakeNetwork {
     this.log = [] // [endpoint, method, id] per request that reached a peer
     this.cancels = [] // [endpoint, ...ids] per CANCEL sent
     this.frames = 0 //   REQUEST frames received
+    this.dials = [] //   endpoints connect() was called with, in order
+    this.hangups = [] // endpoints disconnect() was called with, in order
   }
 
   /** A `transport` option for Client. */
@@ -17,8 +19,8 @@ export class FakeNetwork {
     return (handlers) => {
       this.h = handlers
       this.transport = {
-        connect: (ep) => { if (!this.peers.has(ep)) this.define(ep) },
-        disconnect: () => {},
+        connect: (ep) => { this.dials.push(ep); if (!this.peers.has(ep)) this.define(ep) },
+        disconnect: (ep) => { this.hangups.push(ep) },
         send: (ep, frames, done) => this.send(ep, frames, done),
         close: async () => {},
       }
