@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Client } from '../client/index.js'
 import { writeKeyPair } from '../transport/keys.js'
-import { child, drive, rawClient, killChildren, PAYLOAD } from './harness.js'
+import { child, drive, rawClient, killChildren, payloadOf } from './harness.js'
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 
@@ -17,15 +17,16 @@ const here = (f) => fileURLToPath(new URL(f, import.meta.url))
  * One table for the whole run, a row per system: req/s and p99 at each concurrency side by
  * side, as in the README's Numbers.
  */
-function sideBySide (results, systems, concurrency, seconds) {
-  const head = ['system', ...concurrency.map((c) => `req/s @${c}`), ...concurrency.map((c) => `p99 ms @${c}`)]
+function sideBySide (results, systems, concurrency, seconds, payload) {
+  const big = payload >= 1024 // MB/s matter more than req/s for large payloads
+  const head = ['system', ...concurrency.map((c) => `req/s @${c}`), ...concurrency.map((c) => `p99 ms @${c}`), ...(big ? concurrency.map((c) => `MB/s @${c}`) : [])]
   const rows = systems.map((s) => {
     const at = (c) => results.find((r) => r.system === s.name && r.concurrency === c)
-    return [s.name, ...concurrency.map((c) => at(c).rps.toLocaleString('en-US')), ...concurrency.map((c) => at(c).p99.toFixed(2))]
+    return [s.name, ...concurrency.map((c) => at(c).rps.toLocaleString('en-US')), ...concurrency.map((c) => at(c).p99.toFixed(2)), ...(big ? concurrency.map((c) => at(c).mbps.toFixed(1)) : [])]
   })
   const w = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i].length)))
   const line = (r) => r.map((cell, i) => i === 0 ? cell.padEnd(w[i]) : cell.padStart(w[i])).join('  ')
-  return [`${seconds} s per measurement, small echo requests; requests in flight after @`, '', line(head), line(head.map((_, i) => '-'.repeat(w[i]))), ...rows.map(line), ''].join('\n')
+  return [`${seconds} s per measurement, echo requests of ~${payload} bytes; requests in flight after @`, '', line(head), line(head.map((_, i) => '-'.repeat(w[i]))), ...rows.map(line), ''].join('\n')
 }
 
 /**
@@ -44,28 +45,29 @@ async function securedPeer () {
   }
 }
 
-export async function runBench ({ seeds, security, concurrency = [1, 16, 256], seconds = 5, compare = false, secure = false, json = false, out = process.stdout, err = process.stderr }) {
+export async function runBench ({ seeds, security, concurrency = [1, 16, 256], seconds = 5, compare = false, secure = false, payload = 40, json = false, out = process.stdout, err = process.stderr }) {
+  const PAYLOAD = payloadOf(payload)
   const tty = err.isTTY === true && !json
   const systems = []
   if (seeds === undefined) {
     const { line } = await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0'])
     seeds = [line]
   }
-  const client = new Client({ seeds, security, timeout: 30000 })
+  const client = new Client({ seeds, security, timeout: 60000 })
   await client.request('echo', PAYLOAD)
   systems.push({ name: 'zeromesh', one: () => client.request('echo', PAYLOAD), close: () => client.close() })
   if (secure) {
     const p = await securedPeer()
-    const c = new Client({ seeds: [p.endpoint], security: p.security, timeout: 30000 })
+    const c = new Client({ seeds: [p.endpoint], security: p.security, timeout: 60000 })
     await c.request('echo', PAYLOAD)
     systems.push({ name: 'zeromesh, CURVE', one: () => c.request('echo', PAYLOAD), close: () => c.close() })
   }
   if (compare) {
-    const raw = rawClient((await child([here('./raw-echo-server.js')])).line)
+    const raw = rawClient((await child([here('./raw-echo-server.js')])).line, 1, PAYLOAD)
     systems.push({ name: 'raw zeromq.js', one: raw.one, close: raw.close })
-    const rawX32 = rawClient((await child([here('./raw-echo-server.js')])).line, 32)
+    const rawX32 = rawClient((await child([here('./raw-echo-server.js')])).line, 32, PAYLOAD)
     systems.push({ name: 'raw zeromq.js, 32 per message', one: rawX32.one, close: rawX32.close })
-    const broker = rawClient((await child([here('./broker.js'), '2'])).line)
+    const broker = rawClient((await child([here('./broker.js'), '2'])).line, 1, PAYLOAD)
     systems.push({ name: 'broker (zeromq Proxy, 2 workers)', one: broker.one, close: broker.close })
   }
   const results = []
@@ -76,7 +78,8 @@ export async function runBench ({ seeds, security, concurrency = [1, 16, 256], s
         const done = results.length
         const onTick = tty ? (f) => err.write(`\r[${'#'.repeat(Math.round(((done + f) / total) * 30)).padEnd(30)}] ${done + 1}/${total} ${s.name}, ${c} in flight `.padEnd(100)) : undefined
         const r = await drive(c, s.one, { seconds, onTick })
-        results.push({ system: s.name, concurrency: c, ...r })
+        // MB/s of payload carried, both ways (a request and its reply each carry it).
+        results.push({ system: s.name, concurrency: c, payload, ...r, mbps: +((r.rps * payload * 2) / 1e6).toFixed(1) })
       }
     }
     if (tty) err.write('\r' + ' '.repeat(100) + '\r')
@@ -84,7 +87,7 @@ export async function runBench ({ seeds, security, concurrency = [1, 16, 256], s
     for (const s of systems) await s.close()
     killChildren()
   }
-  if (!json) out.write(sideBySide(results, systems, concurrency, seconds) + '\n')
+  if (!json) out.write(sideBySide(results, systems, concurrency, seconds, payload) + '\n')
   // Each zeromesh system against every other system, in the same run.
   const ratios = []
   for (const c of concurrency) {

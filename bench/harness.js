@@ -6,6 +6,12 @@ import hdr from 'hdr-histogram-js'
 
 export const PAYLOAD = { op: 'echo', n: 12345, s: 'twenty-byte-payload!' } // ~40 bytes of msgpack
 
+/** A request payload of about `bytes` bytes (as msgpack, and as the raw clients' JSON). */
+export function payloadOf (bytes) {
+  if (bytes <= 48) return PAYLOAD
+  return { op: 'echo', n: 12345, s: 'x'.repeat(bytes - 32) }
+}
+
 const children = new Set()
 export function killChildren () {
   for (const c of children) { try { process.kill(c.pid, 'SIGKILL') } catch {} }
@@ -58,14 +64,14 @@ export async function drive (concurrency, one, { seconds, warmupMs = 500, onTick
  * requests of one turn of the event loop leave at its end, up to `perMessage` per message
  * (a multipart message of [id, body] pairs, which the echo servers send back whole).
  */
-export function rawClient (endpoint, perMessage = 1) {
+export function rawClient (endpoint, perMessage = 1, payload = PAYLOAD) {
   const sock = new zmq.Dealer({ linger: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
   sock.connect(endpoint)
   const pending = new Map()
   let nextId = 0
   let queue = [] // id, body, id, body, ...
   let writing = false
-  const body = Buffer.from(JSON.stringify(PAYLOAD))
+  const body = Buffer.from(JSON.stringify(payload))
   async function write () {
     writing = true
     while (queue.length > 0) {

@@ -81,7 +81,7 @@ request failed. Ctrl-C stops everything it started.
   --peers N          peers to start with (default 3; the timeline needs 3)
   --no-chaos         load only
   --secure           run the cluster with CURVE and an allow-list (keys in a temporary directory)`,
-  bench: `usage: zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--json]
+  bench: `usage: zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--payload SIZE] [--json]
 
 Measures small echo requests at each concurrency (requests in flight) against a peer it starts
 itself (echo on the peer's main thread), or against --seeds. Prints one table, req/s and p99
@@ -96,6 +96,8 @@ and prints zeromesh's ratios to each.
   --duration S         seconds per measurement (default 5)
   --compare            also measure raw zeromq.js and the broker
   --secure             also measure a peer run with CURVE and an allow-list (keys made for the run)
+  --payload SIZE       bytes per request and reply: 40 (default), 1k, 64k, 1m; from 1k on the
+                       table adds MB/s (payload carried both ways)
   --json               machine-readable output
 
 security (README, Security): needed for a secured cluster, and for any non-loopback seed
@@ -185,6 +187,13 @@ function closest (name, known) {
     if (dist < bestDistance) { best = k; bestDistance = dist }
   }
   return best
+}
+
+/** A size in bytes: 40, 1k (1,000), 64k, 1m (1,000,000). */
+function sizeOption (v, name, usage) {
+  const m = /^(\d+)([km]?)$/i.exec(v)
+  if (m === null) throw new UsageError(`--${name} must be a size in bytes such as 40, 1k, 64k or 1m, got "${v}"\n\n${usage}`)
+  return Number(m[1]) * ({ '': 1, k: 1000, m: 1000000 })[m[2].toLowerCase()]
 }
 
 /** A whole-number flag (`unit` names what it counts, for the message), or undefined. */
@@ -418,6 +427,7 @@ async function runBenchCommand (args) {
     duration: { type: 'string' },
     compare: { type: 'boolean' },
     secure: { type: 'boolean' },
+    payload: { type: 'string' },
     json: { type: 'boolean' },
     ...SECURITY_CLIENT_FLAGS,
   }, USAGE.bench)
@@ -429,7 +439,9 @@ async function runBenchCommand (args) {
   const { runBench } = await import('../bench/command.js')
   const security = clientSecurity(values, USAGE.bench)
   if (security !== undefined && values.seeds === undefined) throw new UsageError(`--cluster-pub and --key are for --seeds; without them bench starts its own peers (--secure adds a secured one)\n\n${USAGE.bench}`)
-  return runBench({ seeds: values.seeds?.split(',').map((s) => s.trim()), security, concurrency, seconds, compare: values.compare, secure: values.secure === true, json: values.json })
+  const payload = sizeOption(values.payload ?? '40', 'payload', USAGE.bench)
+  if (payload < 16 || payload > 1000000) throw new UsageError(`--payload must be 16 bytes to 1m, got "${values.payload}"\n\n${USAGE.bench}`)
+  return runBench({ seeds: values.seeds?.split(',').map((s) => s.trim()), security, concurrency, seconds, compare: values.compare, secure: values.secure === true, payload, json: values.json })
 }
 
 async function runMembers (args) {
