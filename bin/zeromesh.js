@@ -1,135 +1,12 @@
 #!/usr/bin/env node
 // The zeromesh command line. Results go to stdout, logs and errors to stderr.
-import { parseArgs } from 'node:util'
 import path from 'node:path'
 import process from 'node:process'
 import { Peer, Client } from '../index.js'
 import { readKeyFile, keyText, writeKeyPair } from '../transport/keys.js'
 import { VERSION } from '../peer/version.js'
-
-const USAGE = {
-  main: `usage: zeromesh <command> [options]
-
-commands:
-  peer      run a peer node that serves requests and joins its cluster
-  request   send one request and print its JSON result
-  members   print a peer's view of the cluster membership
-  demo      the failover demo: peers, load, a kill, a join, a drain, a freeze
-  bench     throughput and latency of small requests, with --compare against raw zeromq.js (per message and coalesced) and a broker
-  keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
-
-Run "zeromesh <command> --help" for the options of a command; "zeromesh --version" prints the version.`,
-  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
-                     [--threads N] [--max-queue N] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL]
-                     [--cluster-key FILE [--allow LIST] | --insecure]
-
-Runs a peer. Prints its endpoint alone on stdout once bound; logs go to stderr. It joins the
-cluster through --seeds (retrying unreachable seeds) and logs membership changes.
-SIGTERM or SIGINT stops it gracefully (announces its leave, in-flight requests finish) and it
-exits 0.
-
-  --bind EP          endpoint to bind (default tcp://127.0.0.1:0, an ephemeral port)
-  --advertise EP     endpoint others should use (for a wildcard bind such as tcp://0.0.0.0:5555)
-  --seeds EP,EP      peers to join through (comma-separated): endpoints, dns://NAME:PORT (every
-                     A/AAAA record of NAME) or dns+srv://_service._proto.NAME (SRV records),
-                     resolved again every 30 s and whenever no seed answers
-  --dns-servers LIST DNS servers for DNS seeds, IP[:PORT] comma-separated (default: the system's)
-  --handlers MODULE  module whose exported functions (or default-export object) are the
-                     methods; default: the demo handlers echo, whoami, spin, sleep
-  --threads N        worker threads running the handlers (default: one per core; 0: run them
-                     on the main thread, for I/O-bound handlers)
-  --max-queue N      requests waiting for a thread before the peer answers busy
-  --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
-  --meta JSON        metadata gossiped with this peer, e.g. '{"zone":"a","capacity":4}'
-  --http [HOST:]PORT operations endpoint: /metrics (Prometheus), /healthz, /readyz; on
-                     127.0.0.1 unless HOST is given (0.0.0.0:9090 in a container)
-  --log-level LEVEL  trace, debug, info (default), warn, error, fatal or silent; logs are
-                     JSON lines on stderr, pretty on a terminal
-
-Every flag can come from the environment instead: --max-queue 64 is ZEROMESH_MAX_QUEUE=64,
---insecure is ZEROMESH_INSECURE=true (flags win); ZEROMESH_CLUSTER_KEY holds the key itself.
-
-security (README, Security): off loopback a peer runs CURVE or refuses to start
-  --cluster-key FILE the cluster's secret key (PREFIX.key of "zeromesh keygen"), shared by
-                     every peer; env ZEROMESH_CLUSTER_KEY holds the key itself instead
-  --allow LIST       client public keys let in: .pub files, directories of .pub files, or
-                     keys, comma-separated (env ZEROMESH_ALLOW); SIGHUP reads them again
-  --insecure         run plain (no CURVE) on a non-loopback address, on purpose`,
-  members: `usage: zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE]
-
-Prints the membership as a peer sees it, itself included: a table, or with --json the same
-objects as peer.members() as a JSON array, alone on stdout. Asks the first seed, and the next
-one when a seed does not answer.
-
-  --seeds EP,EP      the peers to ask, in order
-  --json             machine-readable output
-  --timeout MS       give up after this long (default 5000)
-
-security (README, Security): needed for a secured cluster, and for any non-loopback seed
-  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
-  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
-                     env ZEROMESH_KEY
-  --insecure         talk plain to non-loopback seeds, on purpose`,
-  demo: `usage: zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]
-
-Starts N peers (default 3) on loopback ports, a client seeded with only the first, and steady
-load (whoami and spin). Then: a peer is killed, a new one joins, one is drained with SIGTERM,
-one is frozen and thawed. A live view on a terminal, plain lines otherwise. Exits 0 only if no
-request failed. Ctrl-C stops everything it started.
-
-  --duration S       seconds (default 40)
-  --peers N          peers to start with (default 3; the timeline needs 3)
-  --no-chaos         load only
-  --secure           run the cluster with CURVE and an allow-list (keys in a temporary directory)`,
-  bench: `usage: zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--payload SIZE] [--json]
-
-Measures small echo requests at each concurrency (requests in flight) against a peer it starts
-itself (echo on the peer's main thread), or against --seeds. Prints one table, req/s and p99
-side by side for every system, and the ratios; a progress line on a terminal; --json prints
-one JSON object alone on stdout. Every process it starts is gone when it ends. With --compare, the same run also measures raw
-zeromq.js (Dealer -> Router echo, one message per request, and with a turn's requests
-coalesced 32 per message) and the echo behind a central broker (zeromq Proxy, 2 workers),
-and prints zeromesh's ratios to each.
-
-  --seeds EP,EP        peers to measure instead of starting one
-  --concurrency LIST   requests in flight, comma-separated (default 1,16,256)
-  --duration S         seconds per measurement (default 5)
-  --compare            also measure raw zeromq.js and the broker
-  --secure             also measure a peer run with CURVE and an allow-list (keys made for the run)
-  --payload SIZE       bytes per request and reply: 40 (default), 1k, 64k, 1m; from 1k on the
-                       table adds MB/s (payload carried both ways)
-  --json               machine-readable output
-
-security (README, Security): needed for a secured cluster, and for any non-loopback seed
-  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
-  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
-                     env ZEROMESH_KEY
-  --insecure         talk plain to non-loopback seeds, on purpose`,
-  request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--cluster-pub FILE --key FILE]
-
-Sends METHOD(JSON-ARGS) and prints the JSON result alone on stdout.
-On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
-
-  --seeds EP,EP      peers to send to (comma-separated)
-  --timeout MS       whole deadline, retries included (default 5000)
-  --no-idempotent    never re-send after a lost connection
-
-security (README, Security): needed for a secured cluster, and for any non-loopback seed
-  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
-  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
-                     env ZEROMESH_KEY
-  --insecure         talk plain to non-loopback seeds, on purpose`,
-  keygen: `usage: zeromesh keygen PREFIX
-
-Writes a new CURVE keypair, one line of Z85 text each, and prints the public key on stdout:
-  PREFIX.key   the secret key, file mode 0600. Keep it private. A cluster key goes to every
-               peer (--cluster-key); a client key stays with its client (--key).
-  PREFIX.pub   the public key. The cluster's goes to every client (--cluster-pub); a client's
-               goes on the peers' allow-list (--allow).
-Never overwrites an existing file.`,
-}
-
-class UsageError extends Error {}
+import { USAGE } from './usage.js'
+import { UsageError, parse, sizeOption, wholeOption, fromEnvironment, httpOption } from './args.js'
 
 async function main (argv) {
   const [command, ...rest] = argv
@@ -149,59 +26,6 @@ async function main (argv) {
   if (command === 'bench') return runBenchCommand(rest)
   if (command === 'keygen') return runKeygen(rest)
   throw new UsageError(`unknown command "${command}"\n\n${USAGE.main}`)
-}
-
-function parse (args, options, usage, allowPositionals = false) {
-  // "--threads -1": a value that looks like an option is still the flag's value, so the
-  // flag's own check can say what is wrong with it.
-  const joined = []
-  for (let i = 0; i < args.length; i++) {
-    const name = args[i].startsWith('--') ? args[i].slice(2) : null
-    if (name !== null && options[name]?.type === 'string' && /^-\d/.test(args[i + 1] ?? '')) joined.push(`${args[i]}=${args[++i]}`)
-    else joined.push(args[i])
-  }
-  try {
-    return parseArgs({ args: joined, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true })
-  } catch (err) {
-    const unknown = /Unknown option '(-{1,2})([^']+)'/.exec(err.message)
-    const near = unknown === null ? null : closest(unknown[2], Object.keys(options))
-    const hint = near === null ? '' : `; did you mean --${near}?`
-    throw new UsageError(`${err.message.replace(/\. To specify a positional argument.*$/s, '')}${hint}\n\n${usage}`)
-  }
-}
-
-/** The known flag nearest to `name` (a prefix of it, or at most 2 edits away), or null. */
-function closest (name, known) {
-  const distance = (a, b) => {
-    const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
-    for (let j = 1; j <= b.length; j++) d[0][j] = j
-    for (let i = 1; i <= a.length; i++) {
-      for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    return d[a.length][b.length]
-  }
-  let best = null
-  let bestDistance = 3
-  for (const k of known) {
-    const dist = k.startsWith(name) || name.startsWith(k) ? 1 : distance(name, k)
-    if (dist < bestDistance) { best = k; bestDistance = dist }
-  }
-  return best
-}
-
-/** A size in bytes: 40, 1k (1,000), 64k, 1m (1,000,000). */
-function sizeOption (v, name, usage) {
-  const m = /^(\d+)([km]?)$/i.exec(v)
-  if (m === null) throw new UsageError(`--${name} must be a size in bytes such as 40, 1k, 64k or 1m, got "${v}"\n\n${usage}`)
-  return Number(m[1]) * ({ '': 1, k: 1000, m: 1000000 })[m[2].toLowerCase()]
-}
-
-/** A whole-number flag (`unit` names what it counts, for the message), or undefined. */
-function wholeOption (v, name, usage, unit = '') {
-  if (v === undefined) return undefined
-  const n = Number(v)
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number${unit}, got "${v}"\n\n${usage}`)
-  return n
 }
 
 const env = process.env
@@ -265,36 +89,6 @@ const PEER_FLAGS = {
   'log-level': { type: 'string' },
   'dns-servers': { type: 'string' },
   ...SECURITY_PEER_FLAGS,
-}
-
-/**
- * Flags not given on the command line from the environment: --max-queue from
- * ZEROMESH_MAX_QUEUE, and so on (flags win). --cluster-key is the exception: its variable,
- * ZEROMESH_CLUSTER_KEY, holds the key itself (see peerSecurity).
- */
-function fromEnvironment (values, flags, usage) {
-  for (const [flag, spec] of Object.entries(flags)) {
-    if (values[flag] !== undefined || flag === 'cluster-key') continue
-    const name = `ZEROMESH_${flag.toUpperCase().replace(/-/g, '_')}`
-    const v = env[name]
-    if (v === undefined || v === '') continue
-    if (spec.type === 'boolean') {
-      if (/^(1|true|yes)$/i.test(v)) values[flag] = true
-      else if (!/^(0|false|no)$/i.test(v)) throw new UsageError(`${name} must be true or false, got "${v}"\n\n${usage}`)
-    } else {
-      values[flag] = v
-    }
-  }
-  return values
-}
-
-/** --http [HOST:]PORT: loopback unless a host is given (a container binds 0.0.0.0:PORT). */
-function httpOption (v, usage) {
-  if (v === undefined) return null
-  const m = /^(?:(.+):)?(\d{1,5})$/.exec(v)
-  const port = m === null ? NaN : Number(m[2])
-  if (!(port >= 0 && port <= 65535)) throw new UsageError(`--http must be PORT or HOST:PORT, such as 9090 or 0.0.0.0:9090, got "${v}"\n\n${usage}`)
-  return { host: m[1]?.replace(/^\[(.*)\]$/, '$1') ?? '127.0.0.1', port }
 }
 
 async function runPeer (args) {

@@ -133,6 +133,7 @@ export class DnsSeeds {
   }
 
   failed (err, name) {
+    if (!this.running) return // stop() cancels the queries in flight: not a failure
     this.counts.failures++
     this.o.onError?.(err, name)
   }

@@ -1,0 +1,123 @@
+// The help text of every `zeromesh` command.
+
+export const USAGE = {
+  main: `usage: zeromesh <command> [options]
+
+commands:
+  peer      run a peer node that serves requests and joins its cluster
+  request   send one request and print its JSON result
+  members   print a peer's view of the cluster membership
+  demo      the failover demo: peers, load, a kill, a join, a drain, a freeze
+  bench     throughput and latency of small requests, with --compare against raw zeromq.js (per message and coalesced) and a broker
+  keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
+
+Run "zeromesh <command> --help" for the options of a command; "zeromesh --version" prints the version.`,
+  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
+                     [--threads N] [--max-queue N] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL]
+                     [--cluster-key FILE [--allow LIST] | --insecure]
+
+Runs a peer. Prints its endpoint alone on stdout once bound; logs go to stderr. It joins the
+cluster through --seeds (retrying unreachable seeds) and logs membership changes.
+SIGTERM or SIGINT stops it gracefully (announces its leave, in-flight requests finish) and it
+exits 0.
+
+  --bind EP          endpoint to bind (default tcp://127.0.0.1:0, an ephemeral port)
+  --advertise EP     endpoint others should use (for a wildcard bind such as tcp://0.0.0.0:5555)
+  --seeds EP,EP      peers to join through (comma-separated): endpoints, dns://NAME:PORT (every
+                     A/AAAA record of NAME) or dns+srv://_service._proto.NAME (SRV records),
+                     resolved again every 30 s and whenever no seed answers
+  --dns-servers LIST DNS servers for DNS seeds, IP[:PORT] comma-separated (default: the system's)
+  --handlers MODULE  module whose exported functions (or default-export object) are the
+                     methods; default: the demo handlers echo, whoami, spin, sleep
+  --threads N        worker threads running the handlers (default: one per core; 0: run them
+                     on the main thread, for I/O-bound handlers)
+  --max-queue N      requests waiting for a thread before the peer answers busy
+  --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
+  --meta JSON        metadata gossiped with this peer, e.g. '{"zone":"a","capacity":4}'
+  --http [HOST:]PORT operations endpoint: /metrics (Prometheus), /healthz, /readyz; on
+                     127.0.0.1 unless HOST is given (0.0.0.0:9090 in a container)
+  --log-level LEVEL  trace, debug, info (default), warn, error, fatal or silent; logs are
+                     JSON lines on stderr, pretty on a terminal
+
+Every flag can come from the environment instead: --max-queue 64 is ZEROMESH_MAX_QUEUE=64,
+--insecure is ZEROMESH_INSECURE=true (flags win); ZEROMESH_CLUSTER_KEY holds the key itself.
+
+security (README, Security): off loopback a peer runs CURVE or refuses to start
+  --cluster-key FILE the cluster's secret key (PREFIX.key of "zeromesh keygen"), shared by
+                     every peer; env ZEROMESH_CLUSTER_KEY holds the key itself instead
+  --allow LIST       client public keys let in: .pub files, directories of .pub files, or
+                     keys, comma-separated (env ZEROMESH_ALLOW); SIGHUP reads them again
+  --insecure         run plain (no CURVE) on a non-loopback address, on purpose`,
+  members: `usage: zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE]
+
+Prints the membership as a peer sees it, itself included: a table, or with --json the same
+objects as peer.members() as a JSON array, alone on stdout. Asks the first seed, and the next
+one when a seed does not answer.
+
+  --seeds EP,EP      the peers to ask, in order
+  --json             machine-readable output
+  --timeout MS       give up after this long (default 5000)
+
+security (README, Security): needed for a secured cluster, and for any non-loopback seed
+  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
+  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
+                     env ZEROMESH_KEY
+  --insecure         talk plain to non-loopback seeds, on purpose`,
+  demo: `usage: zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]
+
+Starts N peers (default 3) on loopback ports, a client seeded with only the first, and steady
+load (whoami and spin). Then: a peer is killed, a new one joins, one is drained with SIGTERM,
+one is frozen and thawed. A live view on a terminal, plain lines otherwise. Exits 0 only if no
+request failed. Ctrl-C stops everything it started.
+
+  --duration S       seconds (default 40)
+  --peers N          peers to start with (default 3; the timeline needs 3)
+  --no-chaos         load only
+  --secure           run the cluster with CURVE and an allow-list (keys in a temporary directory)`,
+  bench: `usage: zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--payload SIZE] [--json]
+
+Measures small echo requests at each concurrency (requests in flight) against a peer it starts
+itself (echo on the peer's main thread), or against --seeds. Prints one table, req/s and p99
+side by side for every system, and the ratios; a progress line on a terminal; --json prints
+one JSON object alone on stdout. Every process it starts is gone when it ends. With --compare, the same run also measures raw
+zeromq.js (Dealer -> Router echo, one message per request, and with a turn's requests
+coalesced 32 per message) and the echo behind a central broker (zeromq Proxy, 2 workers),
+and prints zeromesh's ratios to each.
+
+  --seeds EP,EP        peers to measure instead of starting one
+  --concurrency LIST   requests in flight, comma-separated (default 1,16,256)
+  --duration S         seconds per measurement (default 5)
+  --compare            also measure raw zeromq.js and the broker
+  --secure             also measure a peer run with CURVE and an allow-list (keys made for the run)
+  --payload SIZE       bytes per request and reply: 40 (default), 1k, 64k, 1m; from 1k on the
+                       table adds MB/s (payload carried both ways)
+  --json               machine-readable output
+
+security (README, Security): needed for a secured cluster, and for any non-loopback seed
+  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
+  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
+                     env ZEROMESH_KEY
+  --insecure         talk plain to non-loopback seeds, on purpose`,
+  request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--cluster-pub FILE --key FILE]
+
+Sends METHOD(JSON-ARGS) and prints the JSON result alone on stdout.
+On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
+
+  --seeds EP,EP      peers to send to (comma-separated)
+  --timeout MS       whole deadline, retries included (default 5000)
+  --no-idempotent    never re-send after a lost connection
+
+security (README, Security): needed for a secured cluster, and for any non-loopback seed
+  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
+  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
+                     env ZEROMESH_KEY
+  --insecure         talk plain to non-loopback seeds, on purpose`,
+  keygen: `usage: zeromesh keygen PREFIX
+
+Writes a new CURVE keypair, one line of Z85 text each, and prints the public key on stdout:
+  PREFIX.key   the secret key, file mode 0600. Keep it private. A cluster key goes to every
+               peer (--cluster-key); a client key stays with its client (--key).
+  PREFIX.pub   the public key. The cluster's goes to every client (--cluster-pub); a client's
+               goes on the peers' allow-list (--allow).
+Never overwrites an existing file.`,
+}
