@@ -8,7 +8,7 @@ commands:
   request   send one request and print its JSON result
   members   print a peer's view of the cluster membership
   demo      the failover demo: peers, load, a kill, a join, a drain, a freeze
-  bench     throughput and latency of small requests, with --compare against raw zeromq.js (per message and coalesced) and a broker
+  bench     throughput and latency (req/s and p99) of echo requests, with --compare against raw zeromq.js and a broker
   keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
 
 Run "zeromesh <command> --help" for the options of a command; "zeromesh --version" prints the version.`,
@@ -79,10 +79,11 @@ request failed. Ctrl-C stops everything it started.
 Measures small echo requests at each concurrency (requests in flight) against a peer it starts
 itself (echo on the peer's main thread), or against --seeds. Prints one table, req/s and p99
 side by side for every system, and the ratios; a progress line on a terminal; --json prints
-one JSON object alone on stdout. Every process it starts is gone when it ends. With --compare, the same run also measures raw
-zeromq.js (Dealer -> Router echo, one message per request, and with a turn's requests
-coalesced 32 per message) and the echo behind a central broker (zeromq Proxy, 2 workers),
-and prints zeromesh's ratios to each.
+one JSON object alone on stdout. Every process it starts is gone when it ends.
+With --compare, the same run also measures raw zeromq.js (Dealer -> Router echo: one message
+per request; a turn's requests coalesced 32 per message; 32 per frame sent without
+waiting, as a hand-written client at its best) and the echo behind a central broker (zeromq Proxy, 2
+workers), and prints zeromesh's ratios to each.
 
   --seeds EP,EP        peers to measure instead of starting one
   --concurrency LIST   requests in flight, comma-separated (default 1,16,256)

@@ -27,13 +27,13 @@ describe('zeromesh bench --compare --json', function () {
     })
     const report = JSON.parse(stdout)
     const systems = new Set(report.results.map((r) => r.system))
-    expect([...systems]).to.deep.equal(['zeromesh', 'raw zeromq.js', 'raw zeromq.js, 32 per message', 'broker (zeromq Proxy, 2 workers)'])
+    expect([...systems]).to.deep.equal(['zeromesh', 'raw zeromq.js', 'raw zeromq.js, 32 per message', 'raw zeromq.js, 32 per frame, non-blocking', 'broker (zeromq Proxy, 2 workers)'])
     for (const r of report.results) {
       expect(r.rps).to.be.above(0)
       expect(r.p50).to.be.above(0)
       expect(r.p99).to.be.at.least(r.p50)
     }
-    expect(report.ratios).to.have.length(6)
+    expect(report.ratios).to.have.length(8)
     await new Promise((resolve) => setTimeout(resolve, 500)) // workers see their broker gone
     expect(brokers().filter((pid) => !before.has(pid))).to.deep.equal([])
     console.log(`      ${report.results.map((r) => `${r.system} @${r.concurrency}: ${r.rps} req/s`).join('; ')}`)
