@@ -101,11 +101,13 @@ describe('attacks against real peer processes', function () {
       for (const s of Object.values(v)) expect(s).to.equal('alive')
     }, { timeout: 4000, interval: 100 })
     const seen = new Set()
-    for (let i = 0; i < 20; i++) { // and never dead in between
+    for (let i = 0; i < 20; i++) { // and never dead or left in between
       for (const s of Object.values(await viewsOf(observer, peers, victim.endpoint))) seen.add(s)
       await delay(50)
     }
-    expect([...seen]).to.deep.equal(['alive'])
+    // A suspicion may come and go on a loaded machine (a probe answered late: CI once saw
+    // one); what the forgeries must never do is take the victim out of a view.
+    expect([...seen].filter((s) => s !== 'alive' && s !== 'suspect')).to.deep.equal([])
     hits.clear()
     await delay(1000)
     await load.stop()
