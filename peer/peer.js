@@ -63,8 +63,9 @@ export class Peer extends EventEmitter {
    */
   onDnsSeeds (found) {
     const o = this.options
-    const usable = found.filter((ep) => ep !== this.endpoint && (o.security !== null || isLoopback(ep)))
-    if (usable.length < found.filter((ep) => ep !== this.endpoint).length) {
+    const others = found.filter((ep) => ep !== this.endpoint)
+    const usable = o.security !== null ? others : others.filter(isLoopback)
+    if (usable.length < others.length) {
       o.logger.warn({ found }, 'DNS seeds outside loopback skipped: a plain peer talks only on loopback (give security, or security: false on purpose)')
     }
     o.logger.info({ seeds: usable }, `DNS seeds: ${usable.length === 0 ? 'none' : usable.join(', ')}`)

@@ -5,7 +5,7 @@ import { expect } from 'chai'
 import { fileURLToPath } from 'node:url'
 import { run, startPeer, killAll } from './helpers/processes.js'
 import { harness } from './helpers/cluster.js'
-import { eventually, delay } from './helpers/eventually.js'
+import { eventually } from './helpers/eventually.js'
 
 const IPC_LISTENER = fileURLToPath(new URL('./fixtures/ipc-listener.cjs', import.meta.url))
 const logLines = (c) => c.stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l))
@@ -23,7 +23,7 @@ describe('zeromesh peer as a service', function () {
     const p = await startPeer(['--threads', '1'], { ipc: true, nodeArgs: ['--require', IPC_LISTENER] })
     const c = h.client({ seeds: p.endpoint, idempotent: false })
     const slow = c.request('sleep', { ms: 300 })
-    await delay(50)
+    await eventually(() => expect(c.peers()[0].inflight).to.equal(1))
     const t0 = Date.now()
     process.kill(p.pid, 'SIGINT') // what pm2 sends
     expect(await slow).to.deep.equal({ slept: 300 })
@@ -88,7 +88,7 @@ describe('zeromesh peer as a service', function () {
     expect(metrics).to.match(/^zeromesh_peer_request_duration_seconds_bucket\{le="\+Inf"\} 21$/m)
     // Draining: not ready at once, while the in-flight request finishes.
     const slow = c.request('sleep', { ms: 800 }, { idempotent: false })
-    await delay(100)
+    await eventually(async () => expect((await get(`${base}/metrics`)).text).to.match(/^zeromesh_peer_inflight 1$/m))
     process.kill(p.pid, 'SIGTERM')
     await eventually(async () => expect((await get(`${base}/readyz`)).status).to.equal(503), { timeout: 1000, interval: 20 })
     expect(await slow).to.deep.equal({ slept: 800 })

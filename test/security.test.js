@@ -6,7 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import * as zmq from 'zeromq'
 import { harness, rejectsWith } from './helpers/cluster.js'
-import { eventually, delay } from './helpers/eventually.js'
+import { eventually } from './helpers/eventually.js'
 import { captureProxy } from './helpers/capture-proxy.js'
 import { newKeyPair } from '../transport/keys.js'
 import { encodeGossip, encodeSealed, encodeMembersGet, MemberState, INCARNATION_HORIZON_MS } from '../protocol/index.js'
@@ -193,7 +193,8 @@ describe('security: CURVE and the allow-list', function () {
       await eventually(() => expect(a.members().filter((m) => m.state === 'alive')).to.have.length(2), { timeout: 5000 })
       const c = h.client({ seeds: [ep(relays[0]), ep(relays[1])], security: clientSecurity })
       for (let i = 0; i < 20; i++) expect(await c.request('stash', secret)).to.equal(secret)
-      await delay(300)
+      // Both links carried requests and gossip before the bytes are looked at.
+      await eventually(() => { for (const r of relays) expect(r.bytes().length).to.be.above(1000) })
       return relays
     }
     const plain = await run(undefined, undefined)

@@ -4,6 +4,8 @@ import { expect } from 'chai'
 import { harness, rejectsWith } from './helpers/cluster.js'
 import { Peer } from '../index.js'
 import { eventually } from './helpers/eventually.js'
+import * as zmq from 'zeromq'
+import { encodeRequest, decode, Status } from '../protocol/index.js'
 
 const handlers = {
   sleep: (args, ctx) => new Promise((resolve) => setTimeout(resolve, args.ms, ctx.endpoint)),
@@ -60,6 +62,24 @@ describe('graceful stop', () => {
     await rejectsWith(c.request('whoami', null, { timeout: 200 }), 'ERR_ZEROMESH_DRAINING')
     expect(await slow).to.equal(a.endpoint)
     await stopping
+  })
+
+  it('an idle peer that is stopping keeps answering DRAINING until no request came for 100 ms, so a client that has not heard loses nothing', async () => {
+    const p = await h.peer({ handlers })
+    const raw = new zmq.Dealer({ linger: 0, receiveTimeout: 1000 })
+    try {
+      raw.connect(p.endpoint)
+      await raw.send(encodeRequest([[1, 'whoami', null, 1000]]))
+      expect(decode((await raw.receive())[0]).replies[0].status).to.equal(Status.OK)
+      const stopped = p.stop() // nothing in flight: it used to close within a few ms
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      await raw.send(encodeRequest([[2, 'whoami', null, 1000]]))
+      const [frame] = await raw.receive() // before: EAGAIN after 1 s, the request lost
+      expect(decode(frame).replies[0]).to.include({ id: 2, status: Status.DRAINING })
+      await stopped
+    } finally {
+      raw.close()
+    }
   })
 
   it('drainTimeout bounds the wait for work that never ends', async () => {

@@ -9,7 +9,7 @@ import { Resolver } from 'node:dns/promises'
 import net from 'node:net'
 import { invalidArgument } from '../protocol/errors.js'
 import { systemClock } from '../protocol/clock.js'
-import { seedList } from '../protocol/endpoint.js'
+import { seedList, isWireEndpoint } from '../protocol/endpoint.js'
 
 const MIN_REFRESH_MS = 1000 // refresh() on demand at most this often
 
@@ -110,7 +110,11 @@ export class DnsSeeds {
     let lastErr = null
     for (const family of ['resolve4', 'resolve6']) {
       try {
-        for (const a of await this.resolver[family](name)) out.push(endpointOf(a, port))
+        for (const a of await this.resolver[family](name)) {
+          // An answer comes off the network: used only if it is an endpoint of the grammar.
+          const ep = endpointOf(a, port)
+          if (isWireEndpoint(ep)) out.push(ep)
+        }
         found = true
       } catch (err) {
         if (err.code !== 'ENODATA') lastErr = err

@@ -4,6 +4,7 @@ import { expect } from 'chai'
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import fs from 'node:fs'
+import { eventually } from '../helpers/eventually.js'
 
 const BIN = fileURLToPath(new URL('../../bin/zeromesh.js', import.meta.url))
 const BROKER = fileURLToPath(new URL('../../bench/broker.js', import.meta.url))
@@ -34,8 +35,8 @@ describe('zeromesh bench --compare --json', function () {
       expect(r.p99).to.be.at.least(r.p50)
     }
     expect(report.ratios).to.have.length(8)
-    await new Promise((resolve) => setTimeout(resolve, 500)) // workers see their broker gone
-    expect(brokers().filter((pid) => !before.has(pid))).to.deep.equal([])
+    // Workers see their broker gone within moments.
+    await eventually(() => expect(brokers().filter((pid) => !before.has(pid))).to.deep.equal([]), { timeout: 3000 })
     console.log(`      ${report.results.map((r) => `${r.system} @${r.concurrency}: ${r.rps} req/s`).join('; ')}`)
   })
 })

@@ -4,7 +4,8 @@
 // on one port, as pods of a headless Service share a port. A joining peer and a client find
 // peers by name, and a client picks up a new record without a restart.
 import { expect } from 'chai'
-import { spawn, execFileSync } from 'node:child_process'
+import { spawn } from 'node:child_process'
+import { Resolver } from 'node:dns/promises'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -48,9 +49,13 @@ describe('seeds from DNS (dnsmasq)', function () {
     ], { stdio: ['ignore', 'ignore', 'pipe'] })
     let err = ''
     dnsmasq.stderr.on('data', (d) => { err += d })
-    // Up when it answers.
-    await eventually(() => { execFileSync('getent', ['hosts', 'localhost']); if (dnsmasq.exitCode !== null) throw new Error(`dnsmasq exited: ${err}`) }, { timeout: 3000 })
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Up once it answers a query for its SRV record.
+    const resolver = new Resolver({ timeout: 200, tries: 1 })
+    resolver.setServers([`127.0.0.1:${dnsPort}`])
+    await eventually(async () => {
+      if (dnsmasq.exitCode !== null) throw new Error(`dnsmasq exited: ${err}`)
+      expect(await resolver.resolveSrv('_zeromesh._tcp.zeromesh.test')).to.have.length(2)
+    }, { timeout: 5000, interval: 50 })
   })
 
   afterEach(() => h.cleanup())
