@@ -58,6 +58,12 @@ export async function drive (concurrency, one, { seconds, warmupMs = 500, onTick
   return { rps: Math.round(hist.totalCount / secs), p2_5: p(2.5), p50: p(50), p97_5: p(97.5), p99: p(99), max: +(hist.maxValue / 1000).toFixed(3) }
 }
 
+// The raw clients keep their requests in flight in an array indexed by id, ids wrapping at
+// 2^17 (far more than any run has in flight), as a careful hand-written client would: a Map
+// churned by requests keeps finished ones alive into the old generation and makes every young
+// collection slow (client/id-table.js says why), which would flatter zeromesh here.
+const IDS = (1 << 17) - 1
+
 /**
  * A raw zeromq.js Dealer: one writer, one reader, replies matched by a 4-byte id. With
  * `perMessage` 1 each request is its own ZeroMQ message, sent at once; with more, the
@@ -67,7 +73,7 @@ export async function drive (concurrency, one, { seconds, warmupMs = 500, onTick
 export function rawClient (endpoint, perMessage = 1, payload = PAYLOAD) {
   const sock = new zmq.Dealer({ linger: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
   sock.connect(endpoint)
-  const pending = new Map()
+  const pending = new Array(IDS + 1).fill(null) // by id: see IDS
   let nextId = 0
   let queue = [] // id, body, id, body, ...
   let writing = false
@@ -85,9 +91,9 @@ export function rawClient (endpoint, perMessage = 1, payload = PAYLOAD) {
     try {
       for await (const msg of sock) {
         for (let i = 0; i < msg.length; i += 2) {
-          const k = msg[i].readUInt32LE(0)
-          const r = pending.get(k)
-          pending.delete(k)
+          const k = msg[i].readUInt32LE(0) & IDS
+          const r = pending[k]
+          pending[k] = null
           r?.()
         }
       }
@@ -95,10 +101,10 @@ export function rawClient (endpoint, perMessage = 1, payload = PAYLOAD) {
   })()
   return {
     one: () => new Promise((resolve) => {
-      const id = nextId++ >>> 0
+      const id = nextId++ & IDS
       const idb = Buffer.allocUnsafe(4)
       idb.writeUInt32LE(id)
-      pending.set(id, resolve)
+      pending[id] = resolve
       const idle = queue.length === 0 && !writing
       queue.push(idb, body)
       if (idle) perMessage === 1 ? write() : setImmediate(write)
@@ -117,7 +123,7 @@ export function rawClient (endpoint, perMessage = 1, payload = PAYLOAD) {
 export function rawClientNonBlocking (endpoint, perMessage = 32, payload = PAYLOAD) {
   const sock = new zmq.Dealer({ linger: 0, sendTimeout: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
   sock.connect(endpoint)
-  const pending = new Map()
+  const pending = new Array(IDS + 1).fill(null) // by id: see IDS
   let nextId = 0
   let queue = [] // ids waiting for the end of the turn
   let scheduled = false
@@ -145,8 +151,9 @@ export function rawClientNonBlocking (endpoint, perMessage = 32, payload = PAYLO
       for (;;) {
         const [frame] = await sock.receive()
         for (let at = 0; at + 8 <= frame.length;) {
-          const r = pending.get(frame.readUInt32LE(at))
-          pending.delete(frame.readUInt32LE(at))
+          const id = frame.readUInt32LE(at) & IDS
+          const r = pending[id]
+          pending[id] = null
           at += 8 + frame.readUInt32LE(at + 4)
           r?.()
         }
@@ -155,8 +162,8 @@ export function rawClientNonBlocking (endpoint, perMessage = 32, payload = PAYLO
   })()
   return {
     one: () => new Promise((resolve) => {
-      const id = nextId++ >>> 0
-      pending.set(id, resolve)
+      const id = nextId++ & IDS
+      pending[id] = resolve
       queue.push(id)
       schedule()
     }),

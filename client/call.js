@@ -7,6 +7,7 @@ const NONE = Object.freeze([]) // shared until a call has an endpoint to list: m
 export class Call {
   constructor (id, method, args, o, now) {
     this.id = id
+    this.idNext = null // link in the client's table of calls in flight (id-table.js)
     this.method = method
     this.args = args
     this.idempotent = o.idempotent

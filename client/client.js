@@ -6,6 +6,7 @@ import { PeerTable } from './peer-table.js'
 import { resolveClientOptions, requestOptionsChecker } from './options.js'
 import { resolveStrategy } from './strategies/index.js'
 import { Call } from './call.js'
+import { IdTable } from './id-table.js'
 import { Discovery } from './discovery.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { RetryBudget } from './retry-budget.js'
@@ -47,7 +48,7 @@ export class Client extends EventEmitter {
       this.emit('peer', snapshot)
     }, () => o.clock.now())
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
-    this.pending = new Map() // id -> Call
+    this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
     this.parked = new Set() //  calls waiting for any peer to come up
     this.nextId = 1
     this.closing = null
@@ -217,7 +218,7 @@ export class Client extends EventEmitter {
     }
     this.counts.requests++
     this.budget.deposit(now)
-    this.pending.set(id, call)
+    this.pending.add(call)
     call.deadlineTimer = this.deadlines.add(call, o.timeout, now)
     if (o.signal !== undefined) {
       call.onAbort = () => this.settle(call, call.abortError())
@@ -617,7 +618,7 @@ export class Client extends EventEmitter {
       if (this.table.get(ep)?.state === 'down') continue
       this.transport.send(ep, [encodeCancel([call.id])], () => {})
     }
-    this.pending.delete(call.id)
+    this.pending.delete(call)
     this.parked.delete(call)
     this.detach(call)
     if (call.deadlineTimer !== null) { this.deadlines.remove(call.deadlineTimer); call.deadlineTimer = null }
@@ -684,7 +685,7 @@ export class Client extends EventEmitter {
     this.closing = (async () => {
       this.discovery.stop()
       this.dns?.stop()
-      for (const call of [...this.pending.values()]) this.settle(call, err)
+      for (const call of this.pending.values()) this.settle(call, err)
       this.deadlines.clear()
       this.attemptLimits.clear()
       await this.transport.close()
