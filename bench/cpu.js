@@ -1,6 +1,8 @@
 // CPU-bound requests (`spin`, a loop of n iterations) through zeromesh with 1 worker thread
-// vs N, and through node:http + cluster (N processes) driven by autocannon, the usual way,
-// all in one run: servers in child processes, clients at 2 requests in flight per thread.
+// vs N, through N separate peers of 1 thread each, and through
+// node:http + cluster (N processes) driven by autocannon, the usual way, all in one run:
+// servers in child processes, clients at 2 requests in flight per thread. Each counts the
+// answers within the same window after a warm-up.
 // Usage: node bench/cpu.js [--n 15000000] [--seconds 8] [--threads 2] [--inflight N] [--json]
 // (--inflight: requests in flight for every measurement; default 2 per thread)
 import { spawn } from 'node:child_process'
@@ -21,26 +23,40 @@ process.on('exit', () => { for (const c of children) try { process.kill(c.pid, '
 
 function peer (threads) {
   // Room to queue everything in flight: a bench counts work done, not refusals.
-  const queue = Math.max(64 * threads, Number(values.inflight ?? 0))
+  const queue = Math.max(64 * Math.max(1, threads), Number(values.inflight ?? 0))
   const c = spawn(process.execPath, [BIN, 'peer', '--threads', String(threads), '--max-queue', String(queue)], { stdio: ['ignore', 'pipe', 'ignore'] })
   children.push(c)
   return new Promise((resolve) => c.stdout.once('data', (d) => resolve({ c, endpoint: d.toString().trim() })))
 }
 
-async function measure (threads) {
-  const { c, endpoint } = await peer(threads)
-  const client = new Client({ seeds: [endpoint], timeout: 60000, discover: false })
-  await client.request('spin', { n: 1000 })
-  const concurrency = values.inflight === undefined ? threads * 2 : Number(values.inflight) // keep every thread fed
-  const t0 = Date.now()
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Requests answered per second by `peers` (one per element: its --threads), driven by one
+ * client at `concurrency` in flight: after a 1 s warm-up, the answers that come within
+ * SECONDS are counted; then the client closes (what is still in flight is not waited for).
+ */
+async function measure (threads, peers = [threads], concurrency = values.inflight === undefined ? Math.max(1, threads) * 2 : Number(values.inflight)) {
+  const started = await Promise.all(peers.map((t) => peer(t)))
+  const client = new Client({ seeds: started.map((p) => p.endpoint), timeout: 600000, discover: false })
+  await Promise.all(started.map((p) => client.request('spin', { n: 1000 })))
+  let counting = false
   let done = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (Date.now() - t0 < SECONDS * 1000) { await client.request('spin', { n: N }); done++ }
-  }))
-  const secs = (Date.now() - t0) / 1000
+  const loops = Array.from({ length: concurrency }, async () => {
+    try {
+      for (;;) { await client.request('spin', { n: N }); if (counting) done++ }
+    } catch { /* closed at the end */ }
+  })
+  await sleep(1000)
+  counting = true
+  const t0 = performance.now()
+  await sleep(SECONDS * 1000)
+  counting = false
+  const secs = (performance.now() - t0) / 1000
   await client.close()
-  c.kill('SIGTERM')
-  return { threads, requests: done, perSecond: +(done / secs).toFixed(2) }
+  await Promise.all(loops)
+  for (const p of started) p.c.kill('SIGKILL')
+  return { threads, peers: peers.length, requests: done, perSecond: +(done / secs).toFixed(2) }
 }
 
 async function measureHttpCluster (workers) {
@@ -55,6 +71,8 @@ async function measureHttpCluster (workers) {
 
 const one = await measure(1)
 const many = await measure(THREADS)
+// THREADS separate peers of 1 thread each, at the same total in flight: threads against processes.
+const peers = await measure(1, Array.from({ length: THREADS }, () => 1), values.inflight === undefined ? THREADS * 2 : Number(values.inflight))
 const httpCluster = await measureHttpCluster(THREADS)
 const report = {
   date: new Date().toISOString(),
@@ -64,6 +82,8 @@ const report = {
   one,
   many,
   ratio: +(many.perSecond / one.perSecond).toFixed(2),
+  peers,
+  threadsVsPeers: +(many.perSecond / peers.perSecond).toFixed(2),
   httpCluster,
   zeromeshVsHttpCluster: +(many.perSecond / httpCluster.perSecond).toFixed(2),
 }

@@ -2,6 +2,9 @@
 // a result, a thrown error (message and code kept), an unknown method, busy, draining.
 // Knows nothing of sockets: it is handed a `reply(entry)` callback per request.
 import { Status } from '../protocol/constants.js'
+import { IdTable } from '../protocol/id-table.js'
+
+const RUNNING_CAPACITY = 64 // buckets of a connection's table of running requests, to start with
 
 export class Dispatcher {
   /**
@@ -26,7 +29,8 @@ export class Dispatcher {
    * Runs one decoded request; calls `reply([id, status, value])` exactly once,
    * synchronously for the refusals and when the handler returns synchronously. `scope` (the
    * client connection's ClientRequests, or null) keeps the contexts of running async
-   * requests in its `running` map, by request id, so the client can cancel them. `now`: the
+   * requests in its `running` table, by request id, so the client can cancel them (an
+   * IdTable, not a Map: protocol/id-table.js says why). `now`: the
    * clock's time when the request arrived, if the caller has it.
    */
   run (req, reply, scope = null, now = this.clock.now()) {
@@ -58,13 +62,13 @@ export class Dispatcher {
       return reply([req.id, Status.OK, out])
     }
     this.inflight++
-    if (scope !== null) (scope.running ??= new Map()).set(req.id, ctx)
+    if (scope !== null) (scope.running ??= new IdTable({ capacity: RUNNING_CAPACITY, key: 'requestId', link: '_next' })).add(ctx)
     Promise.resolve(out).then(
       (value) => { this.counts.ok++; if (!ctx.cancelled) reply([req.id, Status.OK, value]) },
       (err) => { if (!ctx.cancelled) reply(this.failure(req.id, err)) },
     ).finally(() => {
       ctx.done()
-      if (scope !== null) scope.running.delete(req.id)
+      if (scope !== null) scope.running.delete(ctx)
       this.inflight--
       if (this.inflight === 0) this.wakeIdle()
     })
@@ -132,15 +136,16 @@ class RequestContext {
     this._clock = clock
     this._ac = null
     this._timer = null
+    this._next = null // link in its connection's table of running requests
     this.cancelled = false
-    this.onCancel = null // set by whoever runs the handler elsewhere (a worker thread)
+    this.runner = null // whoever runs the handler elsewhere (a worker thread's task): told of a cancel by runner.cancelled()
   }
 
   /** The client cancelled: the signal aborts (now, or when first read). */
   cancel () {
     this.cancelled = true
     this._ac?.abort(new Error('cancelled by the client'))
-    this.onCancel?.()
+    this.runner?.cancelled()
   }
 
   /** Milliseconds left before the client gives up (Infinity without a deadline). */

@@ -72,7 +72,7 @@ export class ClientRequests {
     this.previous = EMPTY
     this.currentArena = owner.arena
     this.previousArena = NO_ARENA
-    this.running = null //      id -> RequestContext of async requests (the dispatcher's)
+    this.running = null //      id -> RequestContext of async requests (the dispatcher's IdTable)
   }
 
   catchUp () {

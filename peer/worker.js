@@ -1,24 +1,83 @@
-// A worker thread of a peer's pool: loads the handler module, then runs one request at a
-// time and posts back its result or error. Its `ctx` has what the main thread's has, with the
-// deadline on this thread's clock.
+// A worker thread of a peer's pool: loads the handler module, then runs the tasks it is
+// handed, one at a time and in order, and posts their results back. Under load the pool
+// hands a thread several short tasks in one message (worker-pool.js); their results go back
+// together when the batch is done, or as soon as they have waited RESULTS_WAIT_MS, so a
+// slow task never holds the results of quick ones before it. Before each task the thread
+// writes the task's place in its batch to `progress` (shared memory), so that if the
+// thread dies or is abandoned the pool knows which tasks ran and which never started.
+// Each task's `ctx` has what the main thread's has, with the deadline on this thread's clock.
 import { parentPort, workerData } from 'node:worker_threads'
+import { performance } from 'node:perf_hooks'
 import { collectHandlers } from './handler-module.js'
 
-const handlers = collectHandlers(await import(workerData.module))
-parentPort.postMessage({ type: 'ready', methods: Object.keys(handlers) })
+const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
 
-const running = new Map() // task id -> AbortController: the client's cancel aborts ctx.signal
+const handlers = collectHandlers(await import(workerData.module))
+const methods = Object.keys(handlers) // the pool names a method by its place here
+const progress = new Int32Array(workerData.progress) // [place in the batch of the task running]
+parentPort.postMessage({ type: 'ready', methods })
+
+const cancelled = new Set() // ids the client cancelled, of this batch
+let running = null //          the AbortController of the running task, once its ctx.signal was read
+let runningId = -1
 
 parentPort.on('message', (m) => {
-  if (m.type === 'cancel') running.get(m.id)?.abort(new Error('cancelled by the client'))
-  else run(m)
+  if (m.type === 'cancel') {
+    cancelled.add(m.id)
+    if (m.id === runningId) running?.abort(new Error('cancelled by the client'))
+  } else {
+    runBatch(m.endpoint, m.tasks)
+  }
 })
 
-async function run (task) {
-  const deadline = task.remainingMs > 0 ? Date.now() + task.remainingMs : Infinity
-  const cancel = new AbortController()
-  running.set(task.id, cancel)
-  const timeout = AbortSignal.timeout(Math.min(2 ** 31 - 1, Math.max(1, task.remainingMs > 0 ? task.remainingMs : 2 ** 31 - 1)))
+/**
+ * Runs a batch of [id, method (its place in `methods`), args, requestId, timeoutMs,
+ * remainingMs] in order; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
+ * 2 not run.
+ */
+async function runBatch (endpoint, batch) {
+  const arrived = Date.now()
+  const tasks = batch.map(([id, method, args, requestId, timeoutMs, remainingMs]) => ({
+    id, method: typeof method === 'number' ? methods[method] : method, args, requestId, endpoint, timeoutMs, deadline: remainingMs > 0 ? arrived + remainingMs : Infinity,
+  }))
+  let results = []
+  let oldest = 0 // when the first result in `results` was ready
+  for (let i = 0; i < tasks.length; i++) {
+    const task = tasks[i]
+    if (results.length > 0 && performance.now() - oldest >= RESULTS_WAIT_MS) {
+      post(results)
+      results = []
+    }
+    Atomics.store(progress, 0, i)
+    const result = await runOne(task)
+    if (results.length === 0) oldest = performance.now()
+    results.push(result)
+  }
+  cancelled.clear()
+  post(results)
+}
+
+function post (results) {
+  try {
+    parentPort.postMessage({ type: 'done', results })
+  } catch {
+    // A value that cannot be cloned: each one alone, the culprits as coded errors.
+    for (const r of results) {
+      try {
+        parentPort.postMessage({ type: 'done', results: [r] })
+      } catch (err) {
+        parentPort.postMessage({ type: 'done', results: [[r[0], 1, `result could not be passed back: ${err?.message ?? err}`, null]] })
+      }
+    }
+  }
+}
+
+async function runOne (task) {
+  const deadline = task.deadline
+  if (cancelled.has(task.id) || deadline <= Date.now()) return [task.id, 2, 'deadline passed while queued', 'ERR_ZEROMESH_EXPIRED']
+  runningId = task.id
+  running = null
+  let signal = null
   const ctx = {
     method: task.method,
     requestId: task.requestId,
@@ -26,21 +85,25 @@ async function run (task) {
     timeoutMs: task.timeoutMs,
     deadline,
     remaining: () => Math.max(0, deadline - Date.now()),
-    signal: AbortSignal.any([cancel.signal, timeout]),
+    // Made when first read: most handlers never look, and a signal costs a timer.
+    get signal () {
+      if (signal === null) {
+        running = new AbortController()
+        const ms = deadline === Infinity ? 2 ** 31 - 1 : Math.min(2 ** 31 - 1, Math.max(1, deadline - Date.now()))
+        signal = AbortSignal.any([running.signal, AbortSignal.timeout(ms)])
+        if (cancelled.has(task.id)) running.abort(new Error('cancelled by the client'))
+      }
+      return signal
+    },
   }
   try {
-    const value = await handlers[task.method](task.args, ctx)
-    parentPort.postMessage({ type: 'done', id: task.id, ok: true, value })
+    const out = handlers[task.method](task.args, ctx)
+    const value = out !== null && typeof out === 'object' && typeof out.then === 'function' ? await out : out
+    return [task.id, 0, value, null]
   } catch (err) {
-    let message = err instanceof Error ? err.message : String(err)
-    const code = typeof err?.code === 'string' ? err.code : null
-    try {
-      parentPort.postMessage({ type: 'done', id: task.id, ok: false, message, code })
-    } catch {
-      message = 'handler error could not be passed back'
-      parentPort.postMessage({ type: 'done', id: task.id, ok: false, message, code: null })
-    }
+    return [task.id, 1, err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null]
   } finally {
-    running.delete(task.id)
+    runningId = -1
+    running = null
   }
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
-import { IdTable } from '../client/id-table.js'
+import { IdTable } from '../protocol/id-table.js'
 
-// The client's table of calls in flight: items carry their id and their chain link.
+// Requests in flight by id (the client's calls, a peer's running requests): items carry their id and their chain link.
 const item = (id) => ({ id, idNext: null })
 
 describe('id table', () => {
@@ -21,7 +21,7 @@ describe('id table', () => {
   })
 
   it('keeps ids that share a bucket apart, removing the head, the middle and the tail of a chain', () => {
-    const t = new IdTable(1024)
+    const t = new IdTable({ capacity: 1024 })
     // 5, 1029, 2053, 3077 all fall in bucket 5 of 1024.
     const chain = [5, 1029, 2053, 3077].map(item)
     for (const it of chain) t.add(it)

@@ -71,6 +71,35 @@ describe('worker-thread handlers', function () {
     expect(p.stats().busy).to.equal(1)
   })
 
+  it('under load a thread takes many short requests per hand-off, and each answer goes to its own request', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 1024 })
+    const c = h.client({ seeds: [p.endpoint] })
+    for (let i = 0; i < 20; i++) await c.request('spin', { n: 10 }) // the pool learns requests are short
+    const ns = Array.from({ length: 600 }, (_, i) => 1 + ((i * 7919) % 500))
+    const answers = await Promise.all(ns.map((n) => c.request('spin', { n })))
+    answers.forEach((a, i) => expect(a.x).to.equal(spinLocally(ns[i])))
+    const t = p.stats().threads
+    expect(t.ran).to.be.at.least(620)
+    expect(t.handoffs).to.be.below(t.ran / 4) // one at a time would be one hand-off per request
+  })
+
+  it('a thread that dies in the middle of a batch fails its request; those it had not started run on its replacement', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 1024 })
+    const c = h.client({ seeds: [p.endpoint] })
+    for (let i = 0; i < 20; i++) await c.request('spin', { n: 10 })
+    const before = Array.from({ length: 30 }, () => c.request('spin', { n: 10 }, { idempotent: false }).then(() => 'ok', (e) => e))
+    const dies = c.request('exit', null, { idempotent: false }).then(() => 'ok', (e) => e)
+    const after = Array.from({ length: 30 }, () => c.request('spin', { n: 10 }, { idempotent: false }).then(() => 'ok', (e) => e))
+    const died = await dies
+    expect(died.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
+    expect(died.message).to.match(/exited with code 3/)
+    // Handed to the thread after the one that killed it: never started, so run on the new thread.
+    expect(await Promise.all(after)).to.deep.equal(after.map(() => 'ok'))
+    // Handed before it: answered, or (ran, and the reply went with the thread) a coded error.
+    for (const r of await Promise.all(before)) if (r !== 'ok') expect(r.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
+    expect(p.stats().threads).to.include({ crashed: 1, replaced: 1, size: 1 })
+  })
+
   it('with every thread saturated for 6 s, an observer sees no membership change of the peer', async () => {
     const a = await h.peer({ handlers: WORK, threads: 2 })
     const b = await h.peer({ seeds: [a.endpoint] })
@@ -173,3 +202,10 @@ describe('worker-thread handlers', function () {
     await stopped
   })
 })
+
+// What fixtures/work.js's spin returns as x for n.
+function spinLocally (n) {
+  let x = 0
+  for (let i = 0; i < n; i++) x = (x + i * 2654435761) % 4294967296
+  return x
+}

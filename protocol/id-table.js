@@ -1,6 +1,7 @@
-// The client's requests in flight by id: a hash table of items that carry their own key
-// (`id`) and chain link (`idNext`), over one bucket array allocated once and reused, where
-// a Map would do for a table of integer keys that come and go in order.
+// Requests in flight by id (the client's calls; a peer's running requests per connection):
+// a hash table of items that carry their own key and chain link (by default the fields `id`
+// and `idNext`), over one bucket array allocated once and reused, where a Map would do for a
+// table of integer keys that come and go in order.
 //
 // Why not a Map: under steady traffic a Map's table fills with deleted entries and is
 // rebuilt every few hundred requests, and each table it leaves behind keeps a link to the
@@ -11,15 +12,21 @@
 // (bench/client-load.js): 2.4 MB survived each scavenge, and pauses of 6-8 ms, with a Map;
 // a tenth of that with this table (bench/RESULTS.md, "The tail").
 //
-// Ids are integers from 1 to 2^53-1 handed out in order, so `id mod capacity` spreads them
-// evenly and chains stay one or two long. An item is in one table at a time, and its link
+// Ids are integers from 0 to 2^53-1, mostly handed out in order, so `id mod capacity`
+// spreads them evenly and chains stay one or two long. An item is in one table at a time, and its link
 // is cleared when it leaves, so a finished request points at nothing.
 
 const MIN_CAPACITY = 1024
 
 export class IdTable {
-  constructor (capacity = MIN_CAPACITY) {
-    this.capacity = 2 ** Math.ceil(Math.log2(Math.max(MIN_CAPACITY, capacity)))
+  /**
+   * @param {{ capacity?: number, key?: string, link?: string }} [o]  the item fields that
+   *   hold its id and its link in the table's chains
+   */
+  constructor ({ capacity = MIN_CAPACITY, key = 'id', link = 'idNext' } = {}) {
+    this.key = key
+    this.link = link
+    this.capacity = 2 ** Math.ceil(Math.log2(Math.max(16, capacity)))
     this.buckets = new Array(this.capacity).fill(null)
     this.size = 0
   }
@@ -31,29 +38,29 @@ export class IdTable {
   /** The item with this id, or undefined (for any id, whatever a peer sent). */
   get (id) {
     if (typeof id !== 'number') return undefined
-    for (let item = this.buckets[this.bucketOf(id)] ?? null; item !== null; item = item.idNext) {
-      if (item.id === id) return item
+    for (let item = this.buckets[this.bucketOf(id)] ?? null; item !== null; item = item[this.link]) {
+      if (item[this.key] === id) return item
     }
     return undefined
   }
 
   /** Adds an item whose id is not in the table (an integer from 1 to 2^53-1). */
   add (item) {
-    const b = this.bucketOf(item.id)
-    item.idNext = this.buckets[b]
+    const b = this.bucketOf(item[this.key])
+    item[this.link] = this.buckets[b]
     this.buckets[b] = item
     if (++this.size > this.capacity) this.grow()
   }
 
   /** Removes an item; false when it was not in the table. */
   delete (item) {
-    const b = this.bucketOf(item.id)
+    const b = this.bucketOf(item[this.key])
     let prev = null
-    for (let at = this.buckets[b] ?? null; at !== null; prev = at, at = at.idNext) {
+    for (let at = this.buckets[b] ?? null; at !== null; prev = at, at = at[this.link]) {
       if (at !== item) continue
-      if (prev === null) this.buckets[b] = item.idNext
-      else prev.idNext = item.idNext
-      item.idNext = null
+      if (prev === null) this.buckets[b] = item[this.link]
+      else prev[this.link] = item[this.link]
+      item[this.link] = null
       this.size--
       return true
     }
@@ -64,7 +71,7 @@ export class IdTable {
   values () {
     const out = []
     for (let b = 0; b < this.capacity; b++) {
-      for (let item = this.buckets[b]; item !== null; item = item.idNext) out.push(item)
+      for (let item = this.buckets[b]; item !== null; item = item[this.link]) out.push(item)
     }
     return out
   }
