@@ -18,6 +18,7 @@ import { Worker } from 'node:worker_threads'
 import { fileURLToPath } from 'node:url'
 import { systemClock, timerDelay } from '../protocol/clock.js'
 import { Fifo } from './fifo.js'
+import { Packed } from '../protocol/codec.js'
 
 const RESPAWN_MIN_MS = 100 //  first pause before starting a failed replacement again...
 const RESPAWN_MAX_MS = 5000 // ...doubling up to this
@@ -91,7 +92,7 @@ export class WorkerPool {
           this.pump()
           resolve(m.methods)
         } else if (m.type === 'done') {
-          this.results(t, m.results)
+          this.results(t, m.results, m.bytes)
         }
       })
       // A thread that fails before it is ready was never in service: it is dropped, and the
@@ -177,13 +178,17 @@ export class WorkerPool {
     }
   }
 
-  /** Results from thread `t`, in the order of its batch: [id, kind (0 ok, 1 error, 2 not run), value|message, code]. */
-  results (t, results) {
+  /**
+   * Results from thread `t`, in the order of its batch: [id, 0, offset, length] for a value
+   * (MessagePack bytes in `bytes`: it resolves as Packed, copied into the reply as it is),
+   * [id, 1, message, code] for an error, [id, 2, message, code] for a request not run.
+   */
+  results (t, results, bytes) {
     for (const [id, kind, value, code] of results) {
       const task = t.tasks[t.done]
       if (task === undefined || task.id !== id) continue // abandoned or replaced meanwhile
       t.done++
-      if (kind === 0) this.settle(task, null, false, value)
+      if (kind === 0) this.settle(task, null, false, new Packed(Buffer.from(bytes, value, code)))
       else if (kind === 1) this.settle(task, new WorkerError(value, code), false)
       else { this.counts.expired++; this.settle(task, new WorkerError(value, code), true) }
     }

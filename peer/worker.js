@@ -9,6 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import { collectHandlers } from './handler-module.js'
+import { packValue } from '../protocol/codec.js'
 
 const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
 
@@ -33,7 +34,8 @@ parentPort.on('message', (m) => {
 /**
  * Runs a batch of [id, method (its place in `methods`), args, requestId, timeoutMs,
  * remainingMs] in order; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
- * 2 not run.
+ * 2 not run. A result is encoded here, as the reply will carry it (MessagePack), so the main
+ * thread only copies its bytes into the reply (see post).
  */
 async function runBatch (endpoint, batch) {
   const arrived = Date.now()
@@ -57,19 +59,24 @@ async function runBatch (endpoint, batch) {
   post(results)
 }
 
+/**
+ * Posts results; the values (MessagePack bytes) travel in one buffer that is transferred,
+ * not copied: each ok result is [id, 0, offset, length] into it.
+ */
 function post (results) {
-  try {
-    parentPort.postMessage({ type: 'done', results })
-  } catch {
-    // A value that cannot be cloned: each one alone, the culprits as coded errors.
-    for (const r of results) {
-      try {
-        parentPort.postMessage({ type: 'done', results: [r] })
-      } catch (err) {
-        parentPort.postMessage({ type: 'done', results: [[r[0], 1, `result could not be passed back: ${err?.message ?? err}`, null]] })
-      }
-    }
+  let size = 0
+  for (const r of results) if (r[1] === 0) size += r[2].length
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const r of results) {
+    if (r[1] !== 0) continue
+    const value = r[2]
+    bytes.set(value, at)
+    r[2] = at
+    r[3] = value.length
+    at += value.length
   }
+  parentPort.postMessage({ type: 'done', results, bytes: bytes.buffer }, [bytes.buffer])
 }
 
 async function runOne (task) {
@@ -99,7 +106,11 @@ async function runOne (task) {
   try {
     const out = handlers[task.method](task.args, ctx)
     const value = out !== null && typeof out === 'object' && typeof out.then === 'function' ? await out : out
-    return [task.id, 0, value, null]
+    try {
+      return [task.id, 0, packValue(value), null]
+    } catch (err) {
+      return [task.id, 1, `result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']
+    }
   } catch (err) {
     return [task.id, 1, err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null]
   } finally {

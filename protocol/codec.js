@@ -54,7 +54,35 @@ export function packEntry (entry) {
  * thing: encodeRequest([entry]) packs its frame in one go.)
  */
 export function packEntryWithRoom (entry, room) {
+  if (entry[2] instanceof Packed) return packedEntry(entry, room)
   return room === 0 ? packr.pack(entry) : packr.pack(entry, RESERVE_START_SPACE | room)
+}
+
+/**
+ * A MessagePack value encoded already (by a worker thread, with packValue), to be written
+ * into a reply entry as its bytes are: the thread encodes its result, the main thread only
+ * copies it into the frame.
+ */
+export class Packed {
+  constructor (bytes) {
+    this.bytes = bytes
+  }
+}
+
+/** A value as MessagePack bytes, for a Packed elsewhere (a view of a shared slab: copy it before the next pack). */
+export function packValue (value) {
+  return packr.pack(value)
+}
+
+/** [id, status, value] whose value is Packed: the same bytes as packEntryWithRoom would give for the value itself. */
+function packedEntry (entry, room) {
+  const head = packr.pack([entry[0], entry[1]]) // fixarray of 2: made one of 3 below
+  const value = entry[2].bytes
+  const out = Buffer.allocUnsafe(room + head.length + value.length)
+  out.set(head, room)
+  out[room] = 0x93
+  out.set(value, room + head.length)
+  return out
 }
 
 /** The most room packEntryWithRoom can leave in front of an entry. */

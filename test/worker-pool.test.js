@@ -31,13 +31,14 @@ describe('worker-thread handlers', function () {
     expect(p.stats().threads).to.equal(null)
   })
 
-  it('a thrown error is ERR_ZEROMESH_REMOTE with its code; an uncloneable result is a coded error too', async () => {
+  it('a thrown error is ERR_ZEROMESH_REMOTE with its code; a result that cannot be encoded is a coded error too', async () => {
     const p = await h.peer({ handlers: WORK, threads: 1 })
     const c = h.client({ seeds: [p.endpoint] })
     const err = await rejectsWith(c.request('fail'), 'ERR_ZEROMESH_REMOTE')
     expect(err.message).to.equal('failed in a thread')
     expect(err.remoteCode).to.equal('E_THREAD')
-    await rejectsWith(c.request('notCloneable'), 'ERR_ZEROMESH_REMOTE')
+    const enc = await rejectsWith(c.request('notEncodable'), 'ERR_ZEROMESH_REMOTE')
+    expect(enc.remoteCode).to.equal('ERR_ZEROMESH_ENCODE') // as the same handler on the main thread
   })
 
   it('a thread that calls process.exit() gives a coded error reply, is replaced, and the peer serves the next request', async () => {
