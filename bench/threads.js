@@ -56,6 +56,6 @@ console.log('| threads | req/s | p50 ms | p99 ms | peer main thread busy | peer 
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
 for (const [t, rs] of results) {
   const m = (k) => median(rs.map((x) => x[k]))
-  console.log(`| ${t === 0 ? '0 (main thread)' : t} | ${Math.round(m('rps')).toLocaleString('en-US')} | ${m('p50')} | ${m('p99')} | ${(100 * m('mainThread')).toFixed(0)}% | ${m('cores').toFixed(2)} | ${t === 0 ? '' : m('perHandoff').toFixed(1)} |`)
+  console.log(`| ${t === 0 ? '0 (main thread)' : t} | ${Math.round(m('rps')).toLocaleString('en-US')} | ${m('p50')} | ${m('p99')} | ${(100 * m('mainThread')).toFixed(0)}% | ${m('cores').toFixed(2)} | ${t === 0 || m('perHandoff') === null ? '' : m('perHandoff').toFixed(1)} |`)
 }
 process.exit(0)

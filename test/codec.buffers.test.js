@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import { Unpackr } from 'msgpackr'
 import {
   packEntry, packEntryWithRoom, requestFrame, replyFrame, replyHead, replyRoom, loneReplyFrame,
-  encodeRequest, encodeReply, decode,
+  encodeRequest, encodeReply, decode, Packed, packValue, MAX_ROOM,
 } from '../protocol/codec.js'
 
 // The codec keeps msgpackr's results without copying them (protocol/codec.js): a result must
@@ -49,5 +49,19 @@ describe('codec buffers', () => {
       expect(repFrame.equals(repWhole)).to.equal(true)
     }
     expect(packEntryWithRoom([1, 'm', null, 5], 0).equals(packEntry([1, 'm', null, 5]))).to.equal(true)
+  })
+
+  it('a reply entry whose value a thread encoded (Packed) has the bytes of one packed whole, with or without room in front', () => {
+    const values = [null, 0, 2 ** 40, 'x'.repeat(70000), { op: 'echo', n: 12345, s: 'twenty-byte-payload!' }, [1, [2, [3]]], Buffer.alloc(300, 7)]
+    for (const id of [0, 1, 300, 2 ** 53 - 1]) {
+      for (const v of values) {
+        for (const room of [0, 9, MAX_ROOM]) {
+          const whole = packEntryWithRoom([id, 0, v], room)
+          const spliced = packEntryWithRoom([id, 0, new Packed(Buffer.from(packValue(v)))], room)
+          expect(spliced.length).to.equal(whole.length)
+          expect(Buffer.compare(spliced.subarray(room), whole.subarray(room))).to.equal(0)
+        }
+      }
+    }
   })
 })
