@@ -1,8 +1,10 @@
 // A worker thread of a peer's pool: loads the handler module, then runs the tasks it is
 // handed, one at a time and in order, and posts their results back. Under load the pool
 // hands a thread several short tasks in one message (worker-pool.js); their results go back
-// together when the batch is done, or as soon as they have waited RESULTS_WAIT_MS, so a
-// slow task never holds the results of quick ones before it. Before each task the thread
+// together when the batch is done, or before the next task starts once they have waited
+// RESULTS_WAIT_MS, or before a task of a method that takes that long or more (or was never
+// timed here): a slow task does not hold the results of the quick ones before it, unless a
+// method that is usually quick is slow this once. Before each task the thread
 // writes the task's place in its batch to `progress` (shared memory), so that if the
 // thread dies or is abandoned the pool knows which tasks ran and which never started.
 // Each task's `ctx` has what the main thread's has, with the deadline on this thread's clock.
@@ -12,12 +14,14 @@ import { collectHandlers } from './handler-module.js'
 import { packValue } from '../protocol/codec.js'
 
 const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
+const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving average)
 
 const handlers = collectHandlers(await import(workerData.module))
 const methods = Object.keys(handlers) // the pool names a method by its place here
 const progress = new Int32Array(workerData.progress) // [place in the batch of the task running]
 parentPort.postMessage({ type: 'ready', methods })
 
+const methodMs = new Map() //  method -> its measured time per run (ms), moving average
 const cancelled = new Set() // ids the client cancelled, of this batch
 let running = null //          the AbortController of the running task, once its ctx.signal was read
 let runningId = -1
@@ -46,13 +50,20 @@ async function runBatch (endpoint, batch) {
   let oldest = 0 // when the first result in `results` was ready
   for (let i = 0; i < tasks.length; i++) {
     const task = tasks[i]
-    if (results.length > 0 && performance.now() - oldest >= RESULTS_WAIT_MS) {
+    let start = performance.now()
+    if (results.length > 0 && (start - oldest >= RESULTS_WAIT_MS || !((methodMs.get(task.method) ?? Infinity) < RESULTS_WAIT_MS))) {
       post(results)
       results = []
+      start = performance.now()
     }
     Atomics.store(progress, 0, i)
     const result = await runOne(task)
-    if (results.length === 0) oldest = performance.now()
+    const end = performance.now()
+    if (result[1] !== 2) { // not skipped: a run to time
+      const ms = methodMs.get(task.method)
+      methodMs.set(task.method, ms === undefined ? end - start : ms + METHOD_MS_WEIGHT * (end - start - ms))
+    }
+    if (results.length === 0) oldest = end
     results.push(result)
   }
   cancelled.clear()

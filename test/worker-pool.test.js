@@ -84,6 +84,20 @@ describe('worker-thread handlers', function () {
     expect(t.handoffs).to.be.below(t.ran / 4) // one at a time would be one hand-off per request
   })
 
+  it('a slow request handed over with quick ones does not hold their answers', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 1024 })
+    const c = h.client({ seeds: [p.endpoint] })
+    for (let i = 0; i < 20; i++) await c.request('spin', { n: 10 }) // short: hand-offs of up to 32
+    const t0 = Date.now()
+    const took = []
+    const quick = Array.from({ length: 40 }, () => c.request('spin', { n: 10 }).then(() => took.push(Date.now() - t0)))
+    const slow = c.request('busyFor', { ms: 600 }, { timeout: 5000 }) // in the batch after 8 of them
+    await Promise.all(quick)
+    expect(Math.max(...took)).to.be.below(400) // not after the slow one's 600 ms
+    await slow
+    expect(p.stats().threads.handoffs).to.be.below(p.stats().threads.ran) // they did go in batches
+  })
+
   it('a thread that dies in the middle of a batch fails its request; those it had not started run on its replacement', async () => {
     const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 1024 })
     const c = h.client({ seeds: [p.endpoint] })
