@@ -184,6 +184,7 @@ export class WorkerPool {
    * [id, 1, message, code] for an error, [id, 2, message, code] for a request not run.
    */
   results (t, results, bytes) {
+    if (t.tasks.length === 0) return // from a thread already let go (abandoned, or the pool stopped)
     for (const [id, kind, value, code] of results) {
       const task = t.tasks[t.done]
       if (task === undefined || task.id !== id) continue // abandoned or replaced meanwhile
