@@ -69,6 +69,8 @@ export async function runBench ({ seeds, security, concurrency = [1, 16, 256], s
     systems.push({ name: 'raw zeromq.js, 32 per message', one: rawX32.one, close: rawX32.close })
     const rawNb = rawClientNonBlocking((await child([here('./raw-echo-server.js')])).line, 32, PAYLOAD)
     systems.push({ name: 'raw zeromq.js, 32 per frame, non-blocking', one: rawNb.one, close: rawNb.close })
+    const rawMp = rawClientNonBlocking((await child([here('./raw-echo-server.js'), 'msgpack'])).line, 32, PAYLOAD, { msgpack: true })
+    systems.push({ name: 'raw + msgpackr both ends, 32 per frame', one: rawMp.one, close: rawMp.close })
     const broker = rawClient((await child([here('./broker.js'), '2'])).line, 1, PAYLOAD)
     systems.push({ name: 'broker (zeromq Proxy, 2 workers)', one: broker.one, close: broker.close })
   }

@@ -82,8 +82,9 @@ side by side for every system, and the ratios; a progress line on a terminal; --
 one JSON object alone on stdout. Every process it starts is gone when it ends.
 With --compare, the same run also measures raw zeromq.js (Dealer -> Router echo: one message
 per request; a turn's requests coalesced 32 per message; 32 per frame sent without
-waiting, as a hand-written client at its best) and the echo behind a central broker (zeromq Proxy, 2
-workers), and prints zeromesh's ratios to each.
+waiting, as a hand-written client at its best; the same with the payload encoded and decoded
+with msgpackr at both ends, the MessagePack work zeromesh does) and the echo behind a central
+broker (zeromq Proxy, 2 workers), and prints zeromesh's ratios to each.
 
   --seeds EP,EP        peers to measure instead of starting one
   --concurrency LIST   requests in flight, comma-separated (default 1,16,256)

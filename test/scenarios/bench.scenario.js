@@ -21,20 +21,20 @@ function brokers () {
 describe('zeromesh bench --compare --json', function () {
   this.timeout(60000)
 
-  it('prints valid JSON with req/s and p50/p99 for zeromesh, raw zeromq.js (per message and coalesced) and the broker, and leaves no process behind', async () => {
+  it('prints valid JSON with req/s and p50/p99 for zeromesh, raw zeromq.js (per message, coalesced, packed per frame with and without MessagePack) and the broker, and leaves no process behind', async () => {
     const before = new Set(brokers())
     const stdout = await new Promise((resolve, reject) => {
       execFile(process.execPath, [BIN, 'bench', '--compare', '--json', '--duration', '1', '--concurrency', '1,16'], { timeout: 50000 }, (err, out) => err ? reject(err) : resolve(out))
     })
     const report = JSON.parse(stdout)
     const systems = new Set(report.results.map((r) => r.system))
-    expect([...systems]).to.deep.equal(['zeromesh', 'raw zeromq.js', 'raw zeromq.js, 32 per message', 'raw zeromq.js, 32 per frame, non-blocking', 'broker (zeromq Proxy, 2 workers)'])
+    expect([...systems]).to.deep.equal(['zeromesh', 'raw zeromq.js', 'raw zeromq.js, 32 per message', 'raw zeromq.js, 32 per frame, non-blocking', 'raw + msgpackr both ends, 32 per frame', 'broker (zeromq Proxy, 2 workers)'])
     for (const r of report.results) {
       expect(r.rps).to.be.above(0)
       expect(r.p50).to.be.above(0)
       expect(r.p99).to.be.at.least(r.p50)
     }
-    expect(report.ratios).to.have.length(8)
+    expect(report.ratios).to.have.length(10) // zeromesh against each of the 5 others, at 2 concurrencies
     // Workers see their broker gone within moments.
     await eventually(() => expect(brokers().filter((pid) => !before.has(pid))).to.deep.equal([]), { timeout: 3000 })
     console.log(`      ${report.results.map((r) => `${r.system} @${r.concurrency}: ${r.rps} req/s`).join('; ')}`)
