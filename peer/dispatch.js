@@ -138,14 +138,14 @@ class RequestContext {
     this._timer = null
     this._next = null // link in its connection's table of running requests
     this.cancelled = false
-    this.runner = null // whoever runs the handler elsewhere (a worker thread's task): told of a cancel by runner.cancelled()
+    this.runner = null // whoever runs the handler elsewhere (a worker thread's task): told of a cancel by runner.cancel()
   }
 
   /** The client cancelled: the signal aborts (now, or when first read). */
   cancel () {
     this.cancelled = true
     this._ac?.abort(new Error('cancelled by the client'))
-    this.runner?.cancelled()
+    this.runner?.cancel()
   }
 
   /** Milliseconds left before the client gives up (Infinity without a deadline). */

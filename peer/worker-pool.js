@@ -151,7 +151,10 @@ export class WorkerPool {
           this.settle(task, new WorkerError('deadline passed while queued', 'ERR_ZEROMESH_EXPIRED'), true)
           continue
         }
+        // A suspect (see recycle) goes alone: if it kills its thread again, it alone fails.
+        if (task.suspect && batch.length > 0) { this.queue.unshiftAll([task]); break }
         batch.push(task)
+        if (task.suspect) break
       }
       if (batch.length === 0) return
       const t = this.idle.pop()
@@ -258,6 +261,10 @@ export class WorkerPool {
    * answer is settled by where it stood. Before the one it ran (`at`): it ran, but its reply
    * went with the thread. The one it ran: `onRunning`. After it: never started, back to the
    * front of the queue for another thread. Then a new thread takes its place.
+   * A thread that ended before it began any of them (`at` before the first) ran nothing, and
+   * which of them ended it is not known: each goes back as a suspect, to be handed over
+   * alone, and a suspect whose thread ends again before beginning it fails. So a request
+   * that kills threads on arrival fails on its own, and nothing loops.
    */
   recycle (t, at, onRunning) {
     const tasks = t.tasks
@@ -266,12 +273,23 @@ export class WorkerPool {
     t.done = 0
     this.clock.clearTimeout(t.timer)
     t.timer = null
+    const begun = at >= from
     const again = []
     for (let i = from; i < tasks.length; i++) {
       const task = tasks[i]
       if (i < at) this.settle(task, new WorkerError('handler thread ended before this request\'s reply was passed back', 'ERR_ZEROMESH_WORKER_EXIT'), false)
       else if (i === at) onRunning(task)
-      else if (!task.settled) { task.thread = null; task.ctx.runner = null; this.counts.ran--; again.push(task) }
+      else if (task.settled) continue
+      else if (!begun && task.suspect) {
+        this.counts.crashed++
+        this.settle(task, new WorkerError('handler thread ended twice as it was handed this request', 'ERR_ZEROMESH_WORKER_EXIT'), false)
+      } else {
+        if (!begun) task.suspect = true
+        task.thread = null
+        task.ctx.runner = null
+        this.counts.ran--
+        again.push(task)
+      }
     }
     this.queue.unshiftAll(again)
     this.replace(t)
@@ -279,7 +297,9 @@ export class WorkerPool {
 
   lost (t, message) {
     if (!this.threads.includes(t)) return
-    const at = t.done < t.tasks.length ? Math.max(t.done, Atomics.load(t.progress, 0)) : -1
+    // The request it ran, or (before it began the next one) the last one it answered.
+    const progress = Atomics.load(t.progress, 0)
+    const at = progress >= t.done ? progress : t.done - 1
     this.recycle(t, at, (task) => {
       this.counts.crashed++
       this.settle(task, new WorkerError(message, 'ERR_ZEROMESH_WORKER_EXIT'), false)
@@ -358,10 +378,11 @@ class Task {
     this.reject = reject
     this.settled = false
     this.thread = null // the thread it was handed to, while it is there
+    this.suspect = false // its thread ended before beginning its batch (see recycle)
   }
 
   /** The client cancelled it: the thread running it or holding it aborts its ctx.signal. */
-  cancelled () {
+  cancel () {
     if (this.settled || this.thread === null) return
     this.pool.counts.cancelled++
     this.thread.worker.postMessage({ type: 'cancel', id: this.id })

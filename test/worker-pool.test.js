@@ -4,6 +4,7 @@ import { expect } from 'chai'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { harness, rejectsWith } from './helpers/cluster.js'
 import { eventually } from './helpers/eventually.js'
+import { WorkerPool } from '../peer/worker-pool.js'
 
 const WORK = new URL('./fixtures/work.js', import.meta.url)
 
@@ -82,6 +83,24 @@ describe('worker-thread handlers', function () {
     const t = p.stats().threads
     expect(t.ran).to.be.at.least(620)
     expect(t.handoffs).to.be.below(t.ran / 4) // one at a time would be one hand-off per request
+  })
+
+  it('a thread that dies before it begins a batch: the others run alone on new threads, the culprit fails, nothing loops', async () => {
+    // The pool itself, so that one hand-off carries [quick, quick, culprit, quick] for sure.
+    const pool = new WorkerPool({ module: WORK.href, threads: 1 })
+    try {
+      await pool.start()
+      pool.taskMs = 0.01 // short requests: hand-offs of up to 32
+      const ctx = (requestId) => ({ requestId, endpoint: 'tcp://127.0.0.1:1', timeoutMs: 0, cancelled: false, runner: null, remaining: () => Infinity, cancel () { this.cancelled = true } })
+      const run = (args, i) => pool.run('spin', args, ctx(i)).then(() => 'ok', (e) => e.code)
+      const answers = Promise.all([run({ n: 10 }, 1), run({ n: 10 }, 2), run({ n: 10, dieOnArrival: true }, 3), run({ n: 10 }, 4)])
+      expect(await answers).to.deep.equal(['ok', 'ok', 'ERR_ZEROMESH_WORKER_EXIT', 'ok'])
+      // Died twice (in the batch, then alone), and no more; the pool serves on.
+      expect(pool.counts).to.include({ replaced: 2, handoffs: 5 })
+      expect(await run({ n: 10 }, 5)).to.equal('ok')
+    } finally {
+      await pool.stop()
+    }
   })
 
   it('a slow request handed over with quick ones does not hold their answers', async () => {
