@@ -59,7 +59,7 @@ export class WorkerPool {
     this.methodIndex = new Map() // method -> its place in `methods`, as every thread lists them
     this.closed = false
     this.pumpQueued = false
-    this.taskMs = null // measured time per request, hand-off included (null: none measured yet)
+    this.taskMs = null // measured time per request in a thread (null: none measured yet)
     this.counts = { ran: 0, expired: 0, abandoned: 0, crashed: 0, replaced: 0, cancelled: 0, startFailures: 0, handoffs: 0 }
   }
 
@@ -81,7 +81,7 @@ export class WorkerPool {
     })
     // tasks: the batch handed to it; done: how many of them answered; progress: the place in
     // the batch of the task it runs (written by the thread, -1 until it begins the batch).
-    const t = { worker, tasks: [], done: 0, sentAt: 0, timer: null, ready: false, progress: new Int32Array(progress) }
+    const t = { worker, tasks: [], done: 0, ranMs: 0, timer: null, ready: false, progress: new Int32Array(progress) }
     this.threads.push(t)
     return new Promise((resolve, reject) => {
       worker.on('message', (m) => {
@@ -92,7 +92,7 @@ export class WorkerPool {
           this.pump()
           resolve(m.methods)
         } else if (m.type === 'done') {
-          this.results(t, m.results, m.bytes)
+          this.results(t, m.results, m.bytes, m.ranMs)
         }
       })
       // A thread that fails before it is ready was never in service: it is dropped, and the
@@ -160,7 +160,7 @@ export class WorkerPool {
       const t = this.idle.pop()
       t.tasks = batch
       t.done = 0
-      t.sentAt = this.clock.now()
+      t.ranMs = 0
       Atomics.store(t.progress, 0, -1)
       this.counts.ran += batch.length
       this.counts.handoffs++
@@ -186,8 +186,9 @@ export class WorkerPool {
    * (MessagePack bytes in `bytes`: it resolves as Packed, copied into the reply as it is),
    * [id, 1, message, code] for an error, [id, 2, message, code] for a request not run.
    */
-  results (t, results, bytes) {
+  results (t, results, bytes, ranMs) {
     if (t.tasks.length === 0) return // from a thread already let go (abandoned, or the pool stopped)
+    t.ranMs += ranMs
     for (const [id, kind, value, code] of results) {
       const task = t.tasks[t.done]
       if (task === undefined || task.id !== id) continue // abandoned or replaced meanwhile
@@ -197,7 +198,9 @@ export class WorkerPool {
       else { this.counts.expired++; this.settle(task, new WorkerError(value, code), true) }
     }
     if (t.done < t.tasks.length) { this.watch(t); return }
-    const perTask = (this.clock.now() - t.sentAt) / t.tasks.length
+    // Time in the thread, not since the hand-off: a busy main thread must not make short
+    // requests look long, or hand-offs would stay one request each when they matter most.
+    const perTask = t.ranMs / t.tasks.length
     this.taskMs = this.taskMs === null ? perTask : this.taskMs + TASK_MS_WEIGHT * (perTask - this.taskMs)
     this.clock.clearTimeout(t.timer)
     t.timer = null

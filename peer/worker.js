@@ -47,18 +47,21 @@ async function runBatch (endpoint, batch) {
     id, method: typeof method === 'number' ? methods[method] : method, args, requestId, endpoint, timeoutMs, deadline: remainingMs > 0 ? arrived + remainingMs : Infinity,
   }))
   let results = []
+  let ranMs = 0 //  time spent running the tasks of `results`
   let oldest = 0 // when the first result in `results` was ready
   for (let i = 0; i < tasks.length; i++) {
     const task = tasks[i]
     let start = performance.now()
     if (results.length > 0 && (start - oldest >= RESULTS_WAIT_MS || !((methodMs.get(task.method) ?? Infinity) < RESULTS_WAIT_MS))) {
-      post(results)
+      post(results, ranMs)
       results = []
+      ranMs = 0
       start = performance.now()
     }
     Atomics.store(progress, 0, i)
     const result = await runOne(task)
     const end = performance.now()
+    ranMs += end - start
     if (result[1] !== 2) { // not skipped: a run to time
       const ms = methodMs.get(task.method)
       methodMs.set(task.method, ms === undefined ? end - start : ms + METHOD_MS_WEIGHT * (end - start - ms))
@@ -67,14 +70,15 @@ async function runBatch (endpoint, batch) {
     results.push(result)
   }
   cancelled.clear()
-  post(results)
+  post(results, ranMs)
 }
 
 /**
- * Posts results; the values (MessagePack bytes) travel in one buffer that is transferred,
- * not copied: each ok result is [id, 0, offset, length] into it.
+ * Posts results and the time their tasks took here (the pool sizes its hand-offs by it);
+ * the values (MessagePack bytes) travel in one buffer that is transferred, not copied: each
+ * ok result is [id, 0, offset, length] into it.
  */
-function post (results) {
+function post (results, ranMs) {
   let size = 0
   for (const r of results) if (r[1] === 0) size += r[2].length
   const bytes = new Uint8Array(size)
@@ -87,7 +91,7 @@ function post (results) {
     r[3] = value.length
     at += value.length
   }
-  parentPort.postMessage({ type: 'done', results, bytes: bytes.buffer }, [bytes.buffer])
+  parentPort.postMessage({ type: 'done', results, ranMs, bytes: bytes.buffer }, [bytes.buffer])
 }
 
 async function runOne (task) {

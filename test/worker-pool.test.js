@@ -85,6 +85,28 @@ describe('worker-thread handlers', function () {
     expect(t.handoffs).to.be.below(t.ran / 4) // one at a time would be one hand-off per request
   })
 
+  it('hand-offs grow with short requests even when the main thread is slow to take results', async () => {
+    const pool = new WorkerPool({ module: WORK.href, threads: 1 })
+    try {
+      await pool.start()
+      const ctx = (requestId) => ({ requestId, endpoint: 'tcp://127.0.0.1:1', timeoutMs: 0, cancelled: false, runner: null, remaining: () => Infinity, cancel () { this.cancelled = true } })
+      // A busy main thread: each answer is taken 10 ms after the request was handed over
+      // (enough of them for the first, cold run's time to fade from the average).
+      for (let i = 0; i < 25; i++) {
+        const answer = pool.run('spin', { n: 10 }, ctx(i))
+        const until = Date.now() + 10
+        while (Date.now() < until) { /* the main thread at work */ }
+        await answer
+      }
+      const before = pool.counts.handoffs
+      await Promise.all(Array.from({ length: 64 }, (_, i) => pool.run('spin', { n: 10 }, ctx(100 + i))))
+      // The requests take microseconds in the thread: a few hand-offs, not one each.
+      expect(pool.counts.handoffs - before).to.be.at.most(4)
+    } finally {
+      await pool.stop()
+    }
+  })
+
   it('a thread that dies before it begins a batch: the others run alone on new threads, the culprit fails, nothing loops', async () => {
     // The pool itself, so that one hand-off carries [quick, quick, culprit, quick] for sure.
     const pool = new WorkerPool({ module: WORK.href, threads: 1 })
