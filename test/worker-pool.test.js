@@ -89,17 +89,16 @@ describe('worker-thread handlers', function () {
     const pool = new WorkerPool({ module: WORK.href, threads: 1 })
     try {
       await pool.start()
-      const ctx = (requestId) => ({ requestId, endpoint: 'tcp://127.0.0.1:1', timeoutMs: 0, cancelled: false, runner: null, remaining: () => Infinity, cancel () { this.cancelled = true } })
       // A busy main thread: each answer is taken 10 ms after the request was handed over
       // (enough of them for the first, cold run's time to fade from the average).
       for (let i = 0; i < 25; i++) {
-        const answer = pool.run('spin', { n: 10 }, ctx(i))
+        const answer = pool.run('spin', { n: 10 }, poolCtx(i))
         const until = Date.now() + 10
         while (Date.now() < until) { /* the main thread at work */ }
         await answer
       }
       const before = pool.counts.handoffs
-      await Promise.all(Array.from({ length: 64 }, (_, i) => pool.run('spin', { n: 10 }, ctx(100 + i))))
+      await Promise.all(Array.from({ length: 64 }, (_, i) => pool.run('spin', { n: 10 }, poolCtx(100 + i))))
       // The requests take microseconds in the thread: a few hand-offs, not one each.
       expect(pool.counts.handoffs - before).to.be.at.most(4)
     } finally {
@@ -113,8 +112,7 @@ describe('worker-thread handlers', function () {
     try {
       await pool.start()
       pool.taskMs = 0.01 // short requests: hand-offs of up to 32
-      const ctx = (requestId) => ({ requestId, endpoint: 'tcp://127.0.0.1:1', timeoutMs: 0, cancelled: false, runner: null, remaining: () => Infinity, cancel () { this.cancelled = true } })
-      const run = (args, i) => pool.run('spin', args, ctx(i)).then(() => 'ok', (e) => e.code)
+      const run = (args, i) => pool.run('spin', args, poolCtx(i)).then(() => 'ok', (e) => e.code)
       const answers = Promise.all([run({ n: 10 }, 1), run({ n: 10 }, 2), run({ n: 10, dieOnArrival: true }, 3), run({ n: 10 }, 4)])
       expect(await answers).to.deep.equal(['ok', 'ok', 'ERR_ZEROMESH_WORKER_EXIT', 'ok'])
       // Died twice (in the batch, then alone), and no more; the pool serves on.
@@ -126,17 +124,22 @@ describe('worker-thread handlers', function () {
   })
 
   it('a slow request handed over with quick ones does not hold their answers', async () => {
-    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 1024 })
-    const c = h.client({ seeds: [p.endpoint] })
-    for (let i = 0; i < 20; i++) await c.request('spin', { n: 10 }) // short: hand-offs of up to 32
-    const t0 = Date.now()
-    const took = []
-    const quick = Array.from({ length: 40 }, () => c.request('spin', { n: 10 }).then(() => took.push(Date.now() - t0)))
-    const slow = c.request('busyFor', { ms: 600 }, { timeout: 5000 }) // in the batch after 8 of them
-    await Promise.all(quick)
-    expect(Math.max(...took)).to.be.below(400) // not after the slow one's 600 ms
-    await slow
-    expect(p.stats().threads.handoffs).to.be.below(p.stats().threads.ran) // they did go in batches
+    // The pool itself, so that one hand-off carries 8 quick requests and then a slow one.
+    const pool = new WorkerPool({ module: WORK.href, threads: 1 })
+    try {
+      await pool.start()
+      pool.taskMs = 0.01 // short requests: hand-offs of up to 32
+      const t0 = Date.now()
+      const at = (p) => p.then(() => Date.now() - t0)
+      const quick = Array.from({ length: 8 }, (_, i) => at(pool.run('spin', { n: 10 }, poolCtx(i))))
+      const slow = at(pool.run('busyFor', { ms: 600 }, poolCtx(8)))
+      const [quickTook, slowTook] = [Math.max(...await Promise.all(quick)), await slow]
+      expect(pool.counts.handoffs).to.equal(1) // all nine in one hand-off
+      expect(slowTook).to.be.at.least(600)
+      expect(quickTook).to.be.below(slowTook - 300) // their answers left before the slow one ran
+    } finally {
+      await pool.stop()
+    }
   })
 
   it('a thread that dies in the middle of a batch fails its request; those it had not started run on its replacement', async () => {
@@ -264,4 +267,9 @@ function spinLocally (n) {
   let x = 0
   for (let i = 0; i < n; i++) x = (x + i * 2654435761) % 4294967296
   return x
+}
+
+/** The request context a Dispatcher hands the pool, for a test that drives the pool itself. */
+function poolCtx (requestId) {
+  return { requestId, endpoint: 'tcp://127.0.0.1:1', timeoutMs: 0, cancelled: false, runner: null, remaining: () => Infinity, cancel () { this.cancelled = true } }
 }
