@@ -143,20 +143,20 @@ describe('worker-thread handlers', function () {
   })
 
   it('a thread that dies in the middle of a batch fails its request; those it had not started run on its replacement', async () => {
-    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 1024 })
-    const c = h.client({ seeds: [p.endpoint] })
-    for (let i = 0; i < 20; i++) await c.request('spin', { n: 10 })
-    const before = Array.from({ length: 30 }, () => c.request('spin', { n: 10 }, { idempotent: false }).then(() => 'ok', (e) => e))
-    const dies = c.request('exit', null, { idempotent: false }).then(() => 'ok', (e) => e)
-    const after = Array.from({ length: 30 }, () => c.request('spin', { n: 10 }, { idempotent: false }).then(() => 'ok', (e) => e))
-    const died = await dies
-    expect(died.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
-    expect(died.message).to.match(/exited with code 3/)
-    // Handed to the thread after the one that killed it: never started, so run on the new thread.
-    expect(await Promise.all(after)).to.deep.equal(after.map(() => 'ok'))
-    // Handed before it: answered, or (ran, and the reply went with the thread) a coded error.
-    for (const r of await Promise.all(before)) if (r !== 'ok') expect(r.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
-    expect(p.stats().threads).to.include({ crashed: 1, replaced: 1, size: 1 })
+    // The pool itself, so that one hand-off carries [quick, quick, exit, quick, quick] for sure.
+    const pool = new WorkerPool({ module: WORK.href, threads: 1 })
+    try {
+      await pool.start()
+      pool.taskMs = 0.01 // short requests: hand-offs of up to 32
+      const run = (method, i) => pool.run(method, { n: 10 }, poolCtx(i)).then(() => 'ok', (e) => e.code)
+      const answers = await Promise.all([run('spin', 1), run('spin', 2), run('exit', 3), run('spin', 4), run('spin', 5)])
+      // Before it: answered (their results left before a method never timed there began).
+      // After it: never started, so run on the new thread, in one more hand-off.
+      expect(answers).to.deep.equal(['ok', 'ok', 'ERR_ZEROMESH_WORKER_EXIT', 'ok', 'ok'])
+      expect(pool.counts).to.include({ crashed: 1, replaced: 1, handoffs: 2 })
+    } finally {
+      await pool.stop()
+    }
   })
 
   it('with every thread saturated for 6 s, an observer sees no membership change of the peer', async () => {
