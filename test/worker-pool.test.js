@@ -90,8 +90,8 @@ describe('worker-thread handlers', function () {
     try {
       await pool.start()
       // A busy main thread: each answer is taken 10 ms after the request was handed over
-      // (enough of them for the first, cold run's time to fade from the average).
-      for (let i = 0; i < 25; i++) {
+      // (enough of them for the first, cold runs' time to fade from the average).
+      for (let i = 0; i < 60; i++) {
         const answer = pool.run('spin', { n: 10 }, poolCtx(i))
         const until = Date.now() + 10
         while (Date.now() < until) { /* the main thread at work */ }
