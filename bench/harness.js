@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process'
 import * as zmq from 'zeromq'
 import hdr from 'hdr-histogram-js'
-import { Packr, Unpackr } from 'msgpackr'
+import { packValue, unpackValue } from '../protocol/codec.js'
 
 export const PAYLOAD = { op: 'echo', n: 12345, s: 'twenty-byte-payload!' } // ~40 bytes of msgpack
 
@@ -65,10 +65,6 @@ export async function drive (concurrency, one, { seconds, warmupMs = 500, onTick
 // collection slow (client/id-table.js says why), which would flatter zeromesh here.
 const IDS = (1 << 17) - 1
 
-// MessagePack as zeromesh's codec sets it up (protocol/codec.js), for the msgpack raw client.
-const packr = new Packr({ useRecords: false, structuredClone: false })
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, structuredClone: false, int64AsType: 'number' })
-
 /**
  * A raw zeromq.js Dealer: one writer, one reader, replies matched by a 4-byte id. With
  * `perMessage` 1 each request is its own ZeroMQ message, sent at once; with more, the
@@ -124,9 +120,10 @@ export function rawClient (endpoint, perMessage = 1, payload = PAYLOAD) {
  * zeromesh packs entries), sent without waiting (sendTimeout 0; a message refused with EAGAIN
  * goes again next turn), and one receive loop takes every reply (the echo server sends the
  * frame back as it came). What a hand-written zeromq.js client at its best does. With
- * `msgpack`, each request's body is the payload encoded with msgpackr when it is made, and
- * each reply's body is decoded (run it against `raw-echo-server.js msgpack`, which decodes
- * and encodes every body too): the same MessagePack work as zeromesh, and nothing else.
+ * `msgpack`, each request's body is the payload encoded with msgpackr (zeromesh's codec
+ * settings) when it is made, and each reply's body is decoded (run it against
+ * `raw-echo-server.js msgpack`, which decodes and encodes every body too): the same
+ * MessagePack work as zeromesh, and nothing else.
  */
 export function rawClientNonBlocking (endpoint, perMessage = 32, payload = PAYLOAD, { msgpack = false } = {}) {
   const sock = new zmq.Dealer({ linger: 0, sendTimeout: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
@@ -168,7 +165,7 @@ export function rawClientNonBlocking (endpoint, perMessage = 32, payload = PAYLO
           const length = frame.readUInt32LE(at + 4)
           const r = pending[id]
           pending[id] = null
-          const value = msgpack ? unpackr.unpack(frame.subarray(at + 8, at + 8 + length)) : undefined
+          const value = msgpack ? unpackValue(frame.subarray(at + 8, at + 8 + length)) : undefined
           at += 8 + length
           r?.(value)
         }
@@ -179,7 +176,7 @@ export function rawClientNonBlocking (endpoint, perMessage = 32, payload = PAYLO
     one: () => new Promise((resolve) => {
       const id = nextId++ & IDS
       pending[id] = resolve
-      if (msgpack) bodies[id] = Buffer.from(packr.pack(payload)) // taken now, as a request's args are
+      if (msgpack) bodies[id] = Buffer.from(packValue(payload)) // taken now, as a request's args are
       queue.push(id)
       schedule()
     }),

@@ -1,14 +1,13 @@
 // Baseline server for the benchmarks: a bare zeromq.js ROUTER that echoes every message,
 // one send per message. Prints its endpoint on stdout; SIGTERM closes it. With the argument
 // `msgpack`, each message is one frame of [id 4][length 4][body] entries (harness.js
-// rawClientNonBlocking), and every body is decoded with msgpackr and encoded again before the
-// frame goes back: the MessagePack work a zeromesh peer does, and nothing else.
+// rawClientNonBlocking), and every body is decoded and encoded again with msgpackr
+// (zeromesh's codec settings) before the frame goes back: the MessagePack work a zeromesh
+// peer does, and nothing else.
 import * as zmq from 'zeromq'
-import { Packr, Unpackr } from 'msgpackr'
+import { packValue, unpackValue } from '../protocol/codec.js'
 
 const MSGPACK = process.argv[2] === 'msgpack'
-const packr = new Packr({ useRecords: false, structuredClone: false })
-const unpackr = new Unpackr({ useRecords: false, mapsAsObjects: true, structuredClone: false, int64AsType: 'number' })
 
 /** The frame with every body decoded and encoded again. */
 function reencode (frame) {
@@ -16,7 +15,7 @@ function reencode (frame) {
   let size = 0
   for (let at = 0; at + 8 <= frame.length;) {
     const length = frame.readUInt32LE(at + 4)
-    const body = Buffer.from(packr.pack(unpackr.unpack(frame.subarray(at + 8, at + 8 + length))))
+    const body = Buffer.from(packValue(unpackValue(frame.subarray(at + 8, at + 8 + length))))
     parts.push(frame.readUInt32LE(at), body)
     size += 8 + body.length
     at += 8 + length

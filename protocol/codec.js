@@ -74,6 +74,11 @@ export function packValue (value) {
   return packr.pack(value)
 }
 
+/** A value from MessagePack bytes, with the settings every frame is decoded with (no limits checked: for benchmarks and tests). */
+export function unpackValue (bytes) {
+  return unpackr.unpack(bytes)
+}
+
 /** [id, status, value] whose value is Packed: the same bytes as packEntryWithRoom would give for the value itself. */
 function packedEntry (entry, room) {
   const head = packr.pack([entry[0], entry[1]]) // fixarray of 2: made one of 3 below
