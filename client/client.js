@@ -261,8 +261,11 @@ export class Client extends EventEmitter {
   attempt (call, peer, now = this.clock.now()) {
     const remaining = Math.max(1, Math.ceil(call.deadline - now))
     // A lone request (see enqueue) is packed as its whole frame, to leave at once as it is;
-    // any other as an entry, to be joined with the others of this turn.
-    const lone = peer.outbox.length === 0 && peer.calls.size === 0
+    // any other as an entry, to be joined with the others of this turn. Just after a reply
+    // frame of several answers, nothing may be in flight but the callers it woke are about to
+    // send their next requests: the first of them waits for the others, or it would leave
+    // alone and split one frame's worth in two, every round.
+    const lone = peer.outbox.length === 0 && peer.calls.size === 0 && !peer.burst
     const entry = [call.id, call.method, call.args, remaining]
     let packed
     try {
@@ -303,10 +306,7 @@ export class Client extends EventEmitter {
    * its own.
    */
   enqueue (peer, call, packed) {
-    if (!peer.flushQueued) {
-      peer.flushQueued = true
-      setImmediate(() => { peer.flushQueued = false; this.flush(peer) })
-    }
+    this.queueFlush(peer)
     peer.outbox.push(call, packed)
     // Pipelining: once half the requests in flight to this peer wait here (at least
     // EARLY_FLUSH), they leave without waiting for the turn to end, so the peer works on them
@@ -314,7 +314,24 @@ export class Client extends EventEmitter {
     if (peer.outbox.length >= 2 * Math.max(EARLY_FLUSH, peer.calls.size >> 1)) this.flush(peer)
   }
 
+  /** The peer's outbox leaves at the end of this turn (once, however often this is called). */
+  queueFlush (peer) {
+    if (peer.flushQueued) return
+    peer.flushQueued = true
+    setImmediate(() => { peer.flushQueued = false; this.flush(peer) })
+  }
+
+  /**
+   * A reply frame of several answers woke several callers, and their next requests come in
+   * this turn: until it ends none of them leaves alone (see attempt), so they go in one frame.
+   */
+  holdForTurn (peer) {
+    peer.burst = true
+    this.queueFlush(peer)
+  }
+
   flush (peer) {
+    peer.burst = false
     const box = peer.outbox
     peer.outbox = []
     const max = this.options.maxMessageSize
@@ -426,6 +443,7 @@ export class Client extends EventEmitter {
     if (peer === undefined) return
     if (msg.type === MessageType.REPLY) {
       if (typeof msg.meta.load === 'number') peer.load = msg.meta.load
+      if (msg.replies.length > 1) this.holdForTurn(peer)
       for (const r of msg.replies) this.onReply(peer, r)
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
     } else if (msg.type === MessageType.MEMBERS) {
