@@ -5,10 +5,11 @@
 // Buffer. Every system runs at the same
 // concurrency, in turn, round after round; medians of the rounds.
 //
-// On a machine whose cores are all busy (2 cores, 4 busy threads here), throughput is cores
-// divided by CPU per request. So this says what a throughput target against the raw client
-// leaves for everything zeromesh does per request: at 0.9x, CPU per request may be at most
-// 1/0.9 of the raw client's.
+// Throughput is at most the cores divided by the CPU per request (2 cores, and 4 busy
+// threads, here), and reaches that only if every core is busy all the time; "cores busy"
+// says how close each system gets. So this says what a throughput target against a raw
+// client leaves for everything zeromesh does per request: at 0.9x of R req/s on 2 cores, at
+// most 2 / (0.9 R) seconds of CPU per request, less the raw client's own.
 //
 // Usage: node bench/cpu-budget.js [--concurrency 256] [--seconds 3] [--rounds 3]
 import { readFileSync } from 'node:fs'
