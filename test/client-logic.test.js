@@ -4,7 +4,7 @@ import { expect } from 'chai'
 import FakeTimers from '@sinonjs/fake-timers'
 import { Client } from '../index.js'
 import { FakeNetwork } from './helpers/fake-transport.js'
-import { encodeReply, decode, MessageType, Status } from '../protocol/index.js'
+import { encodeReply } from '../protocol/index.js'
 
 const A = 'tcp://127.0.0.1:1001'
 const B = 'tcp://127.0.0.1:1002'
@@ -219,39 +219,21 @@ describe('client failover logic (fake transport, fake clock)', () => {
   })
 
   it('coalescing in a closed loop: the callers a reply frame wakes send their next requests in one frame, not the first alone', async () => {
-    // A peer that answers each request frame with one reply frame, as a real peer does.
-    const sizes = [] // requests per request frame, in order
-    let h = null
-    let s = null
-    const transport = (handlers) => {
-      h = handlers
-      return {
-        connect () {},
-        disconnect () {},
-        close: async () => {},
-        send (ep, frames, done) {
-          queueMicrotask(() => done(null))
-          const msg = decode(frames[0])
-          if (msg.type !== MessageType.REQUEST) return
-          sizes.push(msg.requests.length)
-          const reply = encodeReply({}, msg.requests.map((r) => [r.id, Status.OK, r.args]))
-          s.clock.setTimeout(() => h.onMessage(ep, [reply]), 1)
-        },
-      }
-    }
-    s = setup({ transport }, [A])
-    h.onUp(A)
+    const { clock, net, client } = setup({}, [A])
+    net.define(A, { batched: true }) // one reply frame per request frame, as a real peer
+    net.up(A)
     let stop = false
     let answered = 0
-    const loop = async () => { while (!stop) { await s.client.request('echo', 1); answered++ } }
+    const loop = async () => { while (!stop) { await client.request('echo', 1); answered++ } }
     const loops = Array.from({ length: 16 }, loop)
-    await tick(s.clock, 20)
+    await tick(clock, 20)
     stop = true
-    await tick(s.clock, 5)
+    await tick(clock, 5)
     await Promise.all(loops)
     // The very first request finds nothing in flight and leaves alone, at once. After that
     // every frame carries all 16 (before: 1, 16, 1, 16, ... the first caller a reply frame
     // woke found nothing in flight and left alone, and split the round in two).
+    const sizes = net.frameSizes
     expect(sizes[0]).to.equal(1)
     expect(sizes.length).to.be.at.least(10)
     expect(sizes.slice(1)).to.deep.equal(sizes.slice(1).map(() => 16))

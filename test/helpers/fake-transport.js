@@ -10,6 +10,7 @@ export class FakeNetwork {
     this.log = [] // [endpoint, method, id] per request that reached a peer
     this.cancels = [] // [endpoint, ...ids] per CANCEL sent
     this.frames = 0 //   REQUEST frames received
+    this.frameSizes = [] // requests in each REQUEST frame, in order
     this.dials = [] //   endpoints connect() was called with, in order
     this.hangups = [] // endpoints disconnect() was called with, in order
   }
@@ -30,10 +31,12 @@ export class FakeNetwork {
 
   /**
    * behave(request) returns one of: ['ok', value], ['busy'], ['draining'], ['remote', msg, code],
-   * ['silent'] (never answers), ['unreachable'] (the send fails with EHOSTUNREACH).
+   * ['silent'] (never answers), ['unreachable'] (the send fails with EHOSTUNREACH). With
+   * `batched`, the answers to one request frame come back together in one reply frame, as a
+   * real peer's do; without it, each in a frame of its own.
    */
-  define (ep, { behave = (r) => ['ok', r.args], latency = 1 } = {}) {
-    const p = { up: false, behave, latency }
+  define (ep, { behave = (r) => ['ok', r.args], latency = 1, batched = false } = {}) {
+    const p = { up: false, behave, latency, batched }
     this.peers.set(ep, p)
     return p
   }
@@ -47,18 +50,23 @@ export class FakeNetwork {
     if (msg.type === MessageType.CANCEL) { this.cancels.push([ep, ...msg.ids]); queueMicrotask(() => done(null)); return }
     // A frame may carry several requests (coalescing): each gets its peer's behaviour.
     this.frames++
+    this.frameSizes.push(msg.requests.length)
     const outcomes = msg.requests.map((req) => [req, p.up ? p.behave(req) : ['unreachable']])
     if (outcomes.some(([, o]) => o[0] === 'unreachable')) { queueMicrotask(() => done('EHOSTUNREACH')); return }
     queueMicrotask(() => done(null))
+    const entries = []
     for (const [req, outcome] of outcomes) {
       this.log.push([ep, req.method, req.id])
       if (outcome[0] === 'silent') continue
-      const entry = outcome[0] === 'ok'
+      entries.push(outcome[0] === 'ok'
         ? [req.id, Status.OK, outcome[1]]
         : outcome[0] === 'remote'
           ? [req.id, Status.REMOTE, [outcome[1], outcome[2] ?? null]]
-          : [req.id, outcome[0] === 'busy' ? Status.BUSY : Status.DRAINING, [outcome[0], null]]
-      this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [encodeReply({}, [entry])]) }, p.latency)
+          : [req.id, outcome[0] === 'busy' ? Status.BUSY : Status.DRAINING, [outcome[0], null]])
+    }
+    const replies = p.batched ? (entries.length > 0 ? [entries] : []) : entries.map((entry) => [entry])
+    for (const list of replies) {
+      this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [encodeReply({}, list)]) }, p.latency)
     }
   }
 }
