@@ -86,9 +86,7 @@ describe('worker-thread handlers', function () {
   })
 
   it('hand-offs grow with short requests even when the main thread is slow to take results', async () => {
-    const pool = new WorkerPool({ module: WORK.href, threads: 1 })
-    try {
-      await pool.start()
+    await withPool({}, async (pool) => {
       // A busy main thread: each answer is taken 10 ms after the request was handed over
       // (enough of them for the first, cold runs' time to fade from the average).
       for (let i = 0; i < 60; i++) {
@@ -101,34 +99,24 @@ describe('worker-thread handlers', function () {
       await Promise.all(Array.from({ length: 64 }, (_, i) => pool.run('spin', { n: 10 }, poolCtx(100 + i))))
       // The requests take microseconds in the thread: a few hand-offs, not one each.
       expect(pool.counts.handoffs - before).to.be.at.most(4)
-    } finally {
-      await pool.stop()
-    }
+    })
   })
 
   it('a thread that dies before it begins a batch: the others run alone on new threads, the culprit fails, nothing loops', async () => {
     // The pool itself, so that one hand-off carries [quick, quick, culprit, quick] for sure.
-    const pool = new WorkerPool({ module: WORK.href, threads: 1 })
-    try {
-      await pool.start()
-      pool.taskMs = 0.01 // short requests: hand-offs of up to 32
+    await withPool({ shortRequests: true }, async (pool) => {
       const run = (args, i) => pool.run('spin', args, poolCtx(i)).then(() => 'ok', (e) => e.code)
       const answers = Promise.all([run({ n: 10 }, 1), run({ n: 10 }, 2), run({ n: 10, dieOnArrival: true }, 3), run({ n: 10 }, 4)])
       expect(await answers).to.deep.equal(['ok', 'ok', 'ERR_ZEROMESH_WORKER_EXIT', 'ok'])
       // Died twice (in the batch, then alone), and no more; the pool serves on.
       expect(pool.counts).to.include({ replaced: 2, handoffs: 5 })
       expect(await run({ n: 10 }, 5)).to.equal('ok')
-    } finally {
-      await pool.stop()
-    }
+    })
   })
 
   it('a slow request handed over with quick ones does not hold their answers', async () => {
     // The pool itself, so that one hand-off carries 8 quick requests and then a slow one.
-    const pool = new WorkerPool({ module: WORK.href, threads: 1 })
-    try {
-      await pool.start()
-      pool.taskMs = 0.01 // short requests: hand-offs of up to 32
+    await withPool({ shortRequests: true }, async (pool) => {
       const t0 = Date.now()
       const at = (p) => p.then(() => Date.now() - t0)
       const quick = Array.from({ length: 8 }, (_, i) => at(pool.run('spin', { n: 10 }, poolCtx(i))))
@@ -137,26 +125,19 @@ describe('worker-thread handlers', function () {
       expect(pool.counts.handoffs).to.equal(1) // all nine in one hand-off
       expect(slowTook).to.be.at.least(600)
       expect(quickTook).to.be.below(slowTook - 300) // their answers left before the slow one ran
-    } finally {
-      await pool.stop()
-    }
+    })
   })
 
   it('a thread that dies in the middle of a batch fails its request; those it had not started run on its replacement', async () => {
     // The pool itself, so that one hand-off carries [quick, quick, exit, quick, quick] for sure.
-    const pool = new WorkerPool({ module: WORK.href, threads: 1 })
-    try {
-      await pool.start()
-      pool.taskMs = 0.01 // short requests: hand-offs of up to 32
+    await withPool({ shortRequests: true }, async (pool) => {
       const run = (method, i) => pool.run(method, { n: 10 }, poolCtx(i)).then(() => 'ok', (e) => e.code)
       const answers = await Promise.all([run('spin', 1), run('spin', 2), run('exit', 3), run('spin', 4), run('spin', 5)])
       // Before it: answered (their results left before a method never timed there began).
       // After it: never started, so run on the new thread, in one more hand-off.
       expect(answers).to.deep.equal(['ok', 'ok', 'ERR_ZEROMESH_WORKER_EXIT', 'ok', 'ok'])
       expect(pool.counts).to.include({ crashed: 1, replaced: 1, handoffs: 2 })
-    } finally {
-      await pool.stop()
-    }
+    })
   })
 
   it('with every thread saturated for 6 s, an observer sees no membership change of the peer', async () => {
@@ -267,6 +248,22 @@ function spinLocally (n) {
   let x = 0
   for (let i = 0; i < n; i++) x = (x + i * 2654435761) % 4294967296
   return x
+}
+
+/**
+ * Runs `fn` with a started pool of one thread of the test module, and stops it after. With
+ * `shortRequests` the pool takes its requests to be short from the start (hand-offs of up
+ * to 32), as it would after timing some.
+ */
+async function withPool ({ shortRequests = false }, fn) {
+  const pool = new WorkerPool({ module: WORK.href, threads: 1 })
+  try {
+    await pool.start()
+    if (shortRequests) pool.taskMs = 0.01
+    await fn(pool)
+  } finally {
+    await pool.stop()
+  }
 }
 
 /** The request context a Dispatcher hands the pool, for a test that drives the pool itself. */
