@@ -15,6 +15,8 @@ export class Call {
     this.deadline = now + o.timeout
     this.signal = o.signal
     this.key = o.key // routes by rendezvous hashing when set
+    this.version = o.version // a semver range the peer's version must satisfy, or null
+    this.where = o.where //     labels the peer must have, or null
     this.attemptTimeout = o.attemptTimeout // ms, or 'auto'
     this.attemptTimer = null // the attempt limit, in the client's attemptLimits (TimerLists)
     this.budgetSpent = false

@@ -8,6 +8,8 @@ import { resolveStrategy } from './strategies/index.js'
 import { Call } from './call.js'
 import { IdTable } from '../protocol/id-table.js'
 import { Discovery } from './discovery.js'
+import { ServiceBook, ANY } from './services.js'
+import { Router } from './routing.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { RetryBudget } from './retry-budget.js'
 import { PeakEwma } from './peak-ewma.js'
@@ -16,6 +18,7 @@ import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
 import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
+import { versionRange, whereProblem } from '../protocol/service.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ProtocolError, HandshakeError, invalidArgument,
@@ -44,9 +47,12 @@ export class Client extends EventEmitter {
     this.clock = o.clock
     this.strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() })
     this.table = new PeerTable((snapshot) => {
+      this.router.changed()
       o.logger.debug({ peer: snapshot.endpoint, state: snapshot.state, removed: snapshot.removed === true, lastError: snapshot.lastError }, `peer ${snapshot.endpoint} ${snapshot.removed ? 'removed' : snapshot.state}`)
       this.emit('peer', snapshot)
     }, () => o.clock.now())
+    this.router = new Router(this.table) // which peers may take a request (method, version, labels)
+    this.methodWaiters = new Set() // waitFor(method) calls, checked whenever the routes change
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
     this.parked = new Set() //  calls waiting for any peer to come up
@@ -72,6 +78,13 @@ export class Client extends EventEmitter {
       onDown: (ep) => this.onDown(ep, 'disconnected'),
       credentials: o.security || null,
       onRefused: (ep, refusal) => this.onRefused(ep, refusal),
+    })
+    this.services = new ServiceBook({
+      send: (ep, frames, done) => this.transport.send(ep, frames, done),
+      clock: o.clock,
+      timeout: o.membersTimeout,
+      onService: (ep, d) => this.onService(ep, d),
+      onNoAnswer: (ep) => this.onNoServiceAnswer(ep),
     })
     this.seeds = new Set(o.seeds)
     for (const ep of o.seeds) this.addPeer(ep)
@@ -136,6 +149,7 @@ export class Client extends EventEmitter {
         const newLife = known.claim !== null && m.incarnation > known.claim.incarnation && m.state === MemberState.ALIVE
         known.claim = { incarnation: m.incarnation, state: m.state }
         if (newLife && !known.connected) this.redial(known)
+        this.hinted(known, m.service ?? null)
       }
       if (m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT) {
         if (known !== undefined) this.relisted(known)
@@ -149,6 +163,7 @@ export class Client extends EventEmitter {
         } else if (known.state === 'down') this.removePeer(known)
       }
     }
+    this.routesChanged() // calls waiting for a first list, or for a peer that may serve them
   }
 
   /**
@@ -169,7 +184,50 @@ export class Client extends EventEmitter {
   /** A member a list shows alive, not known yet. */
   adopt (m) {
     const peer = this.addPeer(m.endpoint)
-    if (peer !== undefined) peer.claim = { incarnation: m.incarnation, state: m.state }
+    if (peer !== undefined) { peer.claim = { incarnation: m.incarnation, state: m.state }; peer.hint = m.service ?? null }
+  }
+
+  /**
+   * A claim about `peer` carries service digest `digest`: when it is not the digest of what
+   * the peer last said it serves, the peer is asked again (on its own connection). The claim
+   * itself never changes where requests go.
+   */
+  hinted (peer, digest) {
+    if (digest === null || digest === peer.hint) return
+    peer.hint = digest
+    if (peer.connected && peer.service?.digest !== digest) this.services.ask(peer.endpoint)
+  }
+
+  /** `endpoint` said what it serves (a descriptor, or ANY for an older peer). */
+  onService (endpoint, d) {
+    const peer = this.table.get(endpoint)
+    if (peer === undefined || this.closing !== null) return
+    peer.service = d
+    peer.notServed = null
+    if (d !== ANY) peer.hint = d.digest
+    this.router.changed()
+    this.routesChanged()
+  }
+
+  /**
+   * A connected peer did not answer what it serves within membersTimeout: it may be one that
+   * predates the question and drops frames it does not know (PROTOCOL.md asks for an ERROR,
+   * not every implementation sends one). It is taken to serve anything, as an older peer is;
+   * an UNKNOWN_METHOD answer, a new claim or a reconnection makes the client ask again.
+   */
+  onNoServiceAnswer (endpoint) {
+    const peer = this.table.get(endpoint)
+    if (peer === undefined || !peer.connected || peer.service !== null || this.closing !== null) return
+    this.onService(endpoint, ANY)
+  }
+
+  /** Something changed what peers may take which request: waiting calls and waitFor() look again. */
+  routesChanged () {
+    for (const w of [...this.methodWaiters]) w.check()
+    if (this.parked.size === 0) return
+    const parked = [...this.parked]
+    this.parked.clear()
+    for (const call of parked) this.dispatch(call)
   }
 
   /** A member list shows `peer` alive. */
@@ -184,6 +242,7 @@ export class Client extends EventEmitter {
     this.failOver(peer, false)
     this.table.remove(peer)
     this.discovery.forget(peer.endpoint)
+    this.services.forget(peer.endpoint)
     this.transport.disconnect(peer.endpoint)
   }
 
@@ -191,7 +250,7 @@ export class Client extends EventEmitter {
    * Sends `method(args)` to a peer and resolves with its result.
    * @param {string} method
    * @param {unknown} [args]
-   * @param {{ timeout?: number, idempotent?: boolean, signal?: AbortSignal }} [options]
+   * @param {{ timeout?: number, idempotent?: boolean, signal?: AbortSignal, key?: string, version?: string, where?: object }} [options]
    */
   request (method, args, options) {
     let o
@@ -239,7 +298,9 @@ export class Client extends EventEmitter {
       this.parked.add(call)
       return
     }
-    const candidates = call.tried.length === 0 ? up : up.filter((e) => !call.tried.includes(e.endpoint))
+    const routed = this.router.candidates(call.method, call.version, call.where)
+    if (routed.length === 0) return this.unroutable(call)
+    const candidates = call.tried.length === 0 ? routed : routed.filter((e) => !call.tried.includes(e.endpoint))
     if (candidates.length === 0) {
       // Every healthy peer refused this call (busy, draining, unreachable): try them all
       // again after a pause that doubles each round, so refusals do not spin.
@@ -256,6 +317,20 @@ export class Client extends EventEmitter {
       if (!candidates.includes(peer)) peer = candidates[0] // a custom strategy returned something else
     }
     this.attempt(call, peer, now)
+  }
+
+  /**
+   * No peer up may take the call (none serves its method, or matches its version and
+   * labels). It waits while one may still come (the client has not had a member list yet, a
+   * peer's service is not known yet, or a peer that serves it is down for now), until its
+   * deadline; otherwise it fails at once with an UnknownMethodError that says what is served.
+   */
+  unroutable (call) {
+    const waiting = (this.options.discover && this.discovery.known === null) ||
+      this.router.mayCome(call.method, call.version, call.where, (digest) => this.services.known(digest))
+    if (waiting) { this.parked.add(call); return }
+    const err = new UnknownMethodError(`zeromesh: ${this.router.explain(call.method, call.version, call.where)}`)
+    this.settle(call, err)
   }
 
   attempt (call, peer, now = this.clock.now()) {
@@ -360,7 +435,7 @@ export class Client extends EventEmitter {
   hedge (call) {
     call.hedgeTimer = null
     if (call.settled) return
-    const candidates = this.table.up().filter((e) => !call.tried.includes(e.endpoint))
+    const candidates = this.router.candidates(call.method, call.version, call.where).filter((e) => !call.tried.includes(e.endpoint))
     if (candidates.length === 0 || !this.budget.withdraw()) return
     const peer = call.key !== undefined ? pickByKey(candidates, call.key) : this.strategy.select(candidates, call)
     if (!candidates.includes(peer)) return
@@ -448,7 +523,10 @@ export class Client extends EventEmitter {
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
     } else if (msg.type === MessageType.MEMBERS) {
       this.discovery.onMembers(msg)
+    } else if (msg.type === MessageType.SERVICE) {
+      this.services.onService(endpoint, msg)
     } else if (msg.type === MessageType.ERROR) {
+      if (this.services.onError(endpoint, msg)) return // an older peer: it does not know the question
       // The peer cannot read what we send (another protocol version): nothing was run.
       this.table.setState(peer, 'down', `protocol error from peer: ${msg.message} (peer speaks versions ${msg.minVersion}..${msg.maxVersion})`)
       this.failOver(peer, true)
@@ -464,7 +542,16 @@ export class Client extends EventEmitter {
         this.measured(call, peer, null)
         return this.settle(call, null, r.value)
       case Status.UNKNOWN_METHOD:
-        return this.settle(call, new UnknownMethodError(r.message))
+        // The handler never ran: the client's idea of what this peer serves was wrong (the
+        // peer stopped serving it, or is older and never said). Go to a peer that serves it,
+        // idempotent or not, and ask this one again what it serves.
+        if (call.peer !== peer) return
+        this.detach(call)
+        ;(peer.notServed ??= new Set()).add(call.method)
+        this.router.changed()
+        if (peer.service !== ANY && peer.connected) this.services.ask(peer.endpoint)
+        call.lastError = new UnknownMethodError(r.message)
+        return this.retryOrFail(call, Outcome.REFUSED, peer)
       case Status.REMOTE: {
         const err = new RemoteError(r.message, { remoteCode: r.code })
         this.measured(call, peer, err)
@@ -511,11 +598,10 @@ export class Client extends EventEmitter {
     peer.handshakeFailures = 0
     peer.listedGone = false
     peer.failures = 0
+    if (reason === null) this.services.ask(endpoint) // a (re)connection: it may serve something else now
     this.table.setState(peer, 'up', reason)
     if (this.options.discover) this.discovery.peerUp(endpoint)
-    const parked = [...this.parked]
-    this.parked.clear()
-    for (const call of parked) this.dispatch(call)
+    this.routesChanged()
   }
 
   /**
@@ -568,6 +654,7 @@ export class Client extends EventEmitter {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
     peer.connected = false
+    this.services.forget(endpoint)
     this.ejector.reset(peer)
     this.table.setState(peer, 'down', reason)
     if (peer.gone) this.removePeer(peer)
@@ -622,6 +709,8 @@ export class Client extends EventEmitter {
       err = this.refusalError() // some refused, the others never answered
     } else if (!this.table.anyEverUp()) {
       err = new NoPeersError(`zeromesh: no peer reachable within ${ms} ms (tried ${[...this.table.entries.keys()].join(', ')})`)
+    } else if (this.router.candidates(call.method, call.version, call.where).length === 0 && !this.router.mayCome(call.method, call.version, call.where, (d) => this.services.known(d))) {
+      err = new UnknownMethodError(`zeromesh: ${this.router.explain(call.method, call.version, call.where)}`)
     } else {
       err = new NoPeersError(`zeromesh: no peer was up for "${call.method}" within ${ms} ms`)
     }
@@ -670,7 +759,7 @@ export class Client extends EventEmitter {
     if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
     let endpoint
     if (from === undefined) {
-      await this.waitFor(() => this.table.up().length > 0 || this.allRefused())
+      await this.until(() => this.table.up().length > 0 || this.allRefused())
       const up = this.table.up()
       if (up.length === 0 && this.allRefused()) throw this.refusalError()
       if (up.length === 0) throw new NoPeersError(`zeromesh: no peer reachable within ${this.options.timeout} ms to ask for members`)
@@ -678,18 +767,61 @@ export class Client extends EventEmitter {
     } else {
       endpoint = normalizeRemote(from, 'from')
       if (this.table.get(endpoint) === undefined && this.addPeer(endpoint) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${endpoint}`)
-      await this.waitFor(() => this.table.get(endpoint)?.state === 'up' || this.table.get(endpoint)?.refusal != null)
+      await this.until(() => this.table.get(endpoint)?.state === 'up' || this.table.get(endpoint)?.refusal != null)
       const refusal = this.table.get(endpoint)?.refusal
       if (refusal != null && this.table.get(endpoint)?.state !== 'up') throw refusal
       if (this.table.get(endpoint)?.state !== 'up') throw new NoPeersError(`zeromesh: ${endpoint} not reachable within ${this.options.timeout} ms`)
     }
     const list = await this.discovery.fetch(endpoint)
     if (list === null) throw new TimeoutError(`zeromesh: ${endpoint} sent no member list within ${this.options.membersTimeout} ms`)
-    return list.members.map((m) => ({ endpoint: m.endpoint, state: stateName(m.state), incarnation: m.incarnation, meta: m.meta }))
+    return list.members.map((m) => ({ endpoint: m.endpoint, state: stateName(m.state), incarnation: m.incarnation, meta: m.meta, service: m.service ?? null }))
+  }
+
+  /**
+   * Resolves once some peer that is up serves `method` (and matches `version` and `where`,
+   * as a request's options would), with the endpoints of those peers. Rejects with
+   * TimeoutError after `timeout` (the client's by default), ClosedError when the client closes.
+   * @param {string} method
+   * @param {{ timeout?: number, version?: string, where?: object }} [options]
+   */
+  waitFor (method, options = {}) {
+    if (typeof method !== 'string' || method.length === 0 || method.length > 256) return Promise.reject(invalidArgument('waitFor(method): method must be a non-empty string of at most 256 characters'))
+    let version; let where; let timeout
+    try {
+      for (const k of Object.keys(options ?? {})) if (!['timeout', 'version', 'where'].includes(k)) throw invalidArgument(`unknown waitFor option "${k}"; known: timeout, version, where`)
+      timeout = options.timeout ?? this.options.timeout
+      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 2 ** 31 - 1) throw invalidArgument('waitFor: timeout must be a whole number of milliseconds from 1 to 2^31-1')
+      version = versionRange(options.version)
+      if (version === undefined) throw invalidArgument(`waitFor: version must be a semver range such as '^2', got ${JSON.stringify(options.version)}`)
+      where = options.where === undefined ? this.options.where : options.where
+      if (where !== null && whereProblem(where) !== null) throw invalidArgument(`waitFor: ${whereProblem(where)}`)
+      if (where !== null && Object.keys(where).length === 0) where = null
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
+    return new Promise((resolve, reject) => {
+      const w = {
+        check: () => {
+          if (this.closing !== null) return w.end(new ClosedError('zeromesh: the client was closed'))
+          const list = this.router.candidates(method, version, where)
+          if (list.length > 0) w.end(null, list.map((p) => p.endpoint))
+        },
+        end: (err, value) => {
+          this.methodWaiters.delete(w)
+          this.clock.clearTimeout(w.timer)
+          if (err === null) resolve(value)
+          else reject(err)
+        },
+      }
+      w.timer = this.clock.setTimeout(() => w.end(new TimeoutError(`zeromesh: no peer serving "${method}" came up within ${timeout} ms (${this.router.explain(method, version, where)})`)), timeout)
+      this.methodWaiters.add(w)
+      w.check()
+    })
   }
 
   /** Resolves once `cond()` holds, the client's timeout passes, or the client closes. */
-  async waitFor (cond) {
+  async until (cond) {
     const deadline = this.clock.now() + this.options.timeout
     while (!cond() && this.clock.now() < deadline && this.closing === null) {
       await new Promise((resolve) => this.clock.setTimeout(resolve, 10))
@@ -702,8 +834,10 @@ export class Client extends EventEmitter {
     const err = new ClosedError('zeromesh: the client was closed')
     this.closing = (async () => {
       this.discovery.stop()
+      this.services.stop()
       this.dns?.stop()
       for (const call of this.pending.values()) this.settle(call, err)
+      for (const w of [...this.methodWaiters]) w.end(err)
       this.deadlines.clear()
       this.attemptLimits.clear()
       await this.transport.close()

@@ -5,6 +5,7 @@ import { Limits } from '../protocol/constants.js'
 import { clockOption, MAX_TIMER_MS } from '../protocol/clock.js'
 import { resolveClientSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
 import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
+import { versionRange, whereProblem } from '../protocol/service.js'
 
 export const clientDefaults = Object.freeze({
   timeout: 5000, //            whole deadline of a request, retries included
@@ -24,6 +25,8 @@ export const clientDefaults = Object.freeze({
   refreshInterval: 5000, //    also fetch a member list from a random peer this often (0: never)
   membersTimeout: 1000, //     wait this long for a member list
   maxPeers: 4096, //           peers known at most: a member list naming more is not taken beyond this
+  where: null, //              labels every request's peer must have ({ tier: 'gold' }); null: any peer
+  zone: null, //               this client's zone: requests stay with peers labelled zone=<it> while they have capacity
 })
 
 const MAX_TIMEOUT = MAX_TIMER_MS // setTimeout's limit
@@ -69,6 +72,12 @@ export function resolveClientOptions (given) {
     refreshInterval: int(clientDefaults.refreshInterval, 0, MAX_TIMEOUT),
     membersTimeout: int(clientDefaults.membersTimeout, 1, MAX_TIMEOUT),
     maxPeers: int(clientDefaults.maxPeers, 1, 65535),
+    where: whereOption(clientDefaults.where),
+    zone: (v) => {
+      if (v === undefined || v === null) return null
+      if (typeof v !== 'string' || v.length === 0 || v.length > 63) throw invalidArgument('zone must be the value of the peers\' zone label, such as "eu-west-1a"')
+      return v
+    },
     clock: clockOption,
     random: fn(Math.random),
     transport: fn(undefined),
@@ -102,9 +111,26 @@ export function requestOptionsChecker (defaults) {
       if (v !== undefined && (typeof v !== 'string' || v.length === 0 || v.length > 1024)) throw invalidArgument('key must be a string of 1 to 1024 characters, such as a user or session id')
       return v
     },
+    version: (v) => {
+      const range = versionRange(v)
+      if (range === undefined) throw invalidArgument(`version must be a semver range such as '^2', '~2.1' or '>=1.2 <3', got ${JSON.stringify(v)}`)
+      return range
+    },
+    where: whereOption(defaults.where),
   }
-  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined })
+  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined, version: null, where: defaults.where })
   return (given) => given === undefined ? none : checkOptions('request options', given, spec)
+}
+
+/** A label selector ({ zone: 'a' }): null when left out or empty. */
+function whereOption (def) {
+  return (v, name) => {
+    if (v === undefined) return def
+    if (v === null) return null
+    const problem = whereProblem(v)
+    if (problem !== null) throw invalidArgument(`${name}: ${problem}`)
+    return Object.keys(v).length === 0 ? null : Object.freeze({ ...v })
+  }
 }
 
 function attemptTimeoutOption (def) {

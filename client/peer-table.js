@@ -62,6 +62,9 @@ export class PeerEntry {
     this.handshakeFailures = 0 // in a row
     this.redialedAt = -Infinity // when the client last dialled it anew (Client.redial)
     this.load = 0 //     requests in flight on the peer, all clients together, as it last reported
+    this.service = null // what it serves, by its own word (services.js): a descriptor, ANY, or null (not known yet)
+    this.notServed = null // Set of methods it answered UNKNOWN_METHOD for since its last word on what it serves
+    this.hint = null //  the service digest the newest claim about it carries (a prompt to ask it again), or null
   }
 
   /** The latency estimate now (ms), null before the first answer. */
@@ -77,6 +80,7 @@ export class PeerEntry {
       latencyMs: this.latencyMs,
       failures: this.failures,
       lastError: this.lastError,
+      service: this.service === null ? null : this.service.any === true ? 'any' : { methods: [...this.service.methods], version: this.service.version, labels: { ...this.service.labels }, capacity: this.service.capacity },
     }
   }
 }

@@ -33,6 +33,9 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
     name: n('request_duration_seconds'), help: 'Time from a request\'s arrival to its reply.', type: 'histogram',
     get: async () => ({ name: n('request_duration_seconds'), help: 'Time from a request\'s arrival to its reply.', type: 'histogram', values: latency.values(n('request_duration_seconds')) }),
   })
+  // By method, for the methods this peer serves or served: a caller cannot add a label value.
+  gauge(registry, n('method_requests_total'), 'Requests for each method this peer serves (busy and draining answers included).', 'counter', () => [...peer.dispatcher?.byMethod ?? []].map(([method, c]) => ({ labels: { method }, value: c.requests })))
+  gauge(registry, n('method_errors_total'), 'Handler errors for each method this peer serves.', 'counter', () => [...peer.dispatcher?.byMethod ?? []].map(([method, c]) => ({ labels: { method }, value: c.errors })))
   gauge(registry, n('inflight'), 'Requests running now (async handlers and threads).', 'gauge', () => [{ value: s().inflight }])
   gauge(registry, n('queue_depth'), 'Requests waiting for a worker thread.', 'gauge', () => [{ value: s().threads?.queued ?? 0 }])
   gauge(registry, n('threads'), 'Worker threads running handlers (0: the main thread).', 'gauge', () => [{ value: s().threads?.size ?? 0 }])

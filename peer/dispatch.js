@@ -23,6 +23,14 @@ export class Dispatcher {
     this.draining = false
     this.idleWaiters = []
     this.counts = { requests: 0, ok: 0, errors: 0, unknown: 0, busy: 0, drained: 0, invalid: 0, cancelled: 0 }
+    // Requests and handler errors by method, for methods this peer serves only: a caller
+    // cannot add a name (an unknown method counts in `unknown`), so metric labels stay bounded.
+    this.byMethod = new Map() // method -> { requests, errors }
+  }
+
+  /** The handlers changed (Peer.serve, unserve). */
+  changed () {
+    this.servedText = undefined
   }
 
   /**
@@ -44,6 +52,9 @@ export class Dispatcher {
       this.counts.unknown++
       return reply([req.id, Status.UNKNOWN_METHOD, [`unknown method "${req.method}"; this peer serves ${this.served()}`, null]])
     }
+    let mc = this.byMethod.get(req.method)
+    if (mc === undefined) this.byMethod.set(req.method, mc = { requests: 0, errors: 0 })
+    mc.requests++
     if (this.inflight >= this.maxInflight) {
       this.counts.busy++
       return reply([req.id, Status.BUSY, [`peer busy: ${this.inflight} requests in flight`, null]])
@@ -54,6 +65,7 @@ export class Dispatcher {
       out = fn(req.args, ctx)
     } catch (err) {
       ctx.done()
+      mc.errors++
       return reply(this.failure(req.id, err))
     }
     if (out === null || typeof out !== 'object' || typeof out.then !== 'function') {
@@ -65,7 +77,7 @@ export class Dispatcher {
     if (scope !== null) (scope.running ??= new IdTable({ capacity: RUNNING_CAPACITY, key: 'requestId', link: '_next' })).add(ctx)
     Promise.resolve(out).then(
       (value) => { this.counts.ok++; if (!ctx.cancelled) reply([req.id, Status.OK, value]) },
-      (err) => { if (!ctx.cancelled) reply(this.failure(req.id, err)) },
+      (err) => { mc.errors++; if (!ctx.cancelled) reply(this.failure(req.id, err)) },
     ).finally(() => {
       ctx.done()
       if (scope !== null) scope.running.delete(ctx)

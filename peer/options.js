@@ -8,6 +8,7 @@ import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
 import { checkValue } from '../protocol/validate.js'
 import { metaSize } from '../protocol/codec.js'
+import { descriptorProblem } from '../protocol/service.js'
 import { VERSION } from './version.js'
 import { resolveMembershipOptions } from './membership/config.js'
 import { clockOption } from '../protocol/clock.js'
@@ -65,6 +66,9 @@ export function resolvePeerOptions (given) {
     random: fn(Math.random),
     transport: transportOption,
     meta: metaObject,
+    serviceVersion: serviceVersionOption,
+    labels: labelsOption,
+    capacity: int(undefined, 1, 2 ** 31 - 1),
     membership: (v) => resolveMembershipOptions(v),
     security: resolvePeerSecurity,
     logger: loggerOption,
@@ -117,6 +121,22 @@ function handlerObject (v) {
     if (typeof f !== 'function') throw invalidArgument(`handlers.${k} must be a function, got ${typeof f}`)
   }
   return v
+}
+
+/** The service's semver version, or null. */
+function serviceVersionOption (v) {
+  if (v === undefined || v === null) return null
+  const problem = descriptorProblem({ methods: [], version: v, labels: {}, capacity: null })
+  if (problem !== null) throw invalidArgument(`serviceVersion: ${problem}`)
+  return v
+}
+
+/** Labels clients select peers by ({ zone: 'a', tier: 'gold' }): only this peer states them. */
+function labelsOption (v) {
+  if (v === undefined) return {}
+  const problem = descriptorProblem({ methods: [], version: null, labels: v, capacity: null })
+  if (problem !== null) throw invalidArgument(`labels: ${problem}`)
+  return { ...v }
 }
 
 function metaObject (v) {

@@ -5,12 +5,13 @@ import { GossipTransport } from './gossip-transport.js'
 import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
+import { OwnService } from './service.js'
 import { WorkerPool } from './worker-pool.js'
 import { collectHandlers, loadFailure } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
 import { VERSION } from './version.js'
 import {
-  decode, encodePong, encodeError, encodeGossip, encodeMembers, packEntryWithRoom, replyFrame, replyHead, replyRoom,
+  decode, encodePong, encodeError, encodeGossip, encodeMembers, encodeService, packEntryWithRoom, replyFrame, replyHead, replyRoom,
   loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM,
 } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
@@ -54,6 +55,43 @@ export class Peer extends EventEmitter {
     this.refusalReports = new Map() // "reason|address" -> { at, since } of the last report
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
     this.dns = null //     DnsSeeds, when seeds name DNS records
+    const o = this.options
+    this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
+    if (typeof o.handlers !== 'string') this.own.addAll(o.handlers)
+  }
+
+  /**
+   * What this peer serves: { methods, version, labels, capacity, digest }. Clients ask it
+   * this (SERVICE_GET) and route each method to the peers that serve it.
+   */
+  service () {
+    const d = this.own.descriptor
+    return { methods: [...d.methods], version: d.version, labels: { ...d.labels }, capacity: d.capacity, digest: d.digest }
+  }
+
+  /**
+   * Serves `method` with `fn` from now on (or replaces its handler). A new method changes
+   * what this peer serves: its claim goes out at a higher incarnation with the new digest, so
+   * clients learn it within a member-list refresh.
+   */
+  serve (method, fn) {
+    if (this.own.serve(method, fn)) this.serviceChanged(`now serves ${method}`)
+  }
+
+  /**
+   * Stops serving `method`: new requests for it are answered UNKNOWN_METHOD (a client retries
+   * them on a peer that serves it), requests already running finish. Returns whether it was served.
+   */
+  unserve (method) {
+    if (!this.own.unserve(method)) return false
+    this.serviceChanged(`no longer serves ${method}`)
+    return true
+  }
+
+  serviceChanged (what) {
+    this.dispatcher?.changed()
+    this.membership?.setService(this.own.descriptor.digest)
+    if (this.state === 'running') this.options.logger.info({ methods: this.own.descriptor.methods, digest: this.own.descriptor.digest }, `${what}`)
   }
 
   /**
@@ -125,6 +163,19 @@ export class Peer extends EventEmitter {
       handlers = {}
       for (const m of methods) handlers[m] = (args, ctx) => this.pool.run(m, args, ctx)
     }
+    if (typeof o.handlers === 'string') {
+      // A module's methods join what serve() may have added before start (serve wins).
+      if (o.capacity === undefined && this.pool !== null) this.own.capacity = this.pool.threads.length
+      for (const name of Object.keys(this.own.handlers)) delete handlers[name]
+      try {
+        this.own.addAll(handlers)
+      } catch (err) {
+        await this.pool?.stop()
+        this.state = 'stopped'
+        throw err
+      }
+    }
+    handlers = this.own.handlers
     this.transport = o.transport.listener({
       clock: o.clock,
       bind: o.bind,
@@ -165,6 +216,7 @@ export class Peer extends EventEmitter {
       incarnation: o.wallClock(), // a restarted peer starts above its earlier life
       wallClock: o.wallClock,
       meta: { version: VERSION, ...o.meta },
+      service: this.own.descriptor.digest,
       seeds: o.seeds,
       net: this.gossip,
       clock: o.clock,
@@ -255,6 +307,8 @@ export class Peer extends EventEmitter {
       }
       case MessageType.MEMBERS_GET:
         return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
+      case MessageType.SERVICE_GET:
+        return this.transport.send(clientId, [encodeService(msg.seq, this.own.descriptor)])
       default:
         // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's
         // bound socket: counted and dropped.

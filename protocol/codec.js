@@ -8,6 +8,7 @@ import {
 } from './constants.js'
 import { checkValue, checkList, checkMeta, isUint, fail } from './validate.js'
 import { isWireEndpoint } from './endpoint.js'
+import { descriptorProblem, describe, serviceDigest } from './service.js'
 
 const packr = new Packr({ useRecords: false, structuredClone: false })
 const unpackr = new Unpackr({
@@ -192,7 +193,14 @@ const gossipTypes = {
   sync: MessageType.SYNC,
 }
 
+/**
+ * A claim as the wire has it: [endpoint, incarnation, state, meta, by?, service?]. `service`
+ * (the digest of what the member serves, PROTOCOL.md 4.8) comes after `by`, which is then nil
+ * when there is no suspicion: older decoders ignore the extra element.
+ */
 function claim (c) {
+  const service = c.service ?? null
+  if (service !== null) return [c.endpoint, c.incarnation, c.state, c.meta ?? {}, c.by ?? null, service]
   return c.by === undefined
     ? [c.endpoint, c.incarnation, c.state, c.meta ?? {}]
     : [c.endpoint, c.incarnation, c.state, c.meta ?? {}, c.by]
@@ -232,6 +240,16 @@ export function encodeMembersGet (seq) {
 /** A peer's member list, with the digest clients compare (`version`). */
 export function encodeMembers (seq, version, members) {
   return frame(MessageType.MEMBERS, [seq, version, members.map(claim)])
+}
+
+/** A client's question: what does this peer serve? */
+export function encodeServiceGet (seq) {
+  return frame(MessageType.SERVICE_GET, [seq])
+}
+
+/** A peer's answer: its own service descriptor (protocol/service.js describe()). */
+export function encodeService (seq, d) {
+  return frame(MessageType.SERVICE, [seq, d.digest, d.methods, d.version, d.labels, d.capacity])
 }
 
 /** An ERROR frame: the peer could not handle a frame at all. */
@@ -285,6 +303,8 @@ export function decode (buf, limits = Limits) {
     case MessageType.MEMBERS: return decodeMembers(body, version, limits)
     case MessageType.CANCEL: return decodeCancel(body, version, limits.maxBatch ?? Limits.maxBatch)
     case MessageType.SEALED: return decodeSealed(body, version)
+    case MessageType.SERVICE_GET: return decodeServiceGet(body, version)
+    case MessageType.SERVICE: return decodeService(body, version, limits)
     default: return decodeGossip(type, body, version, limits)
   }
 }
@@ -309,8 +329,8 @@ function decodeClaims (list, what, max, limits) {
   const out = new Array(list.length)
   for (let i = 0; i < list.length; i++) {
     const c = list[i]
-    if (!Array.isArray(c) || c.length < 4) throw fail('a claim must be [endpoint, incarnation, state, meta, by?]')
-    const [endpoint, incarnation, state, meta, by] = c
+    if (!Array.isArray(c) || c.length < 4) throw fail('a claim must be [endpoint, incarnation, state, meta, by?, service?]')
+    const [endpoint, incarnation, state, meta, by, service] = c
     endpointField(endpoint, 'a claim endpoint')
     if (!isUint(incarnation)) throw fail('a claim incarnation must be an integer from 0 to 2^53-1')
     if (!isUint(state, 3)) throw fail('a claim state must be 0 (alive), 1 (suspect), 2 (dead) or 3 (left)')
@@ -321,6 +341,10 @@ function decodeClaims (list, what, max, limits) {
     if (size > maxMetaBytes) throw fail(`claim meta of ${size} bytes is larger than ${maxMetaBytes}`)
     const entry = { endpoint, incarnation, state, meta }
     if (by !== undefined && by !== null) entry.by = endpointField(by, 'a claim "by"')
+    if (service !== undefined && service !== null) {
+      if (!isUint(service, 0xffffffff)) throw fail('a claim\'s service digest must be an integer from 0 to 2^32-1')
+      entry.service = service
+    }
     out[i] = entry
   }
   return out
@@ -365,6 +389,23 @@ function decodeSealed (body, version) {
 function decodeMembersGet (body, version) {
   if (!Array.isArray(body) || !isUint(body[0])) throw fail('a members request must be [seq]')
   return { type: MessageType.MEMBERS_GET, version, seq: body[0] }
+}
+
+function decodeServiceGet (body, version) {
+  if (!Array.isArray(body) || !isUint(body[0])) throw fail('a service request must be [seq]')
+  return { type: MessageType.SERVICE_GET, version, seq: body[0] }
+}
+
+function decodeService (body, version, limits) {
+  if (!Array.isArray(body) || body.length < 6 || !isUint(body[0]) || !isUint(body[1], 0xffffffff)) {
+    throw fail('a service answer must be [seq, digest, methods, version, labels, capacity]')
+  }
+  const d = { methods: body[2], version: body[3], labels: body[4], capacity: body[5] }
+  const problem = descriptorProblem(d, limits)
+  if (problem !== null) throw fail(`service answer: ${problem}`)
+  const digest = serviceDigest(d)
+  if (digest !== body[1]) throw fail(`service answer: digest ${body[1]} is not the digest of its contents (${digest})`)
+  return { type: MessageType.SERVICE, version, seq: body[0], service: describe(d) }
 }
 
 function decodeMembers (body, version, limits) {

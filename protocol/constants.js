@@ -28,6 +28,8 @@ export const MessageType = Object.freeze({
   MEMBERS: 12, //    answer to MEMBERS_GET
   CANCEL: 13, //     client -> peer: drop these requests, the answer is no longer wanted
   SEALED: 14, //     peer -> peer in a secured cluster: a membership request and its tag (cluster key)
+  SERVICE_GET: 15, // client -> peer: what do you serve?
+  SERVICE: 16, //     answer to SERVICE_GET: the peer's own service descriptor
 })
 
 /** Member states in membership claims. Append only. */
@@ -83,6 +85,13 @@ export const Limits = Object.freeze({
   // Largest member metadata, in bytes packed as MessagePack (memberlist's limit too), so a
   // member list of N members stays within N x ~800 bytes.
   maxMetaBytes: 512,
+  // Most method names in one peer's service descriptor (a SERVICE answer).
+  maxMethods: 1024,
+  // Longest service version string (semver).
+  maxVersionLength: 64,
+  // Most labels on one peer, and the longest label key or value.
+  maxLabels: 32,
+  maxLabelLength: 63,
 })
 
 /**

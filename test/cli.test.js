@@ -78,7 +78,7 @@ describe('zeromesh command line', function () {
     expect(JSON.parse(m.stdout).map((x) => x.endpoint)).to.deep.equal([p.endpoint])
     const u = run(['request', '--seeds', p.endpoint, 'nope'])
     expect((await u.exited).code).to.equal(1)
-    expect(u.stderr).to.equal('ERR_ZEROMESH_UNKNOWN_METHOD: unknown method "nope"; this peer serves echo, sleep, spin, whoami\n')
+    expect(u.stderr).to.equal('ERR_ZEROMESH_UNKNOWN_METHOD: no peer serves "nope"; the peers known serve echo, sleep, spin, whoami\n')
   })
 
   it('a peer serves the demo handlers; request prints the JSON result alone on stdout', async () => {
@@ -103,7 +103,7 @@ describe('zeromesh command line', function () {
     const c = run(['request', '--seeds', p.endpoint, 'nope'])
     expect((await c.exited).code).to.equal(1)
     expect(c.stdout).to.equal('')
-    expect(c.stderr).to.match(/^ERR_ZEROMESH_UNKNOWN_METHOD: unknown method "nope"/)
+    expect(c.stderr).to.match(/^ERR_ZEROMESH_UNKNOWN_METHOD: no peer serves "nope"/)
     const r = run(['request', '--seeds', p.endpoint, 'spin', '{"n":-1}'])
     expect((await r.exited).code).to.equal(1)
     expect(r.stderr).to.match(/^ERR_ZEROMESH_REMOTE: spin: n must be .*\(remote code BAD_N\)/)

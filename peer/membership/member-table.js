@@ -19,9 +19,10 @@ export function supersedes (current, update) {
 }
 
 export class MemberTable {
-  /** @param {{ endpoint: string, incarnation: number, meta: object }} self */
+  /** @param {{ endpoint: string, incarnation: number, meta: object, service?: number|null }} self */
   constructor (self) {
     this.self = entry(self.endpoint, self.incarnation, State.ALIVE, self.meta, 0)
+    this.self.service = self.service ?? null
     this.map = new Map([[self.endpoint, this.self]])
     this.sum = entryHash(this.self) // see digest()
     this.graves = [] // [since, endpoint] of members that died or left, oldest first (see reap)
@@ -57,6 +58,8 @@ export class MemberTable {
     if (!supersedes(current, update)) return null
     const meta = update.meta ?? current?.meta ?? {}
     const next = entry(update.endpoint, update.incarnation, update.state, meta, now, meta === current?.meta ? current.metaBytes : undefined)
+    // A claim relayed by an older peer has lost the service digest: the one held stays.
+    next.service = update.service ?? current?.service ?? null
     if (current !== undefined && current.state <= State.SUSPECT) this.sum = (this.sum - entryHash(current)) >>> 0
     if (next.state <= State.SUSPECT) this.sum = (this.sum + entryHash(next)) >>> 0
     else if (current === undefined || current.state <= State.SUSPECT) this.graves.push([now, next.endpoint])
@@ -89,6 +92,12 @@ export class MemberTable {
     return { ...this.self }
   }
 
+  /** This peer serves something else now: its digest changes and its incarnation rises, so the change wins everywhere. */
+  setService (digest) {
+    this.self.service = digest
+    return this.refute(this.self.incarnation)
+  }
+
   /** Marks this peer as leaving (its digest entry goes too). */
   leave () {
     if (this.self.state <= State.SUSPECT) this.sum = (this.sum - entryHash(this.self)) >>> 0
@@ -106,14 +115,18 @@ export class MemberTable {
   }
 }
 
-/** A table entry; `metaBytes` (meta packed) and `since` (when it last changed) are for bounds. */
+/**
+ * A table entry; `metaBytes` (meta packed) and `since` (when it last changed) are for bounds;
+ * `service` is the digest of what the member serves (PROTOCOL.md 4.8), null when its claims
+ * carry none (an older peer: it may serve anything).
+ */
 function entry (endpoint, incarnation, state, meta, since, metaBytes = metaSize(meta)) {
-  return { endpoint, incarnation, state, meta, since, metaBytes }
+  return { endpoint, incarnation, state, meta, since, metaBytes, service: null }
 }
 
 /** An upper bound of the bytes a claim about `m` takes in a frame (see PROTOCOL.md 4.6). */
 export function claimBytes (m) {
-  return Buffer.byteLength(m.endpoint) + m.metaBytes + 16 // array, string, incarnation and state headers
+  return Buffer.byteLength(m.endpoint) + m.metaBytes + 22 // array, string, incarnation, state, by and service headers
 }
 
 /** FNV-1a (32 bit) of "endpoint#incarnation", over UTF-16 code units. */

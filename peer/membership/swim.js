@@ -32,6 +32,7 @@ export class Membership extends EventEmitter {
    * @param {string} o.endpoint       this peer
    * @param {number} o.incarnation    starting incarnation: higher than any earlier life of this endpoint
    * @param {object} [o.meta]         carried in gossip (version, capacity, tags)
+   * @param {number|null} [o.service] the digest of what this peer serves (protocol/service.js), null for none
    * @param {string[]} o.seeds
    * @param {{ request(endpoint: string, msg: object, timeoutMs: number): Promise<object|null> }} o.net
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
@@ -47,7 +48,7 @@ export class Membership extends EventEmitter {
     this.endpoint = o.endpoint
     this.wallClock = o.wallClock ?? Date.now
     this.listBudget = o.listBudget ?? Infinity
-    this.table = new MemberTable({ endpoint: o.endpoint, incarnation: o.incarnation, meta: o.meta ?? {} })
+    this.table = new MemberTable({ endpoint: o.endpoint, incarnation: o.incarnation, meta: o.meta ?? {}, service: o.service ?? null })
     this.candidates = new Candidates({ max: this.c.maxCandidates, ttl: this.c.candidateTimeout })
     this.reconnect = new ReconnectList({ max: MAX_RECONNECT, ttl: this.c.reconnectTimeout })
     this.queue = new BroadcastQueue({ retransmitMult: this.c.retransmitMult })
@@ -237,6 +238,19 @@ export class Membership extends EventEmitter {
     }
     this.counts.listTrimmed++
     return out
+  }
+
+  /**
+   * This peer serves something else now (Peer.serve, unserve): its claim carries the new
+   * digest at a higher incarnation, so it wins over the old one everywhere and the member-list
+   * digest changes, which makes clients fetch the list and ask this peer what it serves.
+   */
+  setService (digest) {
+    if (digest === this.table.self.service) return
+    const claim = this.table.setService(digest)
+    if (!this.running) { this.version = this.table.digest(); return }
+    this.queue.enqueue(this.claimOf(claim))
+    this.changed(this.table.self)
   }
 
   // ---- failure detection -------------------------------------------------------------
@@ -524,8 +538,10 @@ export class Membership extends EventEmitter {
    * (`by`) through syncs too, so a relayed suspicion is never counted as an independent one.
    */
   claimOf (m) {
-    if (m.state === State.SUSPECT && m.by !== undefined) return { endpoint: m.endpoint, incarnation: m.incarnation, state: m.state, meta: m.meta, by: m.by }
-    return { endpoint: m.endpoint, incarnation: m.incarnation, state: m.state, meta: m.meta }
+    const c = { endpoint: m.endpoint, incarnation: m.incarnation, state: m.state, meta: m.meta }
+    if (m.state === State.SUSPECT && m.by !== undefined) c.by = m.by
+    if (m.service !== null && m.service !== undefined) c.service = m.service
+    return c
   }
 
   // ---- incoming ----------------------------------------------------------------------
@@ -605,5 +621,5 @@ export function pushPullScale (n) {
 }
 
 export function toPublic (m) {
-  return { endpoint: m.endpoint, state: stateNames[m.state], incarnation: m.incarnation, meta: m.meta }
+  return { endpoint: m.endpoint, state: stateNames[m.state], incarnation: m.incarnation, meta: m.meta, service: m.service ?? null }
 }

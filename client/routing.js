@@ -1,0 +1,90 @@
+// Routing, the first stage of balancing (as in Envoy): which peers may take a request at all.
+// A peer is a candidate when it is up, serves the method (by its own word: services.js), has
+// a version in the request's range and the labels its selector asks for. The strategy then
+// picks among the candidates and never learns about services; zone preference (zone.js)
+// narrows the candidates before it does.
+//
+// The common request (no version, the client's default selector) is served from a cache per
+// method, rebuilt only when a peer changes state or says it serves something else.
+import { ANY } from './services.js'
+import { versionMatches, labelsMatch } from '../protocol/service.js'
+
+/** Whether `peer` serves `method`, by what it said (an older peer: unless it answered UNKNOWN_METHOD for it). */
+export function serves (peer, method) {
+  const s = peer.service
+  if (s === null) return false
+  if (peer.notServed !== null && peer.notServed.has(method)) return false
+  return s === ANY || s.has.has(method)
+}
+
+/** Whether a descriptor matches a request's version range and label selector (null: any). */
+export function selected (s, version, where) {
+  if (s === ANY) return version === null && where === null // an older peer states neither
+  if (version !== null && !versionMatches(version, s.version)) return false
+  return where === null || labelsMatch(where, s.labels)
+}
+
+export class Router {
+  /** @param {import('./peer-table.js').PeerTable} table */
+  constructor (table) {
+    this.table = table
+    this.gen = 0 //          bumped by every change that can change a candidate list
+    this.cache = new Map() // method -> { gen, list } for the client's default selector
+  }
+
+  /** A peer changed state, or said it serves something else. */
+  changed () {
+    this.gen++
+    if (this.cache.size > 1024) this.cache.clear() // bounded: callers choose method names
+  }
+
+  /** Up peers that may take `method` with this version range and selector (null: none given). */
+  candidates (method, version, where) {
+    if (version === null && where === null) {
+      let c = this.cache.get(method)
+      if (c === undefined || c.gen !== this.gen) this.cache.set(method, c = { gen: this.gen, list: this.filter(method, null, null) })
+      return c.list
+    }
+    return this.filter(method, version, where)
+  }
+
+  filter (method, version, where) {
+    const out = []
+    for (const p of this.table.up()) if (serves(p, method) && selected(p.service, version, where)) out.push(p)
+    return out
+  }
+
+  /**
+   * Whether some peer known but not a candidate now may still take `method`: its service is
+   * not known yet (unless a peer with the same digest said it does not serve it), or it serves
+   * it and is down or ejected for now. `known(digest)` gives a descriptor some peer stated.
+   */
+  mayCome (method, version, where, known) {
+    for (const p of this.table.entries.values()) {
+      if (p.service === null) {
+        const hinted = p.hint === null ? undefined : known(p.hint)
+        if (hinted === undefined || (hinted.has.has(method) && selected(hinted, version, where))) return true
+      } else if (p.state !== 'up' && p.state !== 'draining' && serves(p, method) && selected(p.service, version, where)) {
+        return true
+      }
+    }
+    return false
+  }
+
+  /** Why no peer can take `method`: what the peers known serve, for the error's message. */
+  explain (method, version, where) {
+    const methods = new Set()
+    const versions = new Set()
+    let servers = 0
+    for (const p of this.table.entries.values()) {
+      if (p.service === null || p.service === ANY) continue
+      for (const m of p.service.methods) if (methods.size < 21) methods.add(m)
+      if (serves(p, method)) { servers++; if (p.service.version !== null) versions.add(p.service.version) }
+    }
+    const listed = [...methods].sort()
+    const served = listed.length === 0 ? 'nothing' : listed.length > 20 ? `${listed.slice(0, 20).join(', ')}, ...` : listed.join(', ')
+    if (servers === 0) return `no peer serves "${method}"; the peers known serve ${served}`
+    const wanted = [version === null ? null : `version ${version}`, where === null ? null : `labels ${JSON.stringify(where)}`].filter(Boolean).join(' and ')
+    return `no peer serving "${method}" matches ${wanted} (versions served: ${versions.size === 0 ? 'none stated' : [...versions].join(', ')})`
+  }
+}

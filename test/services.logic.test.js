@@ -1,0 +1,114 @@
+// Routing by method on the fake transport and a fake clock: what the client believes a peer
+// serves comes from that peer alone; an UNKNOWN_METHOD answer is retried elsewhere (the
+// handler never ran) and corrects the client; older peers serve anything until they say no.
+import { expect } from 'chai'
+import FakeTimers from '@sinonjs/fake-timers'
+import { Client } from '../index.js'
+import { FakeNetwork } from './helpers/fake-transport.js'
+import { describe as describeService } from '../protocol/service.js'
+import { MemberState } from '../protocol/constants.js'
+
+const A = 'tcp://127.0.0.1:1001'
+const B = 'tcp://127.0.0.1:1002'
+const C = 'tcp://127.0.0.1:1003'
+
+function setup (options = {}, peers = [A, B, C]) {
+  const fake = FakeTimers.createClock(0)
+  const clock = { now: () => fake.now, setTimeout: (f, ms) => fake.setTimeout(f, ms), clearTimeout: (t) => fake.clearTimeout(t), tick: (ms) => fake.tick(ms) }
+  const net = new FakeNetwork(clock)
+  for (const ep of peers) net.define(ep)
+  const client = new Client({ seeds: peers, clock, transport: net.factory(), strategy: 'round-robin', discover: false, ...options })
+  return { clock, net, client }
+}
+
+function track (promise) {
+  const out = { done: false }
+  promise.then((value) => Object.assign(out, { done: true, value }), (err) => Object.assign(out, { done: true, code: err.code, err }))
+  return out
+}
+const flush = () => new Promise((resolve) => setImmediate(resolve))
+async function tick (clock, ms) {
+  for (let i = 0; i < ms; i++) { clock.tick(1); await flush() }
+}
+const digestOf = (methods) => describeService({ methods, version: null, labels: {}, capacity: null }).digest
+
+describe('services: routing logic (fake transport, fake clock)', () => {
+  it('an UNKNOWN_METHOD answer (the peer stopped serving it) is retried on a peer that serves it, idempotent or not, and the peer is asked again', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.serve(A, { methods: ['alpha'] }); net.serve(B, { methods: ['alpha'] })
+    net.up(A); net.up(B)
+    // A stops serving alpha, but has not said so yet: it answers UNKNOWN_METHOD.
+    net.peers.get(A).behave = () => ['unknown']
+    net.serve(A, { methods: ['other'] })
+    const asked = net.peers.get(A).asked
+    const r = track(client.request('alpha', 1, { idempotent: false, timeout: 1000 }))
+    await tick(clock, 10)
+    expect(r).to.include({ done: true, value: 1 })
+    expect(net.log.map((x) => x[0])).to.deep.equal([A, B])
+    expect(net.peers.get(A).asked).to.equal(asked + 1)
+    expect(client.peers().find((p) => p.endpoint === A).service.methods).to.deep.equal(['other'])
+    for (let i = 0; i < 4; i++) { const x = track(client.request('alpha', i)); await tick(clock, 5); expect(x.value).to.equal(i) }
+    expect(net.log.slice(2).map((x) => x[0])).to.deep.equal([B, B, B, B])
+  })
+
+  it('an older peer (no service answer) may serve anything, until it answers UNKNOWN_METHOD for a method', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.serve(B, { methods: ['alpha', 'beta'] }) // A is older: it answers the question with ERROR
+    net.peers.get(A).behave = (req) => req.method === 'beta' ? ['unknown'] : ['ok', req.args]
+    net.up(A); net.up(B)
+    expect(client.peers().find((p) => p.endpoint === A).service).to.equal('any')
+    const got = []
+    for (let i = 0; i < 6; i++) { const x = track(client.request('beta', i, { idempotent: false })); await tick(clock, 5); got.push(x.value) }
+    expect(got).to.deep.equal([0, 1, 2, 3, 4, 5])
+    expect(net.log.filter((x) => x[0] === A)).to.have.length(1) // once, then never again for beta
+    const x = track(client.request('alpha', 'a')); await tick(clock, 5)
+    const y = track(client.request('alpha', 'b')); await tick(clock, 5)
+    expect([x.value, y.value]).to.deep.equal(['a', 'b'])
+    expect(net.log.slice(-2).map((l) => l[0]).sort()).to.deep.equal([A, B]) // alpha still goes to A
+  })
+
+  it('a claim relayed by another peer never changes where requests go: only the peer\'s own answer does', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.serve(A, { methods: ['alpha'] }); net.serve(B, { methods: ['alpha'] })
+    net.up(A); net.up(B)
+    // A liar's member list says B serves nothing (a digest of no methods) at a new incarnation.
+    client.learn([{ endpoint: B, incarnation: 5, state: MemberState.ALIVE, meta: {}, service: digestOf([]) }])
+    await tick(clock, 5)
+    expect(net.peers.get(B).asked).to.equal(2) // it prompted a question to B, on B's own connection...
+    const ends = []
+    for (let i = 0; i < 6; i++) { const r = track(client.request('alpha', i)); await tick(clock, 3); ends.push(net.log.at(-1)[0]); expect(r.value).to.equal(i) }
+    expect(new Set(ends)).to.deep.equal(new Set([A, B])) // ...and B's answer still says alpha
+  })
+
+  it('a request made before the peers said what they serve waits for their answers, then goes where the method is served', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.define(A, { service: { methods: ['alpha'] }, serviceLatency: 40 })
+    net.define(B, { service: { methods: ['beta'] }, serviceLatency: 80 })
+    net.up(A); net.up(B)
+    const r = track(client.request('beta', 'x', { timeout: 1000 }))
+    await tick(clock, 60)
+    expect(r.done).to.equal(false) // A said alpha; B has not answered yet: it may serve beta
+    await tick(clock, 40)
+    expect(r).to.include({ done: true, value: 'x' })
+    expect(net.log.map((x) => x[0])).to.deep.equal([B])
+  })
+
+  it('waitFor(method) resolves with the peers that serve it once one is up, rejects at its timeout and on close', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.serve(A, { methods: ['alpha'] }); net.serve(B, { methods: ['beta'] })
+    net.up(A)
+    const w = track(client.waitFor('beta', { timeout: 500 }))
+    const never = track(client.waitFor('gamma', { timeout: 100 }))
+    const closed = track(client.waitFor('gamma', { timeout: 5000 }))
+    await tick(clock, 101)
+    expect(never.code).to.equal('ERR_ZEROMESH_TIMEOUT')
+    expect(w.done).to.equal(false)
+    net.up(B)
+    await tick(clock, 2)
+    expect(w.value).to.deep.equal([B])
+    await client.close()
+    await flush()
+    expect(closed.code).to.equal('ERR_ZEROMESH_CLOSED')
+    expect(track(client.waitFor('beta')).done).to.equal(false)
+  })
+})
