@@ -79,9 +79,25 @@ describe('p2c strategy (peak EWMA)', () => {
     for (const order of [[a, fresh], [fresh, a]]) expect(s.select(order).endpoint).to.equal('fresh')
   })
 
+  it('costs within 20% (or 0.2 ms) of each other are a tie broken at random; a real difference is not', () => {
+    const picks = (la, lb) => {
+      const s = p2c({ random: seededRandom(3), now: () => 0 })
+      const a = peer('a'); const b = peer('b')
+      a.latency.add(la, 0); b.latency.add(lb, 0)
+      let n = 0
+      for (let i = 0; i < 1000; i++) if (s.select([a, b]).endpoint === 'a') n++
+      return n / 1000
+    }
+    expect(picks(0.22, 0.2)).to.be.within(0.4, 0.6) //   10% apart: a tie
+    expect(picks(12, 10)).to.be.within(0.4, 0.6) //      20% apart: a tie
+    expect(picks(0.35, 0.2)).to.be.within(0.4, 0.6) //   0.15 ms apart: a tie
+    expect(picks(2.2, 0.2)).to.equal(0) //               2 ms slower: never
+    expect(picks(13, 10)).to.equal(0) //                 30% slower: never
+  })
+
   it('a peer that was slow and then not picked is tried again once its estimate is stale', () => {
     let t = 0
-    const s = p2c({ random: () => 0.1, now: () => t })
+    const s = p2c({ random: seededRandom(7), now: () => t }) // ties are broken at random: a constant source would always break them one way
     const slow = peer('slow')
     const fast = peer('fast')
     slow.latency.add(200, 0)

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import {
   encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet,
-  encodeMembers, encodeCancel, decode, classify, Kind, MessageType, ProtocolError, seal, sealKey, unseal,
+  encodeMembers, encodeCancel, encodeServiceGet, encodeService, describeService, decode, classify, Kind, MessageType, ProtocolError, seal, sealKey, unseal,
 } from '../protocol/index.js'
 import { z85Decode } from '../transport/keys.js'
 
@@ -29,12 +29,16 @@ const specEncoders = {
   members: (v) => encodeMembers(v.seq, v.digest, v.members),
   cancel: (v) => encodeCancel(v.ids),
   sealed: (v) => seal(sealKeyOf(v.clusterSecretKey), Buffer.from(v.frame, 'hex')),
+  'service-get': (v) => encodeServiceGet(v.seq),
+  service: (v) => encodeService(v.seq, describeService(v.service)),
 }
 const specDecoded = {
   gossip: (m) => ({ kind: 'gossip', seq: m.seq, msg: m.gossip }),
   'members-get': (m) => ({ kind: 'members-get', seq: m.seq }),
   members: (m) => ({ kind: 'members', seq: m.seq, digest: m.membersVersion, members: m.members }),
   cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
+  'service-get': (m) => ({ kind: 'service-get', seq: m.seq }),
+  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity } }),
   // The tag must check out with the vector's key, and with no other.
   sealed: (m, v) => {
     expect(unseal(sealKeyOf('0'.repeat(40)), m)).to.equal(null)
@@ -55,8 +59,13 @@ function decodedBody (msg) {
 describe('PROTOCOL.md test vectors', () => {
   it('the document has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
-    expect([...kinds].sort()).to.deep.equal(['cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed'])
-    expect(vectors.length).to.be.at.least(22)
+    expect([...kinds].sort()).to.deep.equal(['cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get'])
+    expect(vectors.length).to.be.at.least(27)
+  })
+
+  it('the service digest check values of 4.8 hold', () => {
+    expect(describeService({ methods: ['echo'], version: null, labels: {}, capacity: null }).digest).to.equal(0xbc7798c4)
+    expect(describeService({ methods: [], version: null, labels: {}, capacity: null }).digest).to.equal(0x4b95f515)
   })
 
   for (const { spec, bytes } of vectors) {
@@ -73,7 +82,7 @@ describe('PROTOCOL.md test vectors', () => {
         expect(err.protocolCode).to.equal(spec.errorCode)
       })
     } else if (specEncoders[spec.kind] !== undefined) {
-      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.seq ?? spec.ids ?? `${spec.frame.slice(0, 10)}...`)} encodes and decodes`, () => {
+      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.members?.[0]?.service ?? spec.seq ?? spec.ids ?? `${spec.frame.slice(0, 10)}...`)} encodes and decodes`, () => {
         expect(specEncoders[spec.kind](spec).toString('hex')).to.equal(bytes.toString('hex'))
         expect(classify([bytes])).to.equal(Kind.ZEROMESH)
         expect(specDecoded[spec.kind](decode(bytes), spec)).to.deep.equal(spec)

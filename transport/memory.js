@@ -25,11 +25,13 @@ export class MemoryNetwork {
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {() => number} o.random
    * @param {number} [o.delay]  one-way delay of every message, ms
+   * @param {number} [o.jitter] up to this much more, uniformly at random, per message (ms)
    */
   constructor (o) {
     this.clock = o.clock
     this.random = o.random
     this.delay = o.delay ?? 0.5
+    this.jitter = o.jitter ?? 0
     this.hosts = new Map() //     name -> Host
     this.listeners = new Map() // endpoint -> MemoryListener
     this.pipes = new Set() //     every connection
@@ -62,6 +64,7 @@ export class MemoryNetwork {
   /** How long one message from `a` to `b` takes: delays, and retransmissions on lossy links. */
   latency (a, b) {
     let ms = this.delay + a.delay + b.delay
+    if (this.jitter > 0) ms += this.jitter * this.random()
     const loss = 1 - (1 - a.loss) * (1 - b.loss)
     if (loss > 0 && this.random() < loss) {
       ms += TLP_MS

@@ -20,12 +20,14 @@ export class SystemSim {
    * @param {number} [o.think]       pause between one client loop's requests, ms
    * @param {object} [o.membership]  peers' membership options
    * @param {object} [o.client]      clients' options
+   * @param {number} [o.delay]       one-way network delay, ms (0.25)
+   * @param {number} [o.jitter]      up to this much more per message, uniformly at random, ms (0)
    */
   constructor (o = {}) {
-    this.o = { seed: 1, peers: 5, clients: 2, inflight: 8, think: 10, ...o }
+    this.o = { seed: 1, peers: 5, clients: 2, inflight: 8, think: 10, delay: 0.25, jitter: 0, ...o }
     this.clock = new VirtualClock(0)
     this.random = seededRandom(this.o.seed)
-    this.net = new MemoryNetwork({ clock: this.clock, random: this.random, delay: 0.25 })
+    this.net = new MemoryNetwork({ clock: this.clock, random: this.random, delay: this.o.delay, jitter: this.o.jitter })
     this.endpoints = Array.from({ length: this.o.peers }, (_, i) => `tcp://127.0.0.1:${7001 + i}`)
     this.peers = new Map() //   endpoint -> Peer (the running one)
     this.lives = new Map() //   endpoint -> how many times started (host names)
@@ -150,6 +152,32 @@ export class SystemSim {
       }
       if (now - t0 > max) return -1
     }
+  }
+
+  /** Answers client `c` got from each peer so far: Map(endpoint -> count). */
+  totals (c) {
+    const out = new Map()
+    for (const [ep, byBucket] of this.served[c]) {
+      let n = 0
+      for (const v of byBucket.values()) n += v
+      out.set(ep, n)
+    }
+    return out
+  }
+
+  /**
+   * Runs until client `c` has had `n` more answers than now (in steps of `step` ms); returns
+   * how many each peer gave of those.
+   */
+  async next (c, n, step = 1) {
+    const before = this.totals(c)
+    const got = () => { const t = this.totals(c); const out = new Map(); for (const [ep, v] of t) out.set(ep, v - (before.get(ep) ?? 0)); return out }
+    for (let i = 0; i < 1e6; i++) {
+      const m = got()
+      if ([...m.values()].reduce((a, b) => a + b, 0) >= n) return m
+      await this.run(step)
+    }
+    throw new Error(`client ${c} did not get ${n} answers`)
   }
 
   /** Each peer's own view: whether every running peer sees every other as alive. */
