@@ -10,6 +10,7 @@ import { IdTable } from '../protocol/id-table.js'
 import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
 import { Router } from './routing.js'
+import { ZonePreference } from './zone.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { RetryBudget } from './retry-budget.js'
 import { PeakEwma } from './peak-ewma.js'
@@ -52,6 +53,7 @@ export class Client extends EventEmitter {
       this.emit('peer', snapshot)
     }, () => o.clock.now())
     this.router = new Router(this.table) // which peers may take a request (method, version, labels)
+    this.zones = o.zone === null ? null : new ZonePreference({ zone: o.zone, random: o.random })
     this.methodWaiters = new Set() // waitFor(method) calls, checked whenever the routes change
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
@@ -313,8 +315,9 @@ export class Client extends EventEmitter {
     if (call.key !== undefined) {
       peer = pickByKey(candidates, call.key)
     } else {
-      peer = this.strategy.select(candidates, call)
-      if (!candidates.includes(peer)) peer = candidates[0] // a custom strategy returned something else
+      const pool = this.zones === null ? candidates : this.zones.narrow(call.method, candidates, now ?? this.clock.now())
+      peer = this.strategy.select(pool, call)
+      if (!pool.includes(peer)) peer = pool[0] // a custom strategy returned something else
     }
     this.attempt(call, peer, now)
   }
@@ -517,7 +520,7 @@ export class Client extends EventEmitter {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
     if (msg.type === MessageType.REPLY) {
-      if (typeof msg.meta.load === 'number') peer.load = msg.meta.load
+      if (typeof msg.meta.load === 'number') { peer.load = msg.meta.load; if (this.zones !== null) peer.loadAt = this.clock.now() }
       if (msg.replies.length > 1) this.holdForTurn(peer)
       for (const r of msg.replies) this.onReply(peer, r)
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)

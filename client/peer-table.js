@@ -61,7 +61,8 @@ export class PeerEntry {
     this.refusal = null // HandshakeError: the peer refused this client's handshake, since its last success
     this.handshakeFailures = 0 // in a row
     this.redialedAt = -Infinity // when the client last dialled it anew (Client.redial)
-    this.load = 0 //     requests in flight on the peer, all clients together, as it last reported
+    this.load = 0 //     requests in flight on the peer, all clients together, as it last reported...
+    this.loadAt = -Infinity // ...at this time (the client's clock)
     this.service = null // what it serves, by its own word (services.js): a descriptor, ANY, or null (not known yet)
     this.notServed = null // Set of methods it answered UNKNOWN_METHOD for since its last word on what it serves
     this.hint = null //  the service digest the newest claim about it carries (a prompt to ask it again), or null

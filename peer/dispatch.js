@@ -75,13 +75,14 @@ export class Dispatcher {
     }
     this.inflight++
     if (scope !== null) (scope.running ??= new IdTable({ capacity: RUNNING_CAPACITY, key: 'requestId', link: '_next' })).add(ctx)
+    // The count drops before the reply is made, so the load the reply reports (Peer.replyHead)
+    // is the work still running, not counting the request just answered.
     Promise.resolve(out).then(
-      (value) => { this.counts.ok++; if (!ctx.cancelled) reply([req.id, Status.OK, value]) },
-      (err) => { mc.errors++; if (!ctx.cancelled) reply(this.failure(req.id, err)) },
+      (value) => { this.inflight--; this.counts.ok++; if (!ctx.cancelled) reply([req.id, Status.OK, value]) },
+      (err) => { this.inflight--; mc.errors++; if (!ctx.cancelled) reply(this.failure(req.id, err)) },
     ).finally(() => {
       ctx.done()
       if (scope !== null) scope.running.delete(ctx)
-      this.inflight--
       if (this.inflight === 0) this.wakeIdle()
     })
   }

@@ -22,9 +22,12 @@ export class SystemSim {
    * @param {object} [o.client]      clients' options
    * @param {number} [o.delay]       one-way network delay, ms (0.25)
    * @param {number} [o.jitter]      up to this much more per message, uniformly at random, ms (0)
+   * @param {(endpoint: string, i: number, clock: object) => object} [o.peerOptions]  more Peer options per peer (labels, handlers, capacity)
+   * @param {(i: number) => object} [o.clientOptions]  more Client options per client (zone)
+   * @param {string} [o.method]      what the clients call; a handler returns [endpoint, ...] ('echo')
    */
   constructor (o = {}) {
-    this.o = { seed: 1, peers: 5, clients: 2, inflight: 8, think: 10, delay: 0.25, jitter: 0, ...o }
+    this.o = { seed: 1, peers: 5, clients: 2, inflight: 8, think: 10, delay: 0.25, jitter: 0, method: 'echo', peerOptions: () => ({}), clientOptions: () => ({}), ...o }
     this.clock = new VirtualClock(0)
     this.random = seededRandom(this.o.seed)
     this.net = new MemoryNetwork({ clock: this.clock, random: this.random, delay: this.o.delay, jitter: this.o.jitter })
@@ -63,6 +66,7 @@ export class SystemSim {
       handlers: { echo: (args) => [endpoint, args] },
       drainTimeout: 1000,
       stopLinger: 0,
+      ...this.o.peerOptions(endpoint, this.endpoints.indexOf(endpoint), host.clock),
     })
     peer.on('member', (m) => {
       if (m.state === 'dead' && this.peers.has(m.endpoint) && !this.faulty.has(m.endpoint) && !this.faulty.has(endpoint)) {
@@ -85,6 +89,7 @@ export class SystemSim {
       random: this.random,
       transport: host.connector,
       ...this.o.client,
+      ...this.o.clientOptions(i),
     })
     const served = new Map()
     this.served.push(served)
@@ -96,7 +101,7 @@ export class SystemSim {
     let n = 0
     while (!this.stopped) {
       try {
-        const [ep] = await client.request('echo', n++, { timeout: 3000, idempotent: true })
+        const [ep] = await client.request(this.o.method, n++, { timeout: 3000, idempotent: true })
         this.counts.ok++
         let byBucket = served.get(ep)
         if (byBucket === undefined) served.set(ep, byBucket = new Map())
@@ -109,6 +114,13 @@ export class SystemSim {
       }
       await new Promise((resolve) => clock.setTimeout(resolve, this.o.think))
     }
+  }
+
+  /** The peer at `endpoint` dies (SIGKILL): its host leaves the network, its sockets close. */
+  kill (endpoint) {
+    this.faulty.add(endpoint)
+    this.hostOf.get(endpoint).kill()
+    this.peers.delete(endpoint)
   }
 
   run (ms) {
