@@ -11,6 +11,7 @@ import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
 import { Router } from './routing.js'
 import { ZonePreference } from './zone.js'
+import { chooseSubset } from './subset.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { RetryBudget } from './retry-budget.js'
 import { PeakEwma } from './peak-ewma.js'
@@ -54,6 +55,12 @@ export class Client extends EventEmitter {
     }, () => o.clock.now())
     this.router = new Router(this.table) // which peers may take a request (method, version, labels)
     this.zones = o.zone === null ? null : new ZonePreference({ zone: o.zone, random: o.random })
+    // Subsetting (subset.js): every member a list shows alive is known here; a bounded subset of
+    // them, ranked by this client's own random key, is connected (the table).
+    this.roster = new Map() // endpoint -> { incarnation, state, service } of members alive or suspect
+    this.methodsUsed = new Set() // methods requested: the subset serves them
+    this.subsetKey = Math.floor(o.random() * 2 ** 32).toString(36)
+    this.subsetQueued = false
     this.methodWaiters = new Set() // waitFor(method) calls, checked whenever the routes change
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
@@ -144,27 +151,40 @@ export class Client extends EventEmitter {
    */
   learn (members) {
     if (this.closing !== null) return
+    let outside = 0 // connected peers no list named (seeds): they count toward maxPeers too
+    for (const ep of this.table.entries.keys()) if (!this.roster.has(ep)) outside++
     for (const m of members) {
+      const alive = m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT
       const known = this.table.get(m.endpoint)
-      if (known !== undefined) {
-        if (known.claim !== null && !outranks(m, known.claim)) continue
-        const newLife = known.claim !== null && m.incarnation > known.claim.incarnation && m.state === MemberState.ALIVE
-        known.claim = { incarnation: m.incarnation, state: m.state }
-        if (newLife && !known.connected) this.redial(known)
-        this.hinted(known, m.service ?? null)
+      const held = this.roster.get(m.endpoint)
+      if (known === undefined) {
+        // A member not connected: remembered, for the subset to choose from.
+        if (held !== undefined && !outranks(m, held)) continue
+        if (!alive) { this.roster.delete(m.endpoint); continue }
+        if (held === undefined && this.roster.size + outside >= this.options.maxPeers) { this.counts.peersRefused++; continue }
+        this.roster.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: m.service ?? held?.service ?? null })
+        continue
       }
-      if (m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT) {
-        if (known !== undefined) this.relisted(known)
-        else if (this.table.entries.size < this.options.maxPeers) this.adopt(m)
-        else this.counts.peersRefused++
-      } else if (known !== undefined && !this.seeds.has(m.endpoint)) {
-        known.gone = true
-        if (known.state === 'up') {
-          known.listedGone = true
-          this.table.setState(known, 'draining', stateName(m.state))
-        } else if (known.state === 'down') this.removePeer(known)
+      if (known.claim !== null && !outranks(m, known.claim)) continue
+      const newLife = known.claim !== null && m.incarnation > known.claim.incarnation && m.state === MemberState.ALIVE
+      known.claim = { incarnation: m.incarnation, state: m.state }
+      if (newLife && !known.connected) this.redial(known)
+      this.hinted(known, m.service ?? null)
+      if (alive) {
+        this.roster.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: known.hint })
+        this.relisted(known)
+      } else {
+        this.roster.delete(m.endpoint)
+        if (!this.seeds.has(m.endpoint)) {
+          known.gone = true
+          if (known.state === 'up') {
+            known.listedGone = true
+            this.table.setState(known, 'draining', stateName(m.state))
+          } else if (known.state === 'down') this.removePeer(known)
+        }
       }
     }
+    this.resubset()
     this.routesChanged() // calls waiting for a first list, or for a peer that may serve them
   }
 
@@ -183,10 +203,73 @@ export class Client extends EventEmitter {
     this.transport.connect(peer.endpoint)
   }
 
-  /** A member a list shows alive, not known yet. */
-  adopt (m) {
-    const peer = this.addPeer(m.endpoint)
-    if (peer !== undefined) { peer.claim = { incarnation: m.incarnation, state: m.state }; peer.hint = m.service ?? null }
+  /** The subset is chosen again at the end of this turn (once, however often this is called). */
+  queueResubset () {
+    if (this.subsetQueued || this.closing !== null) return
+    this.subsetQueued = true
+    setImmediate(() => this.resubset())
+  }
+
+  /**
+   * Connects the subset of the members (subset.js) and lets go of connected peers outside it
+   * once their calls are done. Subsetting is at work only when there are more members than
+   * `subset`; below that every member is connected and the seeds are kept, as before.
+   */
+  resubset () {
+    this.subsetQueued = false
+    if (this.closing !== null || this.roster.size === 0) { this.routesChanged(); return }
+    const size = this.options.subset
+    const members = [...this.roster.keys()]
+    const want = chooseSubset({ members, methods: [...this.methodsUsed], mayServe: (ep, m) => this.mayServe(ep, m), key: this.subsetKey, size })
+    for (const ep of want) {
+      const peer = this.table.get(ep)
+      if (peer !== undefined) { if (peer.retiring) this.unretire(peer); continue }
+      const m = this.roster.get(ep)
+      const added = this.addPeer(ep)
+      if (added !== undefined) { added.claim = { incarnation: m.incarnation, state: m.state }; added.hint = m.service }
+    }
+    if (size > 0 && members.length > size) {
+      for (const peer of [...this.table.entries.values()]) if (!want.has(peer.endpoint) && !peer.retiring) this.retire(peer)
+    }
+    this.routesChanged() // calls waiting for a first list, or for a peer that may serve them
+  }
+
+  /** Whether `endpoint` serves `method`, or may: by its own word, else by a peer with the same service digest, else not known. */
+  mayServe (endpoint, method) {
+    const peer = this.table.get(endpoint)
+    let d = peer?.service ?? null
+    if (d === null) {
+      const digest = this.roster.get(endpoint)?.service ?? peer?.hint ?? null
+      if (digest === null) return true // states nothing: an older peer, or not heard yet
+      d = this.services.known(digest)
+      if (d === undefined) return true
+    }
+    if (d === ANY) return peer?.notServed?.has(method) !== true
+    return d.has.has(method)
+  }
+
+  /** A connected peer left out of the subset: no new calls; dropped once the calls on it are done. */
+  retire (peer) {
+    peer.retiring = true
+    if (peer.calls.size === 0) return this.removePeer(peer)
+    this.table.setState(peer, 'draining', 'left out of the subset')
+  }
+
+  unretire (peer) {
+    peer.retiring = false
+    if (peer.state === 'draining' && peer.connected && !peer.listedGone) this.table.setState(peer, 'up', 'back in the subset')
+  }
+
+  /** Every peer of the subset is down: the seeds are dialled again, as the way back in. */
+  restoreSeeds () {
+    for (const ep of this.seeds) if (this.table.get(ep) === undefined && this.addPeer(ep) !== undefined) this.table.get(ep).hint = this.roster.get(ep)?.service ?? null
+  }
+
+  /** A method requested for the first time: the subset must hold peers that serve it. */
+  noteMethod (method) {
+    if (this.methodsUsed.size >= 1024) this.methodsUsed.clear() // bounded: callers choose method names
+    this.methodsUsed.add(method)
+    if (this.roster.size > this.options.subset && this.options.subset > 0) this.queueResubset()
   }
 
   /**
@@ -278,6 +361,7 @@ export class Client extends EventEmitter {
       return call.promise
     }
     this.counts.requests++
+    if (!this.methodsUsed.has(method)) this.noteMethod(method)
     this.budget.deposit(now)
     this.pending.add(call)
     call.deadlineTimer = this.deadlines.add(call, o.timeout, now)
@@ -297,6 +381,7 @@ export class Client extends EventEmitter {
       // Every peer refused this client at the handshake: waiting would not help.
       if (this.allRefused()) return this.settle(call, this.refusalError())
       this.dns?.refresh() // nothing reachable: the names may point elsewhere now
+      this.restoreSeeds()
       this.parked.add(call)
       return
     }
@@ -330,10 +415,19 @@ export class Client extends EventEmitter {
    */
   unroutable (call) {
     const waiting = (this.options.discover && this.discovery.known === null) ||
-      this.router.mayCome(call.method, call.version, call.where, (digest) => this.services.known(digest))
+      this.router.mayCome(call.method, call.version, call.where, (digest) => this.services.known(digest)) ||
+      this.outsideSubset(call.method)
     if (waiting) { this.parked.add(call); return }
     const err = new UnknownMethodError(`zeromesh: ${this.router.explain(call.method, call.version, call.where)}`)
     this.settle(call, err)
+  }
+
+  /** Whether a member not connected may serve `method`: the subset will take it in (queued). */
+  outsideSubset (method) {
+    for (const ep of this.roster.keys()) {
+      if (this.table.get(ep) === undefined && this.mayServe(ep, method)) { this.queueResubset(); return true }
+    }
+    return false
   }
 
   attempt (call, peer, now = this.clock.now()) {
@@ -689,9 +783,11 @@ export class Client extends EventEmitter {
   }
 
   detach (call) {
-    if (call.peer !== null) {
-      call.peer.calls.delete(call)
+    const peer = call.peer
+    if (peer !== null) {
+      peer.calls.delete(call)
       call.peer = null
+      if (peer.retiring && peer.calls.size === 0) setImmediate(() => { if (peer.retiring && peer.calls.size === 0) this.removePeer(peer) })
     }
     if (call.attemptTimer !== null) {
       this.attemptLimits.remove(call.attemptTimer)

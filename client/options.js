@@ -24,7 +24,8 @@ export const clientDefaults = Object.freeze({
   discover: true, //           learn peers from the member lists of the peers it talks to
   refreshInterval: 5000, //    also fetch a member list from a random peer this often (0: never)
   membersTimeout: 1000, //     wait this long for a member list
-  maxPeers: 4096, //           peers known at most: a member list naming more is not taken beyond this
+  maxPeers: 4096, //           members known at most: a member list naming more is not taken beyond this
+  subset: 32, //               peers connected at most, for all methods together, once the cluster is larger (0: every member)
   where: null, //              labels every request's peer must have ({ tier: 'gold' }); null: any peer
   zone: null, //               this client's zone: requests stay with peers labelled zone=<it> while they have capacity
 })
@@ -72,6 +73,7 @@ export function resolveClientOptions (given) {
     refreshInterval: int(clientDefaults.refreshInterval, 0, MAX_TIMEOUT),
     membersTimeout: int(clientDefaults.membersTimeout, 1, MAX_TIMEOUT),
     maxPeers: int(clientDefaults.maxPeers, 1, 65535),
+    subset: int(clientDefaults.subset, 0, 65535),
     where: whereOption(clientDefaults.where),
     zone: (v) => {
       if (v === undefined || v === null) return null

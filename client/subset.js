@@ -1,0 +1,46 @@
+// Subsetting: which of the members a client knows it connects to, so that 1,000 clients and
+// 1,000 peers make about 1,000 x `size` connections, not a million (gRPC's A68 random
+// subsetting, over rendezvous hashing). Pure: no clock, no sockets.
+//
+// Each client ranks the members by a rendezvous score of (its own random key, the member's
+// endpoint): a random order of its own, stable while members come and go, so a member's death
+// moves only the connections that were to it (each to that client's next-ranked member).
+//
+// The subset serves the methods the client calls: in turns, the method with the fewest chosen
+// members that may serve it (by what they or a member with the same service digest said, or
+// not known yet) takes its best-ranked one, until `size` are chosen or no method can take
+// more. A client that has called nothing yet takes the `size` best-ranked members. A member counts for
+// every method it serves, so one service of 50 methods spends `size` once, and a client of
+// three services gets about a third of `size` for each.
+import { score } from './strategies/rendezvous.js'
+
+/**
+ * @param {object} o
+ * @param {string[]} o.members     endpoints of the members alive (or suspect)
+ * @param {string[]} o.methods     the methods the client calls
+ * @param {(endpoint: string, method: string) => boolean} o.mayServe  true when it serves the method, or may (not known yet)
+ * @param {string} o.key          this client's own random key
+ * @param {number} o.size         members at most; 0: all of them
+ * @returns {Set<string>} the endpoints to connect to
+ */
+export function chooseSubset ({ members, methods, mayServe, key, size }) {
+  if (size === 0 || members.length <= size) return new Set(members)
+  const ranked = members.map((ep) => [score(key, ep), ep]).sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).map((x) => x[1])
+  const chosen = new Set()
+  const count = new Map(methods.map((m) => [m, 0]))
+  const cursor = new Map(methods.map((m) => [m, 0])) // where each method's search for a server goes on
+  const open = new Set(methods) // methods that may still take a member
+  while (chosen.size < size && open.size > 0) {
+    let m = null
+    for (const x of open) if (m === null || count.get(x) < count.get(m)) m = x
+    let i = cursor.get(m)
+    while (i < ranked.length && (chosen.has(ranked[i]) || !mayServe(ranked[i], m))) i++
+    cursor.set(m, i)
+    if (i === ranked.length) { open.delete(m); continue }
+    const ep = ranked[i]
+    chosen.add(ep)
+    for (const x of methods) if (mayServe(ep, x)) count.set(x, count.get(x) + 1)
+  }
+  if (methods.length === 0) for (let i = 0; i < size; i++) chosen.add(ranked[i])
+  return chosen
+}
