@@ -34,6 +34,7 @@ const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a
 const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
 const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
 const REDIAL_MIN_MS = 500 //       a peer alive again by the lists is dialled at once, at most this often
+const TOMBSTONE_MS = 60000 //      a member the lists showed dead or left is remembered so long, so a stale claim does not bring it back
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -57,7 +58,7 @@ export class Client extends EventEmitter {
     this.zones = o.zone === null ? null : new ZonePreference({ zone: o.zone, random: o.random })
     // Subsetting (subset.js): every member a list shows alive is known here; a bounded subset of
     // them, ranked by this client's own random key, is connected (the table).
-    this.roster = new Map() // endpoint -> { incarnation, state, service } of members alive or suspect
+    this.roster = new Map() // endpoint -> { incarnation, state, service, since } of members, the dead and left for TOMBSTONE_MS
     this.methodsUsed = new Set() // methods requested: the subset serves them
     this.subsetKey = Math.floor(o.random() * 2 ** 32).toString(36)
     this.subsetQueued = false
@@ -153,16 +154,20 @@ export class Client extends EventEmitter {
     if (this.closing !== null) return
     let outside = 0 // connected peers no list named (seeds): they count toward maxPeers too
     for (const ep of this.table.entries.keys()) if (!this.roster.has(ep)) outside++
+    const now = this.clock.now()
+    for (const [ep, r] of this.roster) if (r.state > MemberState.SUSPECT && now - r.since > TOMBSTONE_MS) this.roster.delete(ep)
     for (const m of members) {
       const alive = m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT
       const known = this.table.get(m.endpoint)
       const held = this.roster.get(m.endpoint)
       if (known === undefined) {
-        // A member not connected: remembered, for the subset to choose from.
+        // A member not connected: remembered, for the subset to choose from. A death is
+        // remembered too, so a list that still shows it suspect (at the same incarnation) does
+        // not bring it back.
         if (held !== undefined && !outranks(m, held)) continue
-        if (!alive) { this.roster.delete(m.endpoint); continue }
+        if (held === undefined && !alive) continue
         if (held === undefined && this.roster.size + outside >= this.options.maxPeers) { this.counts.peersRefused++; continue }
-        this.roster.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: m.service ?? held?.service ?? null })
+        this.roster.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: m.service ?? held?.service ?? null, since: now })
         continue
       }
       if (known.claim !== null && !outranks(m, known.claim)) continue
@@ -170,11 +175,10 @@ export class Client extends EventEmitter {
       known.claim = { incarnation: m.incarnation, state: m.state }
       if (newLife && !known.connected) this.redial(known)
       this.hinted(known, m.service ?? null)
+      this.roster.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: known.hint, since: now })
       if (alive) {
-        this.roster.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: known.hint })
         this.relisted(known)
       } else {
-        this.roster.delete(m.endpoint)
         if (!this.seeds.has(m.endpoint)) {
           known.gone = true
           if (known.state === 'up') {
@@ -217,9 +221,10 @@ export class Client extends EventEmitter {
    */
   resubset () {
     this.subsetQueued = false
-    if (this.closing !== null || this.roster.size === 0) { this.routesChanged(); return }
+    const members = []
+    for (const [ep, r] of this.roster) if (r.state <= MemberState.SUSPECT) members.push(ep)
+    if (this.closing !== null || members.length === 0) { this.routesChanged(); return }
     const size = this.options.subset
-    const members = [...this.roster.keys()]
     const want = chooseSubset({ members, methods: [...this.methodsUsed], mayServe: (ep, m) => this.mayServe(ep, m), key: this.subsetKey, size })
     for (const ep of want) {
       const peer = this.table.get(ep)
@@ -269,7 +274,7 @@ export class Client extends EventEmitter {
   noteMethod (method) {
     if (this.methodsUsed.size >= 1024) this.methodsUsed.clear() // bounded: callers choose method names
     this.methodsUsed.add(method)
-    if (this.roster.size > this.options.subset && this.options.subset > 0) this.queueResubset()
+    if (this.options.subset > 0 && this.roster.size > this.options.subset) this.queueResubset()
   }
 
   /**
@@ -424,8 +429,8 @@ export class Client extends EventEmitter {
 
   /** Whether a member not connected may serve `method`: the subset will take it in (queued). */
   outsideSubset (method) {
-    for (const ep of this.roster.keys()) {
-      if (this.table.get(ep) === undefined && this.mayServe(ep, method)) { this.queueResubset(); return true }
+    for (const [ep, r] of this.roster) {
+      if (r.state <= MemberState.SUSPECT && this.table.get(ep) === undefined && this.mayServe(ep, method)) { this.queueResubset(); return true }
     }
     return false
   }
