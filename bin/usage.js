@@ -12,7 +12,8 @@ commands:
   keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
 
 Run "zeromesh <command> --help" for the options of a command; "zeromesh --version" prints the version.`,
-  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE] [--meta JSON]
+  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE]] [--meta JSON]
+                     [--labels K=V,K=V] [--service-version SEMVER] [--capacity N]
                      [--threads N] [--max-queue N] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL]
                      [--cluster-key FILE [--allow LIST] | --insecure]
 
@@ -27,13 +28,22 @@ exits 0.
                      A/AAAA record of NAME) or dns+srv://_service._proto.NAME (SRV records),
                      resolved again every 30 s and whenever no seed answers
   --dns-servers LIST DNS servers for DNS seeds, IP[:PORT] comma-separated (default: the system's)
-  --handlers MODULE  module whose exported functions (or default-export object) are the
-                     methods; default: the demo handlers echo, whoami, spin, sleep
+  --handlers MODULES modules whose exported functions (or default-export object) are the
+                     methods, comma-separated (a data: URL alone; a method in two modules is
+                     refused); default:
+                     the demo handlers echo, whoami, spin, sleep
+  --labels K=V,K=V   labels clients select this peer by (zone=a,tier=gold); "zone" keeps a
+                     client given that zone on it. Stated by this peer alone, never gossiped
+  --service-version SEMVER
+                     the version of what it serves (2.1.0), for requests that ask a range (^2)
+  --capacity N       requests it runs at full speed at once (default: --threads), for zone
+                     spill-over
   --threads N        worker threads running the handlers (default: one per core; 0: run them
                      on the main thread, for I/O-bound handlers)
   --max-queue N      requests waiting for a thread before the peer answers busy
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
-  --meta JSON        metadata gossiped with this peer, e.g. '{"zone":"a","capacity":4}'
+  --meta JSON        metadata gossiped with this peer, shown by "members", e.g. '{"rack":"r7"}'
+                     (at most 512 bytes; routing uses --labels, not --meta)
   --http [HOST:]PORT operations endpoint: /metrics (Prometheus), /healthz, /readyz; on
                      127.0.0.1 unless HOST is given (0.0.0.0:9090 in a container)
   --log-level LEVEL  trace, debug, info (default), warn, error, fatal or silent; logs are
@@ -50,9 +60,10 @@ security (README, Security): off loopback a peer runs CURVE or refuses to start
   --insecure         run plain (no CURVE) on a non-loopback address, on purpose`,
   members: `usage: zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE]
 
-Prints the membership as a peer sees it, itself included: a table, or with --json the same
-objects as peer.members() as a JSON array, alone on stdout. Asks the first seed, and the next
-one when a seed does not answer.
+Prints the membership as a peer sees it, itself included, with what each live member serves
+(methods, version, labels: asked of each member itself): a table, or with --json the objects of
+peer.members() with "serves" added, as a JSON array alone on stdout. Asks the first seed, and
+the next one when a seed does not answer.
 
   --seeds EP,EP      the peers to ask, in order
   --json             machine-readable output
@@ -100,14 +111,17 @@ security (README, Security): needed for a secured cluster, and for any non-loopb
   --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
                      env ZEROMESH_KEY
   --insecure         talk plain to non-loopback seeds, on purpose`,
-  request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--cluster-pub FILE --key FILE]
+  request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V]
+                        [--cluster-pub FILE --key FILE]
 
-Sends METHOD(JSON-ARGS) and prints the JSON result alone on stdout.
+Sends METHOD(JSON-ARGS) to a peer that serves it and prints the JSON result alone on stdout.
 On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
 
-  --seeds EP,EP      peers to send to (comma-separated)
+  --seeds EP,EP      peers to start from (comma-separated)
   --timeout MS       whole deadline, retries included (default 5000)
   --no-idempotent    never re-send after a lost connection
+  --version RANGE    only a peer whose service version is in the semver RANGE (^2, ~2.1)
+  --where K=V,K=V    only a peer with these labels
 
 security (README, Security): needed for a secured cluster, and for any non-loopback seed
   --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB

@@ -83,6 +83,9 @@ const PEER_FLAGS = {
   handlers: { type: 'string' },
   'drain-timeout': { type: 'string' },
   meta: { type: 'string' },
+  labels: { type: 'string' },
+  'service-version': { type: 'string' },
+  capacity: { type: 'string' },
   threads: { type: 'string' },
   'max-queue': { type: 'string' },
   http: { type: 'string' },
@@ -104,8 +107,9 @@ async function runPeer (args) {
   }
   // Handlers run in a pool of worker threads; the main thread does I/O and gossip.
   const handlers = values.handlers === undefined
-    ? new URL('../demo/handlers.js', import.meta.url)
-    : /^[a-z]+:/i.test(values.handlers) ? values.handlers : path.resolve(values.handlers)
+    ? [new URL('../demo/handlers.js', import.meta.url)]
+    : (values.handlers.startsWith('data:') ? [values.handlers] : values.handlers.split(',').map((x) => x.trim()).filter(Boolean)) // a data: URL has commas of its own
+        .map((h) => /^[a-z]+:/i.test(h) ? h : path.resolve(h))
   let meta
   if (values.meta !== undefined) {
     try { meta = JSON.parse(values.meta) } catch (err) { throw new UsageError(`--meta is not valid JSON: ${err.message}`) }
@@ -113,6 +117,9 @@ async function runPeer (args) {
   const ops = httpOption(values.http, USAGE.peer)
   const peer = new Peer({
     meta,
+    labels: labelsOption(values.labels, '--labels', USAGE.peer),
+    serviceVersion: values['service-version'],
+    capacity: values.capacity === undefined ? undefined : wholeOption(values.capacity, 'capacity', USAGE.peer),
     bind: values.bind,
     advertise: values.advertise,
     seeds: values.seeds,
@@ -170,11 +177,25 @@ async function runPeer (args) {
   return code
 }
 
+/** KEY=VALUE,KEY=VALUE as an object (--labels, --where), or undefined. */
+function labelsOption (v, flag, usage) {
+  if (v === undefined) return undefined
+  const out = {}
+  for (const pair of v.split(',').map((x) => x.trim()).filter(Boolean)) {
+    const i = pair.indexOf('=')
+    if (i <= 0) throw new UsageError(`${flag} takes KEY=VALUE pairs, comma-separated, such as zone=a,tier=gold; got "${pair}"\n\n${usage}`)
+    out[pair.slice(0, i)] = pair.slice(i + 1)
+  }
+  return out
+}
+
 async function runRequest (args) {
   const { values, positionals } = parse(args, {
     seeds: { type: 'string' },
     timeout: { type: 'string' },
     'no-idempotent': { type: 'boolean' },
+    version: { type: 'string' },
+    where: { type: 'string' },
     ...SECURITY_CLIENT_FLAGS,
   }, USAGE.request, true)
   if (values.help) { process.stdout.write(USAGE.request + '\n'); return 0 }
@@ -190,6 +211,8 @@ async function runRequest (args) {
     const result = await client.request(method, params, {
       timeout: wholeOption(values.timeout, 'timeout', USAGE.request, ' of milliseconds'),
       idempotent: values['no-idempotent'] ? false : undefined,
+      version: values.version,
+      where: labelsOption(values.where, '--where', USAGE.request),
     })
     process.stdout.write(JSON.stringify(result ?? null) + '\n')
     return 0
@@ -260,11 +283,20 @@ async function runMembers (args) {
         if (i === client.options.seeds.length - 1 || err.code === 'ERR_ZEROMESH_INVALID_ARGUMENT') throw err
       }
     }
+    // What each live member serves, asked of the member itself (the list carries only digests).
+    await Promise.all(members.map(async (m) => {
+      if (m.state !== 'alive' && m.state !== 'suspect') { m.serves = null; return }
+      m.serves = await client.describe(m.endpoint).catch(() => null)
+    }))
     if (values.json) {
       process.stdout.write(JSON.stringify(members) + '\n')
     } else {
-      const rows = [['ENDPOINT', 'STATE', 'INCARNATION', 'META']]
-      for (const m of members) rows.push([m.endpoint, m.state, String(m.incarnation), JSON.stringify(m.meta)])
+      const rows = [['ENDPOINT', 'STATE', 'INCARNATION', 'METHODS', 'VERSION', 'LABELS', 'META']]
+      const methods = (s) => s === null ? '?' : s === 'any' ? '(any)' : s.methods.length <= 6 ? s.methods.join(',') : `${s.methods.slice(0, 5).join(',')},+${s.methods.length - 5}`
+      for (const m of members) {
+        const s = m.serves
+        rows.push([m.endpoint, m.state, String(m.incarnation), methods(s), s?.version ?? '-', s === null || s === 'any' ? '-' : Object.entries(s.labels).map(([k, v]) => `${k}=${v}`).join(',') || '-', JSON.stringify(m.meta)])
+      }
       const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
       for (const r of rows) process.stdout.write(r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i])).join('  ') + '\n')
     }

@@ -924,6 +924,21 @@ export class Client extends EventEmitter {
     })
   }
 
+  /**
+   * What the peer at `endpoint` serves, asked of it (it is connected if it was not):
+   * { methods, version, labels, capacity }, or 'any' for a peer older than services.
+   * Rejects with TimeoutError when it does not say within the client's timeout.
+   */
+  async describe (endpoint) {
+    if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
+    const ep = normalizeRemote(endpoint, 'endpoint')
+    if (this.table.get(ep) === undefined && this.addPeer(ep) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${ep}`)
+    await this.until(() => this.table.get(ep)?.service != null || this.table.get(ep)?.refusal != null)
+    const peer = this.table.get(ep)
+    if (peer?.service == null) throw peer?.refusal ?? new TimeoutError(`zeromesh: ${ep} did not say what it serves within ${this.options.timeout} ms`)
+    return peer.snapshot().service
+  }
+
   /** Resolves once `cond()` holds, the client's timeout passes, or the client closes. */
   async until (cond) {
     const deadline = this.clock.now() + this.options.timeout

@@ -3,6 +3,31 @@
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
+/**
+ * The methods of several handler modules (URLs), loaded in order, as one object. A method
+ * two modules export is refused, naming both. A module that fails to load throws its error
+ * with `moduleUrl` set to it, for loadFailure.
+ */
+export async function loadHandlerModules (urls) {
+  const handlers = {}
+  const from = {}
+  for (const url of urls) {
+    let mod
+    try {
+      mod = await import(url)
+    } catch (err) {
+      if (err !== null && typeof err === 'object') err.moduleUrl = url
+      throw err
+    }
+    for (const [name, fn] of Object.entries(collectHandlers(mod))) {
+      if (from[name] !== undefined) throw Object.assign(new Error(`method "${name}" is exported by both ${from[name]} and ${url}: give each method one module`), { moduleUrl: url, duplicate: true })
+      from[name] = url
+      handlers[name] = fn
+    }
+  }
+  return handlers
+}
+
 export function collectHandlers (mod) {
   const handlers = {}
   if (mod.default !== null && typeof mod.default === 'object') {

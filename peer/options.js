@@ -82,7 +82,7 @@ export function resolvePeerOptions (given) {
   if (o.security && o.bind.startsWith('inproc://')) {
     throw invalidArgument('security needs a tcp or ipc bind: inproc connections have no handshake, so CURVE cannot run on them')
   }
-  if (typeof o.handlers === 'string') {
+  if (Array.isArray(o.handlers)) {
     o.threads ??= os.availableParallelism() // a thread per core: the main thread only does I/O
     o.maxQueue ??= o.threads * 64 //           requests waiting for a thread before BUSY
     // threads: 0 runs the module on the main thread (I/O-bound handlers: no thread hop)
@@ -102,14 +102,23 @@ function transportOption (v) {
   return v
 }
 
-/** An object of functions (run on the main thread), or a module's URL or path (run in threads). */
+/**
+ * An object of functions (run on the main thread), or the URL or path of a module, or an array
+ * of them (run in threads): modules become an array of URLs.
+ */
 function handlerOption (v) {
-  if (v instanceof URL) return v.href
-  if (typeof v === 'string') {
-    if (/^(file|data):/.test(v)) return v
-    return pathToFileURL(path.resolve(v)).href
+  if (v instanceof URL || typeof v === 'string') return [moduleUrl(v)]
+  if (Array.isArray(v)) {
+    if (v.length === 0 || v.some((x) => !(x instanceof URL) && typeof x !== 'string')) throw invalidArgument('handlers given as an array must list module URLs or paths, at least one')
+    return [...new Set(v.map(moduleUrl))]
   }
   return handlerObject(v)
+}
+
+function moduleUrl (v) {
+  if (v instanceof URL) return v.href
+  if (/^(file|data):/.test(v)) return v
+  return pathToFileURL(path.resolve(v)).href
 }
 
 function handlerObject (v) {

@@ -7,7 +7,7 @@ import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
 import { OwnService } from './service.js'
 import { WorkerPool } from './worker-pool.js'
-import { collectHandlers, loadFailure } from './handler-module.js'
+import { loadHandlerModules, loadFailure } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
 import { VERSION } from './version.js'
 import {
@@ -57,7 +57,7 @@ export class Peer extends EventEmitter {
     this.dns = null //     DnsSeeds, when seeds name DNS records
     const o = this.options
     this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
-    if (typeof o.handlers !== 'string') this.own.addAll(o.handlers)
+    if (!Array.isArray(o.handlers)) this.own.addAll(o.handlers)
   }
 
   /**
@@ -131,17 +131,21 @@ export class Peer extends EventEmitter {
   async startNow () {
     const o = this.options
     let handlers = o.handlers
-    if (typeof handlers === 'string' && o.threads === 0) {
+    const modules = Array.isArray(handlers) ? handlers : null
+    const failed = (err, how) => invalidArgument(err?.duplicate
+      ? `handlers modules: ${err.message}`
+      : `handlers module ${err?.moduleUrl ?? modules.join(', ')} could not be loaded${how}: ${loadFailure(err, err?.moduleUrl ?? modules[0])}`)
+    if (modules !== null && o.threads === 0) {
       try {
-        handlers = collectHandlers(await import(handlers))
+        handlers = await loadHandlerModules(modules)
       } catch (err) {
         this.state = 'stopped'
-        throw invalidArgument(`handlers module ${handlers} could not be loaded: ${loadFailure(err, handlers)}`)
+        throw failed(err, '')
       }
-    } else if (typeof handlers === 'string') {
+    } else if (modules !== null) {
       // Handlers in worker threads: the pool is ready before the socket takes requests.
       this.pool = new WorkerPool({
-        module: handlers,
+        modules,
         threads: o.threads,
         resourceLimits: o.resourceLimits,
         clock: o.clock,
@@ -153,17 +157,17 @@ export class Peer extends EventEmitter {
       } catch (err) {
         await this.pool.stop()
         this.state = 'stopped'
-        throw invalidArgument(`handlers module ${handlers} could not be loaded in a worker thread: ${loadFailure(err, handlers)}`)
+        throw failed(err, ' in a worker thread')
       }
       if (methods.length === 0) {
         await this.pool.stop()
         this.state = 'stopped'
-        throw invalidArgument(`handlers module ${handlers} exports no functions`)
+        throw invalidArgument(`handlers module${modules.length === 1 ? '' : 's'} ${modules.join(', ')} export${modules.length === 1 ? 's' : ''} no functions`)
       }
       handlers = {}
       for (const m of methods) handlers[m] = (args, ctx) => this.pool.run(m, args, ctx)
     }
-    if (typeof o.handlers === 'string') {
+    if (modules !== null) {
       // A module's methods join what serve() may have added before start (serve wins).
       if (o.capacity === undefined && this.pool !== null) this.own.capacity = this.pool.threads.length
       for (const name of Object.keys(this.own.handlers)) delete handlers[name]

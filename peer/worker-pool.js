@@ -40,7 +40,7 @@ export class WorkerError extends Error {
 export class WorkerPool {
   /**
    * @param {object} o
-   * @param {string} o.module          URL (file:, data:) of the handler module
+   * @param {string[]} o.modules       URLs (file:, data:) of the handler modules
    * @param {number} o.threads
    * @param {object} [o.resourceLimits] per thread (worker_threads resourceLimits)
    * @param {{ setTimeout: Function, clearTimeout: Function }} [o.clock]
@@ -76,7 +76,7 @@ export class WorkerPool {
   spawn () {
     const progress = new SharedArrayBuffer(4)
     const worker = new Worker(WORKER, {
-      workerData: { module: this.o.module, progress },
+      workerData: { modules: this.o.modules, progress },
       resourceLimits: this.o.resourceLimits,
     })
     // tasks: the batch handed to it; done: how many of them answered; progress: the place in
@@ -102,7 +102,7 @@ export class WorkerPool {
         this.lost(t, `handler thread crashed: ${err?.message ?? err}`)
       })
       worker.on('exit', (code) => {
-        if (!t.ready) { this.drop(t); reject(new Error(`handler thread exited (${code}) while loading ${this.o.module}`)); return }
+        if (!t.ready) { this.drop(t); reject(new Error(`handler thread exited (${code}) while loading ${this.o.modules.join(', ')}`)); return }
         this.lost(t, `handler thread exited with code ${code}`)
       })
     })

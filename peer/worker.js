@@ -1,4 +1,4 @@
-// A worker thread of a peer's pool: loads the handler module, then runs the tasks it is
+// A worker thread of a peer's pool: loads the handler modules, then runs the tasks it is
 // handed, one at a time and in order, and posts their results back. Under load the pool
 // hands a thread several short tasks in one message (worker-pool.js); their results go back
 // together when the batch is done, or before the next task starts once they have waited
@@ -10,13 +10,13 @@
 // Each task's `ctx` has what the main thread's has, with the deadline on this thread's clock.
 import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
-import { collectHandlers } from './handler-module.js'
+import { loadHandlerModules } from './handler-module.js'
 import { packValue } from '../protocol/codec.js'
 
 const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
 const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving average)
 
-const handlers = collectHandlers(await import(workerData.module))
+const handlers = await loadHandlerModules(workerData.modules)
 const methods = Object.keys(handlers) // the pool names a method by its place here
 const progress = new Int32Array(workerData.progress) // [place in the batch of the task running]
 parentPort.postMessage({ type: 'ready', methods })

@@ -127,6 +127,38 @@ describe('zeromesh command line', function () {
     expect(none.stderr).to.match(/exports no functions/)
   })
 
+  it('services from the command line: several --handlers modules, --labels, --service-version; members shows them; request --version and --where pick', async () => {
+    const orders = path.resolve('test/fixtures/orders.js')
+    const a = await startPeer(['--handlers', `${orders},demo/handlers.js`, '--threads', '1', '--labels', 'zone=a,tier=gold', '--service-version', '2.1.0'])
+    const b = await startPeer(['--seeds', a.endpoint, '--threads', '1', '--labels', 'zone=b', '--service-version', '1.0.0', '--capacity', '8'])
+    await eventually(async () => {
+      const m = run(['members', '--seeds', a.endpoint, '--json'])
+      await m.exited
+      const list = JSON.parse(m.stdout)
+      expect(list).to.have.length(2)
+      expect(list.find((x) => x.endpoint === a.endpoint).serves).to.deep.equal({ methods: ['echo', 'ordersGet', 'ordersPut', 'sleep', 'spin', 'whoami'], version: '2.1.0', labels: { zone: 'a', tier: 'gold' }, capacity: 1 })
+      expect(list.find((x) => x.endpoint === b.endpoint).serves).to.deep.equal({ methods: ['echo', 'sleep', 'spin', 'whoami'], version: '1.0.0', labels: { zone: 'b' }, capacity: 8 })
+    }, { timeout: 8000 })
+    const table = run(['members', '--seeds', a.endpoint])
+    await table.exited
+    expect(table.stdout.split('\n')[0]).to.match(/^ENDPOINT\s+STATE\s+INCARNATION\s+METHODS\s+VERSION\s+LABELS\s+META$/)
+    expect(table.stdout).to.match(/echo,ordersGet,ordersPut,sleep,spin,whoami\s+2\.1\.0\s+zone=a,tier=gold/)
+    for (const [args, want] of [[['--version', '^1'], b.endpoint], [['--where', 'zone=a'], a.endpoint], [['--version', '^2', '--where', 'tier=gold'], a.endpoint]]) {
+      const r = run(['request', '--seeds', b.endpoint, ...args, 'whoami'])
+      expect((await r.exited).code, r.stderr).to.equal(0)
+      expect(JSON.parse(r.stdout).endpoint).to.equal(want)
+    }
+    const o = run(['request', '--seeds', b.endpoint, 'ordersGet', '{"id":7}']) // only A serves it; the client starts from B
+    expect((await o.exited).code, o.stderr).to.equal(0)
+    expect(JSON.parse(o.stdout)).to.deep.equal({ id: 7, status: 'shipped' })
+    const bad = run(['request', '--seeds', b.endpoint, '--where', 'zone', 'whoami'])
+    expect((await bad.exited).code).to.equal(2)
+    expect(bad.stderr).to.match(/--where takes KEY=VALUE pairs/)
+    const twice = run(['peer', '--handlers', `${orders},${orders.replace('orders.js', 'work.js')},demo/handlers.js`, '--threads', '1'])
+    expect((await twice.exited).code).to.equal(2)
+    expect(twice.stderr).to.match(/method "spin" is exported by both .*work\.js and .*handlers\.js: give each method one module/)
+  })
+
   it('SIGTERM drains: requests in flight complete, and the peer exits 0', async () => {
     const p = await startPeer()
     const client = h.client({ seeds: [p.endpoint], idempotent: false })

@@ -256,7 +256,7 @@ function spinLocally (n) {
  * to 32), as it would after timing some.
  */
 async function withPool ({ shortRequests = false }, fn) {
-  const pool = new WorkerPool({ module: WORK.href, threads: 1 })
+  const pool = new WorkerPool({ modules: [WORK.href], threads: 1 })
   try {
     await pool.start()
     if (shortRequests) pool.taskMs = 0.01
