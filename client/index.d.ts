@@ -78,8 +78,14 @@ export interface ClientOptions {
   refreshInterval?: number
   /** Wait for a member list. Default 1000. */
   membersTimeout?: number
-  /** Peers known at most; a member list naming more is not taken beyond this. Default 4096. */
+  /** Members known at most; a member list naming more is not taken beyond this. Default 4096. */
   maxPeers?: number
+  /** Peers connected at most, for all methods together, once the cluster has more members (0: all). Default 32. */
+  subset?: number
+  /** Labels every request's peer must have, unless a request says otherwise. Default: none. */
+  where?: Record<string, string> | null
+  /** This client's zone: requests stay with peers labelled zone=<it> while they have capacity, the excess spills. Default: none. */
+  zone?: string | null
   clock?: Clock
   /** Random source in [0, 1). Default Math.random. */
   random?: () => number
@@ -116,6 +122,10 @@ export interface RequestOptions {
   hedge?: { delayMs: number } | null
   /** Routes by rendezvous hashing: the same key goes to the same peer while it lives. */
   key?: string
+  /** A semver range the peer's service version must satisfy ('^2', '~2.1', '>=1.2 <3'). */
+  version?: string
+  /** Labels the peer must have; null: any (overrides the client's `where`). */
+  where?: Record<string, string> | null
   signal?: AbortSignal
 }
 
@@ -128,6 +138,8 @@ export interface PeerInfo {
   latencyMs: number | null
   failures: number
   lastError: string | null
+  /** What it serves by its own word; 'any' for a peer older than services; null until it said. */
+  service: import('../protocol/index.js').ServiceDescriptor | 'any' | null
 }
 
 export interface ClientStats {
@@ -158,6 +170,10 @@ export declare class Client extends EventEmitter {
   stats(): ClientStats
   /** A peer's view of the cluster (`from`, or a random up peer). */
   members(from?: string): Promise<Member[]>
+  /** Resolves with the endpoints of the up peers that serve `method` once there is one; TimeoutError after `timeout`. */
+  waitFor(method: string, options?: { timeout?: number, version?: string, where?: Record<string, string> | null }): Promise<string[]>
+  /** What the peer at `endpoint` serves, asked of it (connecting if needed); 'any' for an older peer. */
+  describe(endpoint: string): Promise<import('../protocol/index.js').ServiceDescriptor | 'any'>
   close(): Promise<void>
   on(event: 'peer', listener: (peer: PeerInfo) => void): this
   on(event: string | symbol, listener: (...args: any[]) => void): this
@@ -181,6 +197,9 @@ export declare const clientDefaults: Readonly<{
   refreshInterval: number
   membersTimeout: number
   maxPeers: number
+  subset: number
+  where: Record<string, string> | null
+  zone: string | null
 }>
 export declare const strategyNames: readonly string[]
 

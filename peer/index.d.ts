@@ -32,8 +32,14 @@ export interface PeerOptions {
   advertise?: string
   /** Peers to join through (array or comma-separated string). */
   seeds?: string[] | string
-  /** Methods on the main thread (an object), or a module (URL or path) run in worker threads. */
-  handlers?: Handlers | URL | string
+  /** Methods on the main thread (an object), or modules (URLs or paths) run in worker threads. */
+  handlers?: Handlers | URL | string | Array<URL | string>
+  /** Labels clients select this peer by ({ zone: 'a', tier: 'gold' }); `zone` is what a client's `zone` prefers. At most 32, keys and values of at most 63 characters. */
+  labels?: Record<string, string>
+  /** The semantic version of what this peer serves, for requests that ask a range (`version: '^2'`). Default: none. */
+  serviceVersion?: string
+  /** Requests this peer runs at full speed at once, for clients' zone spill-over. Default: the thread count with a handler module, else none. */
+  capacity?: number
   /** Worker threads, with a handler module. Default: one per core. */
   threads?: number
   /** Requests waiting for a thread before busy. Default 64 x threads. */
@@ -234,6 +240,12 @@ export declare class Peer extends EventEmitter {
   stats(): PeerStats
   /** This peer's view of the cluster, itself included. */
   members(): Member[]
+  /** What this peer serves, with the digest its claims carry. */
+  service(): import('../protocol/index.js').ServiceDescriptor & { digest: number }
+  /** Serves `method` from now on (or replaces its handler); clients learn a new method within a member-list refresh. */
+  serve(method: string, fn: (args: any, ctx: RequestContext) => unknown): void
+  /** Stops serving `method`; requests for it are then answered UNKNOWN_METHOD, which clients retry elsewhere. Returns whether it was served. */
+  unserve(method: string): boolean
   /** Graceful: announces its leave, refuses new work (draining), finishes in-flight work, closes. */
   stop(): Promise<void>
   on(event: 'member', listener: (member: Member) => void): this

@@ -14,6 +14,18 @@ export interface Member {
   state: 'alive' | 'suspect' | 'dead' | 'left'
   incarnation: number
   meta: Record<string, unknown>
+  /** The digest of what the member serves (PROTOCOL.md 4.8); null when its claims carry none (an older peer). */
+  service: number | null
+}
+
+/** What a peer serves, by its own word (PROTOCOL.md 4.8). */
+export interface ServiceDescriptor {
+  methods: string[]
+  /** Semantic version, or null. */
+  version: string | null
+  labels: Record<string, string>
+  /** Requests it runs at full speed at once, or null (not declared). */
+  capacity: number | null
 }
 
 export type ErrorCode =

@@ -20,8 +20,11 @@ async function main (): Promise<void> {
   peer.on('member', (m) => { console.log(m.endpoint, m.state, m.incarnation) })
   console.log(peer.members().length)
   const endpoint: string = await peer.start()
-  const pooled = new Peer({ handlers: new URL('./work.js', import.meta.url), threads: 2, maxQueue: 16 })
+  const pooled = new Peer({ handlers: [new URL('./work.js', import.meta.url), './orders.js'], threads: 2, maxQueue: 16, labels: { zone: 'a' }, serviceVersion: '2.1.0', capacity: 2 })
   void pooled
+  peer.serve('gamma', (args, ctx) => ctx.method)
+  const dropped: boolean = peer.unserve('gamma')
+  console.log(dropped, peer.service().methods, peer.service().digest)
   const first: Strategy = { select: (peers) => peers[0], onResult: (p, r) => { console.log(p.load, r.latencyMs) } }
   const client = new Client({ seeds: [endpoint], timeout: 1000, strategy: first })
   client.on('peer', (p: PeerInfo) => { console.log(p.endpoint, p.state) })
@@ -35,7 +38,14 @@ async function main (): Promise<void> {
   }
   console.log(client.peers()[0]?.inflight, client.stats().retries, peer.stats().malformed)
   const view = await client.members(endpoint)
-  console.log(view[0].state === 'alive')
+  console.log(view[0].state === 'alive', view[0].service)
+  const servers: string[] = await client.waitFor('echo', { timeout: 1000, version: '^2', where: { zone: 'a' } })
+  const d = await client.describe(servers[0])
+  if (d !== 'any') console.log(d.methods, d.version, d.labels.zone, d.capacity)
+  const zoned = new Client({ seeds: [endpoint], zone: 'a', where: { tier: 'gold' }, subset: 16 })
+  await zoned.request('echo', null, { version: '~2.1', where: null })
+  const s = client.peers()[0]?.service
+  if (s !== null && s !== undefined && s !== 'any') console.log(s.methods)
   const frame = encodeRequest([[1, 'echo', null, 0]])
   const msg = decode(frame)
   if (msg.type === MessageType.REQUEST) console.log(msg.requests[0].method, Status.OK)
