@@ -76,8 +76,9 @@ security (README, Security): needed for a secured cluster, and for any non-loopb
   --insecure         talk plain to non-loopback seeds, on purpose`,
   demo: `usage: zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]
 
-Starts N peers (default 3) on loopback ports, a client seeded with only the first, and steady
-load (whoami and spin). Then: a peer is killed, a new one joins, one is drained with SIGTERM,
+Starts N peers (default 3) serving the demo handlers and 2 more serving a second service
+(billing: invoice) on loopback ports, a client seeded with only the first, and steady load
+(whoami, spin and invoice, each routed to the peers that serve it). Then: a peer is killed, a new one joins, one is drained with SIGTERM,
 one is frozen and thawed. A live view on a terminal, plain lines otherwise. Exits 0 only if no
 request failed. Ctrl-C stops everything it started.
 

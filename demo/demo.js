@@ -1,5 +1,6 @@
-// The failover demo (`zeromesh demo`, `npm start`): peers on loopback, a client seeded with
-// only the first, steady mixed load, and a scripted timeline: a peer is SIGKILLed, a new one
+// The failover demo (`zeromesh demo`, `npm start`): peers on loopback serving two services
+// (the demo handlers on N peers, billing on two more), a client seeded with only the first,
+// steady mixed load that the client routes by method, and a scripted timeline: a peer is SIGKILLed, a new one
 // joins, one is drained with SIGTERM, one is frozen with SIGSTOP and thawed. On a terminal a
 // live view; otherwise plain timestamped lines. Ends with a summary; exits 0 only if no
 // request failed. Every process it starts is killed on the way out, Ctrl-C included.
@@ -13,6 +14,7 @@ import { Client } from '../client/index.js'
 import { writeKeyPair } from '../transport/keys.js'
 
 const BIN = fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url))
+const BILLING = fileURLToPath(new URL('../examples/services/billing.js', import.meta.url))
 const BAR = 24
 
 /**
@@ -51,8 +53,8 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   process.on('SIGINT', onSignal)
   process.on('exit', cleanup)
 
-  async function startPeer (seeds) {
-    const args = [BIN, 'peer', '--threads', '1', ...(keys?.peerArgs ?? [])]
+  async function startPeer (seeds, extra = []) {
+    const args = [BIN, 'peer', '--threads', '1', ...extra, ...(keys?.peerArgs ?? [])]
     if (seeds.length > 0) args.push('--seeds', seeds.join(','))
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
     const endpoint = await new Promise((resolve, reject) => {
@@ -70,6 +72,13 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   for (let i = 0; i < peerCount; i++) {
     peers.push(await startPeer(i === 0 ? [] : [peers[i - 1].endpoint]))
     log(`peer ${short(peers[i].endpoint)} started (pid ${peers[i].child.pid})${i === 0 ? '' : `, seeded with ${short(peers[i - 1].endpoint)}`}`)
+  }
+  // A second service, billing (invoice), on two peers of its own: the client sends invoice
+  // only there, and whoami and spin only to the peers above.
+  const billing = []
+  for (let i = 0; i < 2; i++) {
+    billing.push(await startPeer([peers[0].endpoint], ['--handlers', BILLING, '--labels', 'service=billing']))
+    log(`peer ${short(billing[i].endpoint)} started (pid ${billing[i].child.pid}), serving billing (invoice, refund), seeded with ${short(peers[0].endpoint)}`)
   }
   const clientStartedAt = Date.now()
   const client = new Client({ seeds: [peers[0].endpoint], timeout: 2000, security: keys?.clientSecurity })
@@ -89,15 +98,19 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
 
   // ---- load ---------------------------------------------------------------------------
   const perPeer = new Map() // endpoint -> { count, window: [latency...] }
+  const routes = new Map() //  method -> Map(endpoint -> answers)
   let served = 0; let failed = 0; let longest = 0
   const failures = []
   let stop = false
   const loop = async (i) => {
     while (!stop) {
-      const spin = i % 5 === 0
+      const method = i % 8 === 0 ? 'spin' : i % 8 === 1 ? 'invoice' : 'whoami'
       const t = Date.now()
       try {
-        const r = spin ? await client.request('spin', { n: 200000 }) : await client.request('whoami')
+        const r = method === 'spin' ? await client.request('spin', { n: 200000 }) : method === 'invoice' ? await client.request('invoice', { order: served }) : await client.request('whoami')
+        let byPeer = routes.get(method)
+        if (byPeer === undefined) routes.set(method, byPeer = new Map())
+        byPeer.set(r.endpoint, (byPeer.get(r.endpoint) ?? 0) + 1)
         const ms = Date.now() - t
         longest = Math.max(longest, ms)
         served++
@@ -127,15 +140,15 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
       const sorted = [...s.window].sort((a, b) => a - b)
       const p99 = sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]
       s.window = []
-      rows.push({ ep: short(p.endpoint), state: p.state, rate, p99 })
+      rows.push({ ep: short(p.endpoint), state: p.state, rate, p99, serves: p.service === null ? '' : p.service === 'any' ? 'any' : p.service.methods.includes('invoice') ? 'billing' : 'demo' })
     }
     lastCounts = new Map([...perPeer].map(([ep, s]) => [ep, s.count]))
     const max = Math.max(1, ...rows.map((r) => r.rate))
     const lines = [`zeromesh failover demo  ${stamp()} / ${duration}s   served ${served}   ${failed} failed   retries ${client.stats().retries}`, '']
-    lines.push('peer      state      req/s                               p99 ms')
+    lines.push('peer      serves   state      req/s                               p99 ms')
     for (const r of rows) {
       const bar = '#'.repeat(Math.round((r.rate / max) * BAR)).padEnd(BAR)
-      lines.push(`${r.ep.padEnd(9)} ${r.state.padEnd(10)} ${bar} ${String(r.rate).padStart(6)}   ${String(r.p99).padStart(5)}`)
+      lines.push(`${r.ep.padEnd(9)} ${r.serves.padEnd(8)} ${r.state.padEnd(10)} ${bar} ${String(r.rate).padStart(6)}   ${String(r.p99).padStart(5)}`)
     }
     const room = Math.max(5, (out.rows ?? 30) - lines.length - 2)
     lines.push('', ...events.slice(-room))
@@ -197,24 +210,34 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     `  failover gap      ${longest} ms (the longest any request waited, retries included${killedAt ? '' : '; no chaos'})`,
     `  new peer learned  ${learn} after it started`,
   ]
-  if (thaw !== null) summary.push(`  thawed peer       ${backAfterThaw(samples, thaw, client.peers().filter((p) => p.state === 'up').length)}`)
+  // Routing by method: which peers answered each method. invoice must come only from the
+  // billing peers, and whoami and spin never from them.
+  const billingEps = new Set(billing.map((b) => b.endpoint))
+  if (thaw !== null) summary.push(`  thawed peer       ${backAfterThaw(samples, thaw, client.peers().filter((p) => p.state === 'up' && !billingEps.has(p.endpoint)).length, billingEps)}`)
+  let misrouted = 0
+  for (const [method, byPeer] of [...routes].sort()) {
+    for (const ep of byPeer.keys()) if ((method === 'invoice') !== billingEps.has(ep)) misrouted += byPeer.get(ep)
+    summary.push(`  ${method.padEnd(17)} ${[...byPeer].map(([ep, n]) => `${short(ep)} ${n}`).join(', ')}`)
+  }
+  summary.push(`  routing           ${misrouted === 0 ? 'every method reached only peers that serve it' : `${misrouted} answers from peers that do not serve the method`}`)
   for (const f of failures) summary.push(`  failure: ${f}`)
   out.write(summary.join('\n') + '\n')
-  return failed === 0 ? 0 : 1
+  return failed === 0 && misrouted === 0 ? 0 : 1
 }
 
 /**
  * When the thawed peer was back in rotation: the end of the first 1 s window after SIGCONT in
- * which it served at least half its fair share (1 / peers up) of all requests.
+ * which it served at least half its fair share (1 / peers up) of the requests of its service
+ * (answers from the peers of `otherService` are not counted).
  */
-function backAfterThaw (samples, thaw, up) {
+function backAfterThaw (samples, thaw, up, otherService) {
   const fair = 1 / Math.max(1, up)
   const after = samples.filter(([t]) => t >= thaw.at)
   for (let i = 0; i < after.length; i++) {
     const j = after.findIndex(([t]) => t >= after[i][0] + 1000)
     if (j < 0) break
     let all = 0
-    for (const [ep, n] of after[j][1]) all += n - (after[i][1].get(ep) ?? 0)
+    for (const [ep, n] of after[j][1]) if (!otherService.has(ep)) all += n - (after[i][1].get(ep) ?? 0)
     const mine = (after[j][1].get(thaw.endpoint) ?? 0) - (after[i][1].get(thaw.endpoint) ?? 0)
     if (all > 0 && mine / all >= fair / 2) {
       return `back in rotation ${((after[j][0] - thaw.at) / 1000).toFixed(1)} s after SIGCONT (${Math.round((100 * mine) / all)}% of the requests in that second)`

@@ -24,9 +24,12 @@ describe('npm start (the failover demo)', function () {
     child.stderr.setEncoding('utf8').on('data', (d) => { out += d })
     const code = await new Promise((resolve) => child.on('exit', resolve))
     const secs = (Date.now() - t0) / 1000
-    console.log(out.split('\n').filter((l) => /summary|failed|served|learned|killed|drained|frozen|thawed|gap/.test(l)).map((l) => `      ${l}`).join('\n'))
+    console.log(out.split('\n').filter((l) => /summary|failed|served|learned|killed|drained|frozen|thawed|gap|routing|invoice|whoami|spin/.test(l)).map((l) => `      ${l}`).join('\n'))
     expect(code).to.equal(0)
     expect(out).to.match(/^ {2}0 failed$/m)
+    // two services: invoice only on the billing peers, whoami and spin only on the others
+    expect(out).to.match(/^ {2}routing +every method reached only peers that serve it$/m)
+    expect(out).to.match(/^ {2}invoice +:\d+ \d+, :\d+ \d+$/m)
     expect(out).to.match(/killed \(SIGKILL\)/)
     expect(out).to.match(/drained \(SIGTERM\)/)
     expect(out).to.match(/frozen \(SIGSTOP\)/)
