@@ -195,6 +195,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   clearInterval(sampler)
   screen(false)
   if (tty) out.write(['timeline', ...events].join('\n') + '\n')
+  client.removeAllListeners('peer') // the run is over: what closing does is not an event of it
   await client.close()
   cleanup()
   process.off('SIGINT', onSignal)
