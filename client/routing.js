@@ -4,8 +4,8 @@
 // picks among the candidates and never learns about services; zone preference (zone.js)
 // narrows the candidates before it does.
 //
-// The common request (no version, the client's default selector) is served from a cache per
-// method, rebuilt only when a peer changes state or says it serves something else.
+// Candidate lists are cached per method (and version range and selector), rebuilt only when a
+// peer changes state or says it serves something else.
 import { ANY } from './services.js'
 import { versionMatches, labelsMatch } from '../protocol/service.js'
 
@@ -24,12 +24,22 @@ export function selected (s, version, where) {
   return where === null || labelsMatch(where, s.labels)
 }
 
+const whereKeys = new WeakMap() // selector -> its key (selectors are frozen: client/options.js)
+
+/** A selector as text, the same for equal selectors whatever the order of their keys. */
+function whereKey (where) {
+  if (where === null) return ''
+  let k = whereKeys.get(where)
+  if (k === undefined) whereKeys.set(where, k = Object.keys(where).sort().map((x) => `${x}=${where[x]}`).join(','))
+  return k
+}
+
 export class Router {
   /** @param {import('./peer-table.js').PeerTable} table */
   constructor (table) {
     this.table = table
     this.gen = 0 //          bumped by every change that can change a candidate list
-    this.cache = new Map() // method -> { gen, list } for the client's default selector
+    this.cache = new Map() // method (with version and selector) -> { gen, list }
   }
 
   /** A peer changed state, or said it serves something else. */
@@ -40,12 +50,10 @@ export class Router {
 
   /** Up peers that may take `method` with this version range and selector (null: none given). */
   candidates (method, version, where) {
-    if (version === null && where === null) {
-      let c = this.cache.get(method)
-      if (c === undefined || c.gen !== this.gen) this.cache.set(method, c = { gen: this.gen, list: this.filter(method, null, null) })
-      return c.list
-    }
-    return this.filter(method, version, where)
+    const key = version === null && where === null ? method : `${method}\0${version ?? ''}\0${whereKey(where)}`
+    let c = this.cache.get(key)
+    if (c === undefined || c.gen !== this.gen) this.cache.set(key, c = { gen: this.gen, list: this.filter(method, version, where) })
+    return c.list
   }
 
   filter (method, version, where) {

@@ -1,40 +1,8 @@
 // The client's failover logic on an in-memory transport and a fake clock: which peer gets
 // each attempt, when a call gives up and with which error. No sockets, no sleeping.
 import { expect } from 'chai'
-import FakeTimers from '@sinonjs/fake-timers'
-import { Client } from '../index.js'
-import { FakeNetwork } from './helpers/fake-transport.js'
 import { encodeReply } from '../protocol/index.js'
-
-const A = 'tcp://127.0.0.1:1001'
-const B = 'tcp://127.0.0.1:1002'
-const C = 'tcp://127.0.0.1:1003'
-
-function setup (options = {}, peers = [A, B, C]) {
-  const fake = FakeTimers.createClock(0)
-  const clock = {
-    now: () => fake.now,
-    setTimeout: (f, ms) => fake.setTimeout(f, ms),
-    clearTimeout: (t) => fake.clearTimeout(t),
-    tick: (ms) => fake.tick(ms),
-  }
-  const net = new FakeNetwork(clock)
-  for (const ep of peers) net.define(ep)
-  const client = new Client({ seeds: peers, clock, transport: net.factory(), strategy: 'round-robin', discover: false, ...options })
-  return { clock, net, client }
-}
-
-/** Settles a promise into { value } or { code }, so a test can tick the clock first. */
-function track (promise) {
-  const out = { done: false }
-  promise.then((value) => Object.assign(out, { done: true, value }), (err) => Object.assign(out, { done: true, code: err.code, err }))
-  return out
-}
-
-const flush = () => new Promise((resolve) => setImmediate(resolve))
-async function tick (clock, ms) {
-  for (let i = 0; i < ms; i++) { clock.tick(1); await flush() }
-}
+import { setup, track, flush, tick, A, B, C } from './helpers/fake-client.js'
 
 describe('client failover logic (fake transport, fake clock)', () => {
   it('a request with no peer up waits, and is sent when one comes up', async () => {

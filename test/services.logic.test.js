@@ -2,34 +2,10 @@
 // serves comes from that peer alone; an UNKNOWN_METHOD answer is retried elsewhere (the
 // handler never ran) and corrects the client; older peers serve anything until they say no.
 import { expect } from 'chai'
-import FakeTimers from '@sinonjs/fake-timers'
-import { Client } from '../index.js'
-import { FakeNetwork } from './helpers/fake-transport.js'
 import { describe as describeService } from '../protocol/service.js'
 import { MemberState } from '../protocol/constants.js'
+import { setup, track, flush, tick, A, B } from './helpers/fake-client.js'
 
-const A = 'tcp://127.0.0.1:1001'
-const B = 'tcp://127.0.0.1:1002'
-const C = 'tcp://127.0.0.1:1003'
-
-function setup (options = {}, peers = [A, B, C]) {
-  const fake = FakeTimers.createClock(0)
-  const clock = { now: () => fake.now, setTimeout: (f, ms) => fake.setTimeout(f, ms), clearTimeout: (t) => fake.clearTimeout(t), tick: (ms) => fake.tick(ms) }
-  const net = new FakeNetwork(clock)
-  for (const ep of peers) net.define(ep)
-  const client = new Client({ seeds: peers, clock, transport: net.factory(), strategy: 'round-robin', discover: false, ...options })
-  return { clock, net, client }
-}
-
-function track (promise) {
-  const out = { done: false }
-  promise.then((value) => Object.assign(out, { done: true, value }), (err) => Object.assign(out, { done: true, code: err.code, err }))
-  return out
-}
-const flush = () => new Promise((resolve) => setImmediate(resolve))
-async function tick (clock, ms) {
-  for (let i = 0; i < ms; i++) { clock.tick(1); await flush() }
-}
 const digestOf = (methods) => describeService({ methods, version: null, labels: {}, capacity: null }).digest
 
 describe('services: routing logic (fake transport, fake clock)', () => {

@@ -4,7 +4,7 @@
 // subset and the same assertions.)
 import { expect } from 'chai'
 import { SystemSim } from './helpers/system-sim.js'
-import { connections, quantile, loadPerPeer, binomialSpread } from './helpers/subset-measure.js'
+import { connections, clientsPerPeer, quantile, loadPerPeer, binomialSpread } from './helpers/subset-measure.js'
 
 const PEERS = 40
 const CLIENTS = 100
@@ -25,10 +25,8 @@ describe(`subsets (simulated: ${PEERS} peers, ${CLIENTS} clients, subset ${SUBSE
       const load = [...(await loadPerPeer(s, 5000)).values()]
       const mean = load.reduce((a, b) => a + b, 0) / load.length
       const p99 = quantile(load, 0.99)
-      const clientsPerPeer = new Map()
-      for (const key of connections(s)) { const ep = key.split('|')[1]; clientsPerPeer.set(ep, (clientsPerPeer.get(ep) ?? 0) + 1) }
       const expected = binomialSpread(CLIENTS, PEERS, SUBSET)
-      const measured = quantile([...clientsPerPeer.values()], 0.99) / (CLIENTS * SUBSET / PEERS)
+      const measured = quantile([...clientsPerPeer(s).values()], 0.99) / (CLIENTS * SUBSET / PEERS)
       console.log(`      load per peer: mean ${mean.toFixed(0)}, p99 ${p99} (${(p99 / mean).toFixed(2)}x); clients per peer p99 ${measured.toFixed(2)}x the mean, binomial(${CLIENTS}, ${SUBSET}/${PEERS}) predicts ${expected.ratio.toFixed(2)}x`)
       expect(p99 / mean).to.be.at.most(1.6)
       expect(s.counts.failed, JSON.stringify(s.counts.errors)).to.equal(0)

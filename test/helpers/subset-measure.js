@@ -9,6 +9,13 @@ export function connections (sim) {
   return out
 }
 
+/** How many clients each peer has connections from: Map(endpoint -> clients). */
+export function clientsPerPeer (sim) {
+  const out = new Map()
+  for (const key of connections(sim)) { const ep = key.split('|')[1]; out.set(ep, (out.get(ep) ?? 0) + 1) }
+  return out
+}
+
 /** The nearest-rank `q` quantile of `values`. */
 export function quantile (values, q) {
   const sorted = [...values].sort((a, b) => a - b)
