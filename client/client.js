@@ -11,7 +11,8 @@ import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
 import { Router } from './routing.js'
 import { ZonePreference } from './zone.js'
-import { chooseSubset } from './subset.js'
+import { Roster } from './roster.js'
+import { MethodWaiters } from './method-waiters.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { RetryBudget } from './retry-budget.js'
 import { PeakEwma } from './peak-ewma.js'
@@ -20,7 +21,6 @@ import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
 import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
-import { versionRange, whereProblem } from '../protocol/service.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ProtocolError, HandshakeError, invalidArgument,
@@ -34,7 +34,6 @@ const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a
 const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
 const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
 const REDIAL_MIN_MS = 500 //       a peer alive again by the lists is dialled at once, at most this often
-const TOMBSTONE_MS = 60000 //      a member the lists showed dead or left is remembered so long, so a stale claim does not bring it back
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -56,13 +55,8 @@ export class Client extends EventEmitter {
     }, () => o.clock.now())
     this.router = new Router(this.table) // which peers may take a request (method, version, labels)
     this.zones = o.zone === null ? null : new ZonePreference({ zone: o.zone, random: o.random })
-    // Subsetting (subset.js): every member a list shows alive is known here; a bounded subset of
-    // them, ranked by this client's own random key, is connected (the table).
-    this.roster = new Map() // endpoint -> { incarnation, state, service, since } of members, the dead and left for TOMBSTONE_MS
-    this.methodsUsed = new Set() // methods requested: the subset serves them
-    this.subsetKey = Math.floor(o.random() * 2 ** 32).toString(36)
     this.subsetQueued = false
-    this.methodWaiters = new Set() // waitFor(method) calls, checked whenever the routes change
+    this.methodWaiters = new MethodWaiters({ router: this.router, clock: o.clock, timeout: o.timeout, where: o.where })
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
     this.parked = new Set() //  calls waiting for any peer to come up
@@ -96,6 +90,9 @@ export class Client extends EventEmitter {
       onService: (ep, d) => this.onService(ep, d),
       onNoAnswer: (ep) => this.onNoServiceAnswer(ep),
     })
+    // Every member the lists show is known here; a bounded subset of them, ranked by this
+    // client's own random key, is connected (the table).
+    this.roster = new Roster({ maxPeers: o.maxPeers, subset: o.subset, key: Math.floor(o.random() * 2 ** 32).toString(36), table: this.table, services: this.services })
     this.seeds = new Set(o.seeds)
     for (const ep of o.seeds) this.addPeer(ep)
     this.discovery = new Discovery({
@@ -152,22 +149,15 @@ export class Client extends EventEmitter {
    */
   learn (members) {
     if (this.closing !== null) return
-    let outside = 0 // connected peers no list named (seeds): they count toward maxPeers too
-    for (const ep of this.table.entries.keys()) if (!this.roster.has(ep)) outside++
+    const outside = this.roster.outside() // connected peers no list named (seeds): they count toward maxPeers too
     const now = this.clock.now()
-    for (const [ep, r] of this.roster) if (r.state > MemberState.SUSPECT && now - r.since > TOMBSTONE_MS) this.roster.delete(ep)
+    this.roster.reap(now)
     for (const m of members) {
       const alive = m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT
       const known = this.table.get(m.endpoint)
-      const held = this.roster.get(m.endpoint)
       if (known === undefined) {
-        // A member not connected: remembered, for the subset to choose from. A death is
-        // remembered too, so a list that still shows it suspect (at the same incarnation) does
-        // not bring it back.
-        if (held !== undefined && !outranks(m, held)) continue
-        if (held === undefined && !alive) continue
-        if (held === undefined && this.roster.size + outside >= this.options.maxPeers) { this.counts.peersRefused++; continue }
-        this.roster.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: m.service ?? held?.service ?? null, since: now })
+        // A member not connected: remembered, for the subset to choose from.
+        if (!this.roster.offer(m, outside, now)) this.counts.peersRefused++
         continue
       }
       if (known.claim !== null && !outranks(m, known.claim)) continue
@@ -175,7 +165,7 @@ export class Client extends EventEmitter {
       known.claim = { incarnation: m.incarnation, state: m.state }
       if (newLife && !known.connected) this.redial(known)
       this.hinted(known, m.service ?? null)
-      this.roster.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: known.hint, since: now })
+      this.roster.record(m, known.hint, now)
       if (alive) {
         this.relisted(known)
       } else {
@@ -188,8 +178,7 @@ export class Client extends EventEmitter {
         }
       }
     }
-    this.resubset()
-    this.routesChanged() // calls waiting for a first list, or for a peer that may serve them
+    this.resubset() // and the calls waiting for a first list, or for a peer that may serve them, look again
   }
 
   /**
@@ -221,11 +210,10 @@ export class Client extends EventEmitter {
    */
   resubset () {
     this.subsetQueued = false
-    const members = []
-    for (const [ep, r] of this.roster) if (r.state <= MemberState.SUSPECT) members.push(ep)
-    if (this.closing !== null || members.length === 0) { this.routesChanged(); return }
-    const size = this.options.subset
-    const want = chooseSubset({ members, methods: [...this.methodsUsed], mayServe: (ep, m) => this.mayServe(ep, m), key: this.subsetKey, size })
+    if (this.closing !== null) return
+    const alive = this.roster.alive()
+    if (alive.length === 0) return this.routesChanged()
+    const want = this.roster.choose(alive)
     for (const ep of want) {
       const peer = this.table.get(ep)
       if (peer !== undefined) { if (peer.retiring) this.unretire(peer); continue }
@@ -233,24 +221,10 @@ export class Client extends EventEmitter {
       const added = this.addPeer(ep)
       if (added !== undefined) { added.claim = { incarnation: m.incarnation, state: m.state }; added.hint = m.service }
     }
-    if (size > 0 && members.length > size) {
+    if (this.roster.limited(alive.length)) {
       for (const peer of [...this.table.entries.values()]) if (!want.has(peer.endpoint) && !peer.retiring) this.retire(peer)
     }
     this.routesChanged() // calls waiting for a first list, or for a peer that may serve them
-  }
-
-  /** Whether `endpoint` serves `method`, or may: by its own word, else by a peer with the same service digest, else not known. */
-  mayServe (endpoint, method) {
-    const peer = this.table.get(endpoint)
-    let d = peer?.service ?? null
-    if (d === null) {
-      const digest = this.roster.get(endpoint)?.service ?? peer?.hint ?? null
-      if (digest === null) return true // states nothing: an older peer, or not heard yet
-      d = this.services.known(digest)
-      if (d === undefined) return true
-    }
-    if (d === ANY) return peer?.notServed?.has(method) !== true
-    return d.has.has(method)
   }
 
   /** A connected peer left out of the subset: no new calls; dropped once the calls on it are done. */
@@ -267,14 +241,11 @@ export class Client extends EventEmitter {
 
   /** Every peer of the subset is down: the seeds are dialled again, as the way back in. */
   restoreSeeds () {
-    for (const ep of this.seeds) if (this.table.get(ep) === undefined && this.addPeer(ep) !== undefined) this.table.get(ep).hint = this.roster.get(ep)?.service ?? null
-  }
-
-  /** A method requested for the first time: the subset must hold peers that serve it. */
-  noteMethod (method) {
-    if (this.methodsUsed.size >= 1024) this.methodsUsed.clear() // bounded: callers choose method names
-    this.methodsUsed.add(method)
-    if (this.options.subset > 0 && this.roster.size > this.options.subset) this.queueResubset()
+    for (const ep of this.seeds) {
+      if (this.table.get(ep) !== undefined) continue
+      const peer = this.addPeer(ep)
+      if (peer !== undefined) peer.hint = this.roster.get(ep)?.service ?? null
+    }
   }
 
   /**
@@ -313,7 +284,7 @@ export class Client extends EventEmitter {
 
   /** Something changed what peers may take which request: waiting calls and waitFor() look again. */
   routesChanged () {
-    for (const w of [...this.methodWaiters]) w.check()
+    this.methodWaiters.check()
     if (this.parked.size === 0) return
     const parked = [...this.parked]
     this.parked.clear()
@@ -366,7 +337,7 @@ export class Client extends EventEmitter {
       return call.promise
     }
     this.counts.requests++
-    if (!this.methodsUsed.has(method)) this.noteMethod(method)
+    if (!this.roster.methods.has(method) && this.roster.called(method)) this.queueResubset() // the subset must hold peers that serve it
     this.budget.deposit(now)
     this.pending.add(call)
     call.deadlineTimer = this.deadlines.add(call, o.timeout, now)
@@ -421,18 +392,14 @@ export class Client extends EventEmitter {
   unroutable (call) {
     const waiting = (this.options.discover && this.discovery.known === null) ||
       this.router.mayCome(call.method, call.version, call.where, (digest) => this.services.known(digest)) ||
-      this.outsideSubset(call.method)
-    if (waiting) { this.parked.add(call); return }
+      this.roster.outsideMayServe(call.method)
+    if (waiting) {
+      if (this.roster.limited()) this.queueResubset() // a member not connected may serve it: the subset takes it in
+      this.parked.add(call)
+      return
+    }
     const err = new UnknownMethodError(`zeromesh: ${this.router.explain(call.method, call.version, call.where)}`)
     this.settle(call, err)
-  }
-
-  /** Whether a member not connected may serve `method`: the subset will take it in (queued). */
-  outsideSubset (method) {
-    for (const [ep, r] of this.roster) {
-      if (r.state <= MemberState.SUSPECT && this.table.get(ep) === undefined && this.mayServe(ep, method)) { this.queueResubset(); return true }
-    }
-    return false
   }
 
   attempt (call, peer, now = this.clock.now()) {
@@ -888,40 +855,9 @@ export class Client extends EventEmitter {
    * @param {string} method
    * @param {{ timeout?: number, version?: string, where?: object }} [options]
    */
-  waitFor (method, options = {}) {
-    if (typeof method !== 'string' || method.length === 0 || method.length > 256) return Promise.reject(invalidArgument('waitFor(method): method must be a non-empty string of at most 256 characters'))
-    let version; let where; let timeout
-    try {
-      for (const k of Object.keys(options ?? {})) if (!['timeout', 'version', 'where'].includes(k)) throw invalidArgument(`unknown waitFor option "${k}"; known: timeout, version, where`)
-      timeout = options.timeout ?? this.options.timeout
-      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 2 ** 31 - 1) throw invalidArgument('waitFor: timeout must be a whole number of milliseconds from 1 to 2^31-1')
-      version = versionRange(options.version)
-      if (version === undefined) throw invalidArgument(`waitFor: version must be a semver range such as '^2', got ${JSON.stringify(options.version)}`)
-      where = options.where === undefined ? this.options.where : options.where
-      if (where !== null && whereProblem(where) !== null) throw invalidArgument(`waitFor: ${whereProblem(where)}`)
-      if (where !== null && Object.keys(where).length === 0) where = null
-    } catch (err) {
-      return Promise.reject(err)
-    }
+  waitFor (method, options) {
     if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
-    return new Promise((resolve, reject) => {
-      const w = {
-        check: () => {
-          if (this.closing !== null) return w.end(new ClosedError('zeromesh: the client was closed'))
-          const list = this.router.candidates(method, version, where)
-          if (list.length > 0) w.end(null, list.map((p) => p.endpoint))
-        },
-        end: (err, value) => {
-          this.methodWaiters.delete(w)
-          this.clock.clearTimeout(w.timer)
-          if (err === null) resolve(value)
-          else reject(err)
-        },
-      }
-      w.timer = this.clock.setTimeout(() => w.end(new TimeoutError(`zeromesh: no peer serving "${method}" came up within ${timeout} ms (${this.router.explain(method, version, where)})`)), timeout)
-      this.methodWaiters.add(w)
-      w.check()
-    })
+    return this.methodWaiters.add(method, options)
   }
 
   /**
@@ -956,7 +892,7 @@ export class Client extends EventEmitter {
       this.services.stop()
       this.dns?.stop()
       for (const call of this.pending.values()) this.settle(call, err)
-      for (const w of [...this.methodWaiters]) w.end(err)
+      this.methodWaiters.close(err)
       this.deadlines.clear()
       this.attemptLimits.clear()
       await this.transport.close()

@@ -14,7 +14,7 @@ import { Client } from '../client/index.js'
 import { writeKeyPair } from '../transport/keys.js'
 
 const BIN = fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url))
-const BILLING = fileURLToPath(new URL('../examples/services/billing.js', import.meta.url))
+const BILLING = fileURLToPath(new URL('./billing.js', import.meta.url))
 const BAR = 24
 
 /**

@@ -1,5 +1,5 @@
-// A second service for the demo and the README's Services walkthrough: billing. Run it beside
-// the demo handlers: zeromesh peer --handlers examples/services/billing.js --labels service=billing
+// A second service for the demo (zeromesh demo, npm start): billing. Run it beside
+// the demo handlers: zeromesh peer --handlers demo/billing.js --labels service=billing
 export function invoice ({ order = 0 } = {}, ctx) {
   return { order, amount: 10 + (order % 7), endpoint: ctx.endpoint }
 }

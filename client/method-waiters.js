@@ -1,0 +1,66 @@
+// client.waitFor(method): promises that resolve once some peer that is up serves a method
+// (with a version range and a label selector, as a request's), looked at again whenever the
+// routes change, and rejected at their timeout or when the client closes.
+import { versionRange, whereProblem } from '../protocol/service.js'
+import { TimeoutError, invalidArgument } from '../protocol/errors.js'
+
+const KNOWN = ['timeout', 'version', 'where']
+
+export class MethodWaiters {
+  /**
+   * @param {object} o
+   * @param {import('./routing.js').Router} o.router
+   * @param {{ setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {number} o.timeout                      the client's timeout, the default
+   * @param {Record<string,string>|null} o.where    the client's selector, the default
+   */
+  constructor (o) {
+    this.o = o
+    this.waiting = new Set()
+  }
+
+  /** Resolves with the endpoints of the up peers that serve `method`, once there is one. */
+  add (method, options = {}) {
+    let version; let where; let timeout
+    try {
+      if (typeof method !== 'string' || method.length === 0 || method.length > 256) throw invalidArgument('waitFor(method): method must be a non-empty string of at most 256 characters')
+      for (const k of Object.keys(options ?? {})) if (!KNOWN.includes(k)) throw invalidArgument(`unknown waitFor option "${k}"; known: ${KNOWN.join(', ')}`)
+      timeout = options.timeout ?? this.o.timeout
+      if (!Number.isInteger(timeout) || timeout < 1 || timeout > 2 ** 31 - 1) throw invalidArgument('waitFor: timeout must be a whole number of milliseconds from 1 to 2^31-1')
+      version = versionRange(options.version)
+      if (version === undefined) throw invalidArgument(`waitFor: version must be a semver range such as '^2', got ${JSON.stringify(options.version)}`)
+      where = options.where === undefined ? this.o.where : options.where
+      if (where !== null && whereProblem(where) !== null) throw invalidArgument(`waitFor: ${whereProblem(where)}`)
+      if (where !== null && Object.keys(where).length === 0) where = null
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    return new Promise((resolve, reject) => {
+      const w = {
+        check: () => {
+          const list = this.o.router.candidates(method, version, where)
+          if (list.length > 0) w.end(null, list.map((p) => p.endpoint))
+        },
+        end: (err, value) => {
+          this.waiting.delete(w)
+          this.o.clock.clearTimeout(w.timer)
+          if (err === null) resolve(value)
+          else reject(err)
+        },
+      }
+      w.timer = this.o.clock.setTimeout(() => w.end(new TimeoutError(`zeromesh: no peer serving "${method}" came up within ${timeout} ms (${this.o.router.explain(method, version, where)})`)), timeout)
+      this.waiting.add(w)
+      w.check()
+    })
+  }
+
+  /** The routes changed: every waiter looks again. */
+  check () {
+    for (const w of [...this.waiting]) w.check()
+  }
+
+  /** The client closed: every waiter fails with `err`. */
+  close (err) {
+    for (const w of [...this.waiting]) w.end(err)
+  }
+}

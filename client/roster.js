@@ -1,0 +1,110 @@
+// The members a client knows of, from the member lists it takes in, and which of them it
+// connects to: the subset (subset.js) for the methods it calls. A client is not a member; this
+// is its notebook. A member the lists show dead or left is remembered for TOMBSTONE_MS, so a
+// list from a peer that lags (still shows it suspect, at the same incarnation) does not bring
+// it back. At most `maxPeers` members are held.
+import { MemberState, outranks } from '../protocol/constants.js'
+import { chooseSubset } from './subset.js'
+import { ANY } from './services.js'
+
+const TOMBSTONE_MS = 60000 // a member shown dead or left is remembered this long
+const MAX_METHODS = 1024 //   methods remembered as called (callers choose the names)
+
+export class Roster {
+  /**
+   * @param {object} o
+   * @param {number} o.maxPeers   members held at most
+   * @param {number} o.subset     members connected at most (0: all)
+   * @param {string} o.key        this client's own random key, for its ranking
+   * @param {import('./peer-table.js').PeerTable} o.table    the connected peers
+   * @param {import('./services.js').ServiceBook} o.services  what peers said they serve
+   */
+  constructor (o) {
+    this.o = o
+    this.members = new Map() // endpoint -> { incarnation, state, service, since }
+    this.methods = new Set() //  methods the client called
+  }
+
+  get (endpoint) {
+    return this.members.get(endpoint)
+  }
+
+  /** Forgets members dead or left for TOMBSTONE_MS. */
+  reap (now) {
+    for (const [ep, r] of this.members) if (r.state > MemberState.SUSPECT && now - r.since > TOMBSTONE_MS) this.members.delete(ep)
+  }
+
+  /**
+   * A claim about a member not connected. Returns false when it was refused for room
+   * (maxPeers, counting `outside` connected peers no list named), true otherwise.
+   */
+  offer (m, outside, now) {
+    const held = this.members.get(m.endpoint)
+    if (held !== undefined && !outranks(m, held)) return true
+    const alive = m.state <= MemberState.SUSPECT
+    if (held === undefined && !alive) return true // news of a stranger's death: nothing to hold
+    if (held === undefined && this.members.size + outside >= this.o.maxPeers) return false
+    this.members.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: m.service ?? held?.service ?? null, since: now })
+    return true
+  }
+
+  /** A claim about a connected member, taken by the client (newer than what it held). */
+  record (m, service, now) {
+    this.members.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service, since: now })
+  }
+
+  /** Connected peers that no list named (seeds not listed yet). */
+  outside () {
+    let n = 0
+    for (const ep of this.o.table.entries.keys()) if (!this.members.has(ep)) n++
+    return n
+  }
+
+  alive () {
+    const out = []
+    for (const [ep, r] of this.members) if (r.state <= MemberState.SUSPECT) out.push(ep)
+    return out
+  }
+
+  /** Subsetting is at work: more members alive than the subset. */
+  limited (alive = this.alive().length) {
+    return this.o.subset > 0 && alive > this.o.subset
+  }
+
+  /** A method called; returns true when it is new and the subset may have to change for it. */
+  called (method) {
+    if (this.methods.size >= MAX_METHODS) this.methods.clear()
+    this.methods.add(method)
+    return this.o.subset > 0 && this.members.size > this.o.subset
+  }
+
+  /** The members to connect to, for the methods called. */
+  choose (alive = this.alive()) {
+    return chooseSubset({ members: alive, methods: [...this.methods], mayServe: (ep, m) => this.mayServe(ep, m), key: this.o.key, size: this.o.subset })
+  }
+
+  /** Whether a member not connected may serve `method`. */
+  outsideMayServe (method) {
+    for (const [ep, r] of this.members) {
+      if (r.state <= MemberState.SUSPECT && this.o.table.get(ep) === undefined && this.mayServe(ep, method)) return true
+    }
+    return false
+  }
+
+  /**
+   * Whether `endpoint` serves `method`, or may: by its own word when connected, else by what a
+   * peer with the same service digest said, else it is not known (true).
+   */
+  mayServe (endpoint, method) {
+    const peer = this.o.table.get(endpoint)
+    let d = peer?.service ?? null
+    if (d === null) {
+      const digest = this.members.get(endpoint)?.service ?? peer?.hint ?? null
+      if (digest === null) return true // states nothing: an older peer, or not heard yet
+      d = this.o.services.known(digest)
+      if (d === undefined) return true
+    }
+    if (d === ANY) return peer?.notServed?.has(method) !== true
+    return d.has.has(method)
+  }
+}
