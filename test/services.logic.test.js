@@ -88,3 +88,20 @@ describe('services: routing logic (fake transport, fake clock)', () => {
     expect(track(client.waitFor('beta')).done).to.equal(false)
   })
 })
+
+describe('services: what claims carry stays small', () => {
+  it('a member list of 1,000 members serving 50 methods each fits one frame, and claimBytes bounds each claim with its suspicion and service digest', async () => {
+    const { encodeMembers } = await import('../protocol/codec.js')
+    const { claimBytes } = await import('../peer/membership/member-table.js')
+    const { metaSize } = await import('../protocol/codec.js')
+    const fifty = Array.from({ length: 50 }, (_, i) => `orders.method${i}`)
+    const digest = describeService({ methods: fifty, version: '2.1.0', labels: { zone: 'a' }, capacity: 8 }).digest
+    const meta = { version: '0.2.0' }
+    const members = Array.from({ length: 1000 }, (_, i) => ({ endpoint: `tcp://10.0.${i >> 8}.${i & 255}:5555`, incarnation: 1700000000000 + i, state: 1, meta, by: 'tcp://10.0.0.1:5555', service: digest }))
+    const frame = encodeMembers(1, 0xffffffff, members)
+    const bound = members.reduce((n, m) => n + claimBytes({ ...m, metaBytes: metaSize(meta) }), 0)
+    expect(frame.length).to.be.below(1024 * 1024 - 512)
+    expect(frame.length, 'the bytes the list budget counts are an upper bound').to.be.below(bound + 32)
+    expect(frame.length / 1000, 'bytes a member').to.be.below(80)
+  })
+})

@@ -126,7 +126,8 @@ function entry (endpoint, incarnation, state, meta, since, metaBytes = metaSize(
 
 /** An upper bound of the bytes a claim about `m` takes in a frame (see PROTOCOL.md 4.6). */
 export function claimBytes (m) {
-  return Buffer.byteLength(m.endpoint) + m.metaBytes + 22 // array, string, incarnation, state, by and service headers
+  const by = m.state === 1 && m.by !== undefined ? Buffer.byteLength(m.by) : 0 // a suspicion carries its originator
+  return Buffer.byteLength(m.endpoint) + by + m.metaBytes + 22 // array, string, incarnation, state, by and service headers
 }
 
 /** FNV-1a (32 bit) of "endpoint#incarnation", over UTF-16 code units. */
