@@ -26,6 +26,8 @@ import {
   DrainingError, ProtocolError, HandshakeError, invalidArgument,
 } from '../protocol/errors.js'
 import { normalizeRemote, isLoopback } from '../protocol/endpoint.js'
+import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
+import { SILENT_LOGGER } from '../protocol/options.js'
 import { dnsSeedsOf } from '../transport/dns-seeds.js'
 
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
@@ -44,6 +46,7 @@ export class Client extends EventEmitter {
   constructor (options) {
     super()
     const o = resolveClientOptions(options)
+    o.logger = safeLogger(o.logger, (level, err) => userFault(this, SILENT_LOGGER, `the logger's ${level}()`, err))
     this.options = o
     this.requestOptions = requestOptionsChecker(o)
     this.clock = o.clock
@@ -51,7 +54,7 @@ export class Client extends EventEmitter {
     this.table = new PeerTable((snapshot) => {
       this.router.changed()
       o.logger.debug({ peer: snapshot.endpoint, state: snapshot.state, removed: snapshot.removed === true, lastError: snapshot.lastError }, `peer ${snapshot.endpoint} ${snapshot.removed ? 'removed' : snapshot.state}`)
-      this.emit('peer', snapshot)
+      safeEmit(this, o.logger, 'peer', snapshot)
     }, () => o.clock.now())
     this.router = new Router(this.table) // which peers may take a request (method, version, labels)
     this.zones = o.zone === null ? null : new ZonePreference({ zone: o.zone, random: o.random })
@@ -377,7 +380,11 @@ export class Client extends EventEmitter {
       peer = pickByKey(candidates, call.key)
     } else {
       const pool = this.zones === null ? candidates : this.zones.narrow(call.method, candidates, now ?? this.clock.now())
-      peer = this.strategy.select(pool, call)
+      try {
+        peer = this.strategy.select(pool, call)
+      } catch (err) {
+        return this.settle(call, userFault(this, this.options.logger, 'strategy.select', err))
+      }
       if (!pool.includes(peer)) peer = pool[0] // a custom strategy returned something else
     }
     this.attempt(call, peer, now)
@@ -506,7 +513,13 @@ export class Client extends EventEmitter {
     if (call.settled) return
     const candidates = this.router.candidates(call.method, call.version, call.where).filter((e) => !call.tried.includes(e.endpoint))
     if (candidates.length === 0 || !this.budget.withdraw()) return
-    const peer = call.key !== undefined ? pickByKey(candidates, call.key) : this.strategy.select(candidates, call)
+    let peer
+    try {
+      peer = call.key !== undefined ? pickByKey(candidates, call.key) : this.strategy.select(candidates, call)
+    } catch (err) {
+      userFault(this, this.options.logger, 'strategy.select', err)
+      return
+    }
     if (!candidates.includes(peer)) return
     const remaining = Math.max(1, Math.ceil(call.deadline - this.clock.now()))
     let frame
@@ -542,7 +555,7 @@ export class Client extends EventEmitter {
     const now = this.clock.now()
     const latencyMs = now - call.sentAt
     this.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`, latencyMs, now)
-    this.strategy.onResult?.(peer, { latencyMs, error: 'timeout', at: now })
+    this.strategyResult(peer, { latencyMs, error: 'timeout', at: now })
     if (this.ejector.failure(peer)) this.counts.ejections++
     this.retryOrFail(call, Outcome.ATTEMPT_TIMEOUT, peer)
   }
@@ -646,6 +659,16 @@ export class Client extends EventEmitter {
     }
   }
 
+  /** The strategy hears how an attempt ended; what it throws is reported, not thrown. */
+  strategyResult (peer, result) {
+    if (this.strategy.onResult === undefined) return
+    try {
+      this.strategy.onResult(peer, result)
+    } catch (err) {
+      userFault(this, this.options.logger, 'strategy.onResult', err)
+    }
+  }
+
   /** An answer came from `peer`: its latency goes to the table and to the strategy. */
   measured (call, peer, error) {
     if (call.peer !== peer) return // an earlier attempt's answer: its timing is not this one's
@@ -653,7 +676,7 @@ export class Client extends EventEmitter {
     const latencyMs = now - call.sentAt
     this.table.recordSuccess(peer, latencyMs, now)
     this.ejector.success(peer)
-    this.strategy.onResult?.(peer, { latencyMs, error, at: now })
+    this.strategyResult(peer, { latencyMs, error, at: now })
     let m = this.methodLatency.get(call.method)
     if (m === undefined) this.methodLatency.set(call.method, m = new PeakEwma(LATENCY_DECAY_MS))
     m.add(latencyMs, now)

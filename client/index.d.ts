@@ -176,6 +176,8 @@ export declare class Client extends EventEmitter {
   describe(endpoint: string): Promise<import('../protocol/index.js').ServiceDescriptor | 'any'>
   close(): Promise<void>
   on(event: 'peer', listener: (peer: PeerInfo) => void): this
+  /** Code you gave (strategy, listener, logger) threw: a UserCodeError whose cause is what it threw. */
+  on(event: 'error', listener: (err: Error) => void): this
   on(event: string | symbol, listener: (...args: any[]) => void): this
 }
 

@@ -249,6 +249,8 @@ export declare class Peer extends EventEmitter {
   /** Graceful: announces its leave, refuses new work (draining), finishes in-flight work, closes. */
   stop(): Promise<void>
   on(event: 'member', listener: (member: Member) => void): this
+  /** Code you gave (a listener, the logger) threw: a UserCodeError whose cause is what it threw. */
+  on(event: 'error', listener: (err: Error) => void): this
   /** No handler thread can be started any more: the peer stops, leaving the cluster. */
   on(event: 'unhealthy', listener: (err: Error) => void): this
   /** This peer's own handshake with a member or seed failed (another cluster key, or plain vs CURVE); once per endpoint per minute. */

@@ -22,6 +22,8 @@ import { peerCredentials, clusterSecretBytes } from '../transport/security.js'
 import { readPublicKeys } from '../transport/keys.js'
 import { dnsSeedsOf } from '../transport/dns-seeds.js'
 import { isLoopback } from '../protocol/endpoint.js'
+import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
+import { SILENT_LOGGER } from '../protocol/options.js'
 
 const PONG = Buffer.from(FLP_PONG)
 const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
@@ -36,6 +38,7 @@ export class Peer extends EventEmitter {
   constructor (options) {
     super()
     this.options = resolvePeerOptions(options)
+    this.options.logger = safeLogger(this.options.logger, (level, err) => userFault(this, SILENT_LOGGER, `the logger's ${level}()`, err))
     this.state = 'new' // new -> starting -> running -> stopping -> stopped
     this.transport = null
     this.dispatcher = null
@@ -108,6 +111,11 @@ export class Peer extends EventEmitter {
     }
     o.logger.info({ seeds: usable }, `DNS seeds: ${usable.length === 0 ? 'none' : usable.join(', ')}`)
     this.membership.setSeeds([...o.seeds, ...usable])
+  }
+
+  /** Emits `event` to the user's listeners; one that throws is reported (userFault), never thrown into zeromesh. */
+  tell (event, payload) {
+    safeEmit(this, this.options.logger, event, payload)
   }
 
   /** Joined the cluster (or has no seeds) and serving; false from the moment it drains. */
@@ -231,7 +239,7 @@ export class Peer extends EventEmitter {
     this.membership.on('member', (m) => this.onMember(m))
     this.membership.on('joined', ({ through }) => {
       o.logger.info({ endpoint, through }, `joined the cluster through ${through.join(', ')}`)
-      this.emit('joined', { through })
+      this.tell('joined', { through })
     })
     this.membership.on('join-failed', (f) => this.onJoinFailed(f))
     this.dns = dnsSeedsOf(o, (found) => this.onDnsSeeds(found))
@@ -254,7 +262,7 @@ export class Peer extends EventEmitter {
    */
   onJoinFailed ({ seeds, attempts, retryIn }) {
     this.dns?.refresh() // the names may point elsewhere now
-    this.emit('seeds-unreachable', { seeds, attempts, retryIn })
+    this.tell('seeds-unreachable', { seeds, attempts, retryIn })
     if ((attempts & (attempts - 1)) !== 0 && attempts % 12 !== 0) return
     this.options.logger.warn({ seeds, attempts, retryInMs: retryIn }, `no seed reachable (${seeds.join(', ')}) after ${attempts} attempt${attempts === 1 ? '' : 's'}; serving alone, trying again in ${retryIn} ms`)
   }
@@ -263,7 +271,7 @@ export class Peer extends EventEmitter {
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     if (m.endpoint !== this.endpoint) this.options.logger.info({ member: m.endpoint, state: m.state, incarnation: m.incarnation }, `member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`)
     if (m.endpoint !== this.endpoint && (m.state === 'dead' || m.state === 'left')) this.gossip.forget(m.endpoint)
-    this.emit('member', m)
+    this.tell('member', m)
   }
 
   onMessage (clientId, frames) {
@@ -374,7 +382,7 @@ export class Peer extends EventEmitter {
     const repeats = this.reportable(`in|${reason}|${address ?? ''}`)
     if (repeats === null) return
     this.options.logger.warn({ reason, key, address, repeats }, `refused a handshake: ${reason}${key ? ` (key ${key})` : ''}${address ? ` from ${address}` : ''}${repeats ? `; ${repeats} more like it in the last minute` : ''}`)
-    this.emit('refused', { reason, key, address, repeats })
+    this.tell('refused', { reason, key, address, repeats })
   }
 
   /**
@@ -387,7 +395,7 @@ export class Peer extends EventEmitter {
     if (repeats === null) return
     const why = kind === 'auth' ? 'it refused this peer\'s cluster key' : code === 'ERR_ZMTP_MECHANISM_MISMATCH' ? 'one side runs CURVE, the other plain' : `${code ?? kind}: it may hold another cluster key`
     this.options.logger.warn({ member: endpoint, reason: why, repeats }, `cannot handshake with ${endpoint}: ${why}${repeats ? `; ${repeats} more failures in the last minute` : ''}`)
-    this.emit('handshake-failed', { endpoint, reason: why, repeats })
+    this.tell('handshake-failed', { endpoint, reason: why, repeats })
   }
 
   /** Null when `id` was reported less than a minute ago (counted), else the count since its last report. */
@@ -550,7 +558,7 @@ export class Peer extends EventEmitter {
   unhealthy (err) {
     if (this.state !== 'running') return
     this.options.logger.error({ err: err?.message ?? String(err) }, `unhealthy: ${err?.message ?? err}; leaving the cluster`)
-    this.emit('unhealthy', err)
+    this.tell('unhealthy', err)
     this.stop().catch(() => {})
   }
 

@@ -54,6 +54,8 @@ export const ConnectionLostError = define('ConnectionLostError', 'ERR_ZEROMESH_C
 export const AbortError = define('AbortError', 'ERR_ZEROMESH_ABORTED', false, 'request aborted')
 /** The peer refused this side at the ZeroMQ handshake: a key not allowed, a wrong cluster key, CURVE on one side only. */
 export const HandshakeError = define('HandshakeError', 'ERR_ZEROMESH_HANDSHAKE', false, 'handshake refused')
+/** Code the user gave (a strategy, an event listener, a logger) threw; `cause` is what it threw. */
+export const UserCodeError = define('UserCodeError', 'ERR_ZEROMESH_USER_CODE', false, 'user code threw')
 /** A frame broke the wire format (shape, type, size, depth, version). */
 export const ProtocolError = define('ProtocolError', 'ERR_ZEROMESH_PROTOCOL', false, 'protocol error')
 

@@ -57,6 +57,8 @@ export declare class ConnectionLostError extends ZeromeshError {}
 export declare class AbortError extends ZeromeshError {}
 /** The peer refused this client at the ZeroMQ handshake (key not allowed, wrong cluster key, CURVE on one side only). Not retryable. */
 export declare class HandshakeError extends ZeromeshError {}
+/** Code the user gave (a strategy, an event listener, a logger) threw; `cause` is what it threw. */
+export declare class UserCodeError extends ZeromeshError {}
 export declare class ProtocolError extends ZeromeshError {
   /** Set when the sender should be told with an ERROR frame. */
   protocolCode?: number

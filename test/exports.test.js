@@ -19,6 +19,7 @@ const codes = {
   AbortError: ['ERR_ZEROMESH_ABORTED', false],
   ProtocolError: ['ERR_ZEROMESH_PROTOCOL', false],
   HandshakeError: ['ERR_ZEROMESH_HANDSHAKE', false],
+  UserCodeError: ['ERR_ZEROMESH_USER_CODE', false],
 }
 
 describe('package surface', () => {
