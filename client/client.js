@@ -69,6 +69,7 @@ export class Client extends EventEmitter {
       requests: 0, ok: 0, retries: 0, hedges: 0, attemptTimeouts: 0, budgetExhausted: 0, ejections: 0, malformed: 0, failed: {},
       peersRefused: 0, // peers a member list named that were not taken: over maxPeers, or refused by ZeroMQ
       redials: 0, //     peers dialled at once because the lists showed them alive again while their connection was down
+      offLoopback: 0, // endpoints off loopback a plain client was given (lists, DNS) and never dialled
     }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
@@ -134,8 +135,9 @@ export class Client extends EventEmitter {
     this.dnsFound = usable
   }
 
-  /** Connects to a peer and adds it to the table; undefined when ZeroMQ refused the endpoint. */
+  /** Connects to a peer and adds it to the table; undefined when refused (off loopback for a plain client, or by ZeroMQ). */
   addPeer (endpoint) {
+    if (this.options.security === null && !isLoopback(endpoint)) { this.counts.offLoopback++; return undefined }
     if (this.transport.connect(endpoint) === false) { this.counts.peersRefused++; return undefined }
     return this.table.add(endpoint)
   }
@@ -156,6 +158,8 @@ export class Client extends EventEmitter {
     const now = this.clock.now()
     this.roster.reap(now)
     for (const m of members) {
+      // A plain client stays on loopback, whoever names the endpoint (README, Security).
+      if (this.options.security === null && !isLoopback(m.endpoint)) { this.counts.offLoopback++; continue }
       const alive = m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT
       const known = this.table.get(m.endpoint)
       if (known === undefined) {

@@ -155,6 +155,8 @@ export interface ClientStats {
   peersRefused: number
   /** Peers dialled at once because the lists showed them alive again (a new incarnation) while their connection was down. */
   redials: number
+  /** Endpoints off loopback a plain client was given (member lists, DNS) and never dialled. */
+  offLoopback: number
   failed: Record<string, number>
   inflight: number
   /** Member lists taken in. */

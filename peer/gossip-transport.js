@@ -21,6 +21,7 @@ export class GossipTransport {
    * @param {(handlers: object) => object} o.connector  makes the connecting socket (transport/)
    * @param {{ setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {(endpoint: string) => void} o.onDisconnect
+   * @param {((endpoint: string) => boolean)|null} [o.accept]  endpoints this socket may connect to (a plain peer: loopback only)
    * @param {(endpoint: string, answer: object) => void} [o.onLate]  an answer after its timeout
    * @param {object|null} [o.credentials]  CURVE keys of a secured peer (the cluster's, both ways)
    * @param {((frame: Buffer) => Buffer)|null} [o.seal]  wraps a request for a secured cluster
@@ -32,7 +33,7 @@ export class GossipTransport {
     this.seq = 0
     this.pending = new Map() // seq -> { endpoint, finish(reply|null) }
     this.expired = new Map() // seq -> endpoint, of requests that timed out (the last LATE_MEMORY)
-    this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, strayAnswers: 0, lateAnswers: 0, handshakeFailures: 0 }
+    this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, offLoopback: 0, strayAnswers: 0, lateAnswers: 0, handshakeFailures: 0 }
     this.seal = o.seal ?? null
     this.closed = false
     // This socket connects to candidates too, endpoints anyone may have named: its inbound
@@ -57,6 +58,10 @@ export class GossipTransport {
     if (this.closed) return Promise.resolve(null)
     // Membership only hands over endpoints that passed the codec's check; this is the last
     // guard before ZeroMQ, which throws on some malformed endpoints.
+    if (this.o.accept != null && !this.o.accept(endpoint)) { // a plain peer stays on loopback
+      this.counts.offLoopback++
+      return Promise.resolve(null)
+    }
     if (!isWireEndpoint(endpoint) || !this.link.connect(endpoint)) {
       this.counts.refusedEndpoints++
       return Promise.resolve(null)

@@ -222,6 +222,7 @@ export class Peer extends EventEmitter {
       credentials: o.security ? peerCredentials(o.security) : null,
       seal: this.sealKey === null ? null : (frame) => seal(this.sealKey, frame),
       onRefused: (ep, refusal) => this.onHandshakeFailed(ep, refusal),
+      accept: o.security === null ? isLoopback : null, // plain (not on purpose): loopback only
     })
     this.membership = new Membership({
       endpoint,
@@ -235,6 +236,7 @@ export class Peer extends EventEmitter {
       random: o.random,
       config: o.membership,
       listBudget: o.maxMessageSize - LIST_ROOM, // member lists always fit in one frame
+      accept: o.security === null ? isLoopback : null, // a plain peer holds and probes loopback members only
     })
     this.membership.on('member', (m) => this.onMember(m))
     this.membership.on('joined', ({ through }) => {

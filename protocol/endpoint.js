@@ -139,15 +139,26 @@ export function seedList (v, name = 'seeds') {
 }
 
 /**
- * Whether traffic to or from `ep` stays on this machine: ipc, inproc, and tcp on 127.0.0.0/8
- * or [::1] (localhost is written 127.0.0.1). Wildcards and host names are not loopback.
+ * Whether traffic to or from `ep` stays on this machine: ipc, inproc, and tcp on 127.0.0.0/8,
+ * [::1] or [::ffff:127.0.0.0/104] (localhost is written 127.0.0.1). Wildcards and host names
+ * are not loopback.
  */
 export function isLoopback (ep) {
   const p = parseEndpoint(ep, { bind: true })
   if (p.error !== undefined) return false
   if (p.transport !== 'tcp') return true
-  return /^127\.[0-9.]+$/.test(p.host) || p.host === '[::1]'
+  if (p.host.startsWith('[')) {
+    const addr = p.host.slice(1, -1).replace(/%.*$/, '') // a zone id says which link, not which address
+    return net.isIPv6(addr) && LOOPBACK.check(addr, 'ipv6')
+  }
+  return net.isIPv4(p.host) && LOOPBACK.check(p.host, 'ipv4')
 }
+
+// 127.0.0.0/8, ::1 and IPv4-mapped 127.0.0.0/8 (::ffff:127.0.0.0/104), in any spelling.
+const LOOPBACK = new net.BlockList()
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
+LOOPBACK.addAddress('::1', 'ipv6')
+LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6')
 
 /** The port of a tcp endpoint, or null. */
 export function portOf (ep) {

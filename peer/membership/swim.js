@@ -40,6 +40,7 @@ export class Membership extends EventEmitter {
    * @param {ReturnType<typeof import('./config.js').resolveMembershipOptions>} o.config
    * @param {() => number} [o.wallClock]  ms since 1970, for the incarnation horizon (Date.now)
    * @param {number} [o.listBudget]       bytes the claims of a full list may take (a frame's room)
+   * @param {(endpoint: string) => boolean} [o.accept]  members this peer may hold (a plain peer: loopback only); a claim about another is refused
    */
   constructor (o) {
     super()
@@ -70,7 +71,7 @@ export class Membership extends EventEmitter {
     this.counts = {
       probes: 0, indirect: 0, suspected: 0, suspectedOwn: 0, died: 0, refuted: 0, stalls: 0, syncs: 0, joinAttempts: 0,
       candidates: 0, verified: 0, candidatesDropped: 0, candidatesExpired: 0, reaped: 0, listTrimmed: 0,
-      refused: { beyondHorizon: 0, probeTarget: 0 },
+      refused: { beyondHorizon: 0, probeTarget: 0, offLoopback: 0 },
     }
   }
 
@@ -466,6 +467,7 @@ export class Membership extends EventEmitter {
     const horizon = this.wallClock() + INCARNATION_HORIZON_MS
     let heard = false
     for (const u of updates) {
+      if (this.o.accept != null && !this.o.accept(u.endpoint)) { this.counts.refused.offLoopback++; continue }
       const held = this.table.get(u.endpoint)
       const d = admit(held, u, { self: this.table.self, author, vouched, horizon })
       switch (d.action) {
