@@ -92,8 +92,9 @@ export function readKeyFile (file, kind, what = file) {
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (err) {
-    throw invalidArgument(`cannot read ${what}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)
+    throw invalidArgument(`cannot read ${what} ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.code ?? 'unreadable'}`)
   }
+  if (kind === 'secret') refuseOpenMode(file, what)
   const key = keyText(text, kind, `${what} (${file})`)
   if (kind === 'secret' && file.endsWith('.key')) {
     const pubFile = `${file.slice(0, -4)}.pub`
@@ -105,19 +106,44 @@ export function readKeyFile (file, kind, what = file) {
 }
 
 /**
+ * A secret key file that other users can read or write is refused, as ssh refuses a private
+ * key that others can read. Its group may read it: a Kubernetes Secret mounted for the pod's
+ * fsGroup is mode 0440.
+ */
+function refuseOpenMode (file, what) {
+  if (process.platform === 'win32') return // no POSIX modes to check
+  const mode = fs.statSync(file).mode & 0o777
+  if ((mode & 0o007) !== 0) {
+    throw invalidArgument(`${what} ${file} can be read or written by other users (mode 0${mode.toString(8)}); chmod 600 ${file} (or 640 for a group that must read it, as a Kubernetes fsGroup mount does)`)
+  }
+}
+
+/**
+ * How an allow-list entry is named in an error: a path ending in .pub as it is, anything else
+ * by its place and length only, since it may be a key (even a secret one, pasted by mistake)
+ * that must not reach logs. (Z85 has '/' and '.', so nothing else tells a key from a path.)
+ */
+function entryName (item, i) {
+  if (typeof item === 'string' && item.endsWith('.pub')) return JSON.stringify(item)
+  return `${i + 1} (${typeof item === 'string' ? `${item.length} characters` : typeof item}, not shown: it may be a key)`
+}
+
+/**
  * The public keys of an allow-list: each item is a key (Z85), a `.pub` file, or a directory
  * whose `.pub` files are read (other files are ignored). Returns a Set of Z85 keys. Throws
  * on a file that is not a key, so a typo never silently shuts clients out or lets them in.
  */
 export function readPublicKeys (items) {
   const keys = new Set()
-  for (const item of items) {
-    if (isKeyText(item)) { keys.add(item); continue }
+  for (const [i, item] of items.entries()) {
+    // A file or directory first: a path of 40 characters can also read as Z85 key text. A
+    // name ending in .pub is always a path.
     let stat
     try {
       stat = fs.statSync(item)
     } catch (err) {
-      throw invalidArgument(`allow-list entry ${JSON.stringify(item)} is neither a public key nor a readable file or directory (${err.code ?? err.message})`)
+      if (isKeyText(item) && !item.endsWith('.pub')) { keys.add(item); continue }
+      throw invalidArgument(`allow-list entry ${entryName(item, i)} is neither a public key nor a readable file or directory (${err.code ?? 'unreadable'})`)
     }
     if (stat.isDirectory()) {
       for (const name of fs.readdirSync(item).sort()) {
