@@ -26,4 +26,6 @@ EXPOSE 5555 9090
 # ZEROMESH_* variables too (ZEROMESH_SEEDS, ZEROMESH_ADVERTISE, ZEROMESH_CLUSTER_KEY...).
 # A wildcard bind needs a cluster key, or --insecure on purpose.
 ENTRYPOINT ["node", "bin/zeromesh.js", "peer"]
+# No handlers by default: mount your module and give --handlers /app/handlers/work.js (or, to
+# try the image, --demo-handlers).
 CMD ["--bind", "tcp://0.0.0.0:5555", "--http", "0.0.0.0:9090"]

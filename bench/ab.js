@@ -31,7 +31,7 @@ const levels = values.concurrency.split(',').map(Number)
 
 async function zeromesh (root) {
   const { Client } = await import(pathToFileURL(path.join(root, 'index.js')).href)
-  const { line } = await child([path.join(root, 'bin/zeromesh.js'), 'peer', '--threads', '0'])
+  const { line } = await child([path.join(root, 'bin/zeromesh.js'), 'peer', '--handlers', path.join(root, 'demo/handlers.js'), '--threads', '0'])
   const client = new Client({ seeds: [line], timeout: 30000 })
   await client.request('echo', PAYLOAD)
   return { one: () => client.request('echo', PAYLOAD), close: () => client.close() }

@@ -28,8 +28,8 @@ function clients (n, seeds) {
   })))
 }
 
-const a = (await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0', '--log-level', 'warn'])).line
-const b = (await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0', '--log-level', 'warn', '--seeds', a])).line
+const a = (await child([here('../bin/zeromesh.js'), 'peer', '--demo-handlers', '--threads', '0', '--log-level', 'warn'])).line
+const b = (await child([here('../bin/zeromesh.js'), 'peer', '--demo-handlers', '--threads', '0', '--log-level', 'warn', '--seeds', a])).line
 try {
   process.stdout.write(`${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}; 2 peer processes (echo on the main thread), client processes at ${values.concurrency} in flight each, ${values.seconds} s, median of ${values.rounds} rounds\n\n`)
   process.stdout.write('| client processes | req/s, all together | per process | worst p99 ms | median p50 ms |\n| ---: | ---: | ---: | ---: | ---: |\n')

@@ -38,7 +38,7 @@ async function securedPeer () {
   try {
     const cluster = writeKeyPair(path.join(dir, 'cluster'))
     const me = writeKeyPair(path.join(dir, 'client'))
-    const { line } = await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0', '--cluster-key', cluster.secretFile, '--allow', me.publicFile])
+    const { line } = await child([here('../bin/zeromesh.js'), 'peer', '--demo-handlers', '--threads', '0', '--cluster-key', cluster.secretFile, '--allow', me.publicFile])
     return { endpoint: line, security: { clusterPublicKey: cluster.publicKey, secretKey: me.secretKey } }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
@@ -50,7 +50,7 @@ export async function runBench ({ seeds, security, concurrency = [1, 16, 256], s
   const tty = err.isTTY === true && !json
   const systems = []
   if (seeds === undefined) {
-    const { line } = await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0'])
+    const { line } = await child([here('../bin/zeromesh.js'), 'peer', '--demo-handlers', '--threads', '0'])
     seeds = [line]
   }
   const client = new Client({ seeds, security, timeout: 60000 })

@@ -39,7 +39,7 @@ function cpuMsOf (pid) {
 }
 const ownCpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 
-const peer = await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0'])
+const peer = await child([here('../bin/zeromesh.js'), 'peer', '--demo-handlers', '--threads', '0'])
 const rawServer = await child([here('./raw-echo-server.js')])
 const rawMpServer = await child([here('./raw-echo-server.js'), 'msgpack'])
 const client = new Client({ seeds: [peer.line], timeout: 30000 })

@@ -24,7 +24,7 @@ process.on('exit', () => { for (const c of children) try { process.kill(c.pid, '
 function peer (threads) {
   // Room to queue everything in flight: a bench counts work done, not refusals.
   const queue = Math.max(64 * Math.max(1, threads), Number(values.inflight ?? 0))
-  const c = spawn(process.execPath, [BIN, 'peer', '--threads', String(threads), '--max-queue', String(queue)], { stdio: ['ignore', 'pipe', 'ignore'] })
+  const c = spawn(process.execPath, [BIN, 'peer', '--demo-handlers', '--threads', String(threads), '--max-queue', String(queue)], { stdio: ['ignore', 'pipe', 'ignore'] })
   children.push(c)
   return new Promise((resolve) => c.stdout.once('data', (d) => resolve({ c, endpoint: d.toString().trim() })))
 }

@@ -36,7 +36,7 @@ const raw = rawClient((await child([here('./raw-echo-server.js')])).line)
 const rawX32 = WANTED.has('raw-x32') ? rawClient((await child([here('./raw-echo-server.js')])).line, 32) : null
 const broker = WANTED.has('broker') ? rawClient((await child([here('./broker.js'), '2'])).line) : null
 // --threads 0: echo on the peer's main thread, so this measures the request path, not a thread hop
-const peerEp = (await child([here('../bin/zeromesh.js'), 'peer', '--threads', '0'])).line
+const peerEp = (await child([here('../bin/zeromesh.js'), 'peer', '--demo-handlers', '--threads', '0'])).line
 const client = new Client({ seeds: [peerEp], timeout: 30000 })
 await client.request('echo', PAYLOAD)
 const systems = [

@@ -24,7 +24,7 @@ if (positionals[0] === 'light') {
   process.exit(0)
 }
 
-const peerEp = (await child([fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url)), 'peer', '--threads', '0'])).line
+const peerEp = (await child([fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url)), 'peer', '--demo-handlers', '--threads', '0'])).line
 const light = spawn(process.execPath, [fileURLToPath(import.meta.url), 'light', peerEp, '--seconds', String(SECONDS)], { stdio: ['pipe', 'pipe', 'inherit'] })
 const lines = (async function * () { let buf = ''; for await (const d of light.stdout) { buf += d; let i; while ((i = buf.indexOf('\n')) >= 0) { yield buf.slice(0, i); buf = buf.slice(i + 1) } } })()
 const next = async () => (await lines.next()).value

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util'
 import { child, drive, PAYLOAD, rawClient } from './harness.js'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '2' } } })
-const peer = await child([fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url)), 'peer', '--threads', '0'])
+const peer = await child([fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url)), 'peer', '--demo-handlers', '--threads', '0'])
 const rawSrv = await child([fileURLToPath(new URL('../bench/raw-echo-server.js', import.meta.url))])
 const zc = new Client({ seeds: [peer.line], timeout: 30000 })
 await zc.request('echo', PAYLOAD)

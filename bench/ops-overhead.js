@@ -27,7 +27,7 @@ const median = (xs) => {
 }
 
 async function peer (extra) {
-  const { child: c, line } = await child([BIN, 'peer', '--threads', '0', '--log-level', 'silent', ...extra])
+  const { child: c, line } = await child([BIN, 'peer', '--demo-handlers', '--threads', '0', '--log-level', 'silent', ...extra])
   const client = new Client({ seeds: [line], timeout: 30000 })
   await client.request('echo', PAYLOAD)
   return { c, client, one: () => client.request('echo', PAYLOAD) }

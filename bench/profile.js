@@ -15,7 +15,7 @@ const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5
 const dir = values.keep ?? mkdtempSync(join(tmpdir(), 'zeromesh-profile-'))
 const top = Number(values.top)
 
-const peer = await child(['--cpu-prof', `--cpu-prof-dir=${dir}`, fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url)), 'peer', '--threads', '0'])
+const peer = await child(['--cpu-prof', `--cpu-prof-dir=${dir}`, fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url)), 'peer', '--demo-handlers', '--threads', '0'])
 const client = new Client({ seeds: [peer.line], timeout: 30000 })
 await client.request('echo', PAYLOAD)
 const session = new Session()

@@ -24,7 +24,7 @@ const t0 = Date.now()
 const peers = []
 const crashes = []
 for (let i = 0; i < 3; i++) {
-  const { child: c, line } = await child([BIN, 'peer', '--bind', 'tcp://127.0.0.1:0', ...(i > 0 ? ['--seeds', peers[i - 1].endpoint] : [])])
+  const { child: c, line } = await child([BIN, 'peer', '--demo-handlers', '--bind', 'tcp://127.0.0.1:0', ...(i > 0 ? ['--seeds', peers[i - 1].endpoint] : [])])
   const p = { endpoint: line, pid: c.pid, child: c, samples: [] }
   c.on('exit', (code, signal) => { if (!p.stopping) crashes.push(`${line} exited ${code ?? signal}`) })
   peers.push(p)

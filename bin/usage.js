@@ -12,7 +12,7 @@ commands:
   keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
 
 Run "zeromesh <command> --help" for the options of a command; "zeromesh --version" prints the version.`,
-  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE]] [--meta JSON]
+  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON]
                      [--labels K=V,K=V] [--service-version SEMVER] [--capacity N]
                      [--threads N] [--max-queue N] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL]
                      [--cluster-key FILE [--allow LIST] | --insecure]
@@ -30,8 +30,9 @@ exits 0.
   --dns-servers LIST DNS servers for DNS seeds, IP[:PORT] comma-separated (default: the system's)
   --handlers MODULES modules whose exported functions (or default-export object) are the
                      methods, comma-separated (a data: URL alone; a method in two modules is
-                     refused); default:
-                     the demo handlers echo, whoami, spin, sleep
+                     refused); without it the peer serves no method
+  --demo-handlers    serve the demo handlers: echo, whoami (endpoint and pid), spin (a CPU
+                     loop of n iterations) and sleep; for trying zeromesh, never in production
   --labels K=V,K=V   labels clients select this peer by (zone=a,tier=gold); "zone" keeps a
                      client given that zone on it. Stated by this peer alone, never gossiped
   --service-version SEMVER

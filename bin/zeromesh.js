@@ -81,6 +81,7 @@ const PEER_FLAGS = {
   advertise: { type: 'string' },
   seeds: { type: 'string' },
   handlers: { type: 'string' },
+  'demo-handlers': { type: 'boolean' },
   'drain-timeout': { type: 'string' },
   meta: { type: 'string' },
   labels: { type: 'string' },
@@ -105,11 +106,16 @@ async function runPeer (args) {
   } catch (err) {
     throw new UsageError(`--log-level: ${err.message.replace(/^zeromesh: /, '')}\n\n${USAGE.peer}`)
   }
-  // Handlers run in a pool of worker threads; the main thread does I/O and gossip.
-  const handlers = values.handlers === undefined
+  // Handlers run in a pool of worker threads; the main thread does I/O and gossip. Without
+  // --handlers a peer serves nothing (a member all the same): the demo's handlers, which burn
+  // CPU and sleep on request, only with --demo-handlers.
+  if (values['demo-handlers'] && values.handlers !== undefined) throw new UsageError(`--demo-handlers goes without --handlers: the demo handlers are a module of their own (demo/handlers.js), which --handlers can list beside yours\n\n${USAGE.peer}`)
+  const handlers = values['demo-handlers']
     ? [new URL('../demo/handlers.js', import.meta.url)]
-    : (values.handlers.startsWith('data:') ? [values.handlers] : values.handlers.split(',').map((x) => x.trim()).filter(Boolean)) // a data: URL has commas of its own
-        .map((h) => /^[a-z]+:/i.test(h) ? h : path.resolve(h))
+    : values.handlers === undefined
+      ? undefined
+      : (values.handlers.startsWith('data:') ? [values.handlers] : values.handlers.split(',').map((x) => x.trim()).filter(Boolean)) // a data: URL has commas of its own
+          .map((h) => /^[a-z]+:/i.test(h) ? h : path.resolve(h))
   let meta
   if (values.meta !== undefined) {
     try { meta = JSON.parse(values.meta) } catch (err) { throw new UsageError(`--meta is not valid JSON: ${err.message}`) }
@@ -133,6 +139,7 @@ async function runPeer (args) {
   })
   const endpoint = await peer.start()
   process.stdout.write(endpoint + '\n')
+  if (handlers === undefined) logger.warn({ methods: [] }, 'serves no methods: give --handlers MODULE (or --demo-handlers for the demo\'s echo, whoami, spin and sleep)')
   let opsServer = null
   if (ops !== null) {
     const [{ peerMetrics }, { startOpsServer }] = await Promise.all([import('../ops/metrics.js'), import('../ops/http.js')])

@@ -53,7 +53,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   process.on('SIGINT', onSignal)
   process.on('exit', cleanup)
 
-  async function startPeer (seeds, extra = []) {
+  async function startPeer (seeds, extra = ['--demo-handlers']) {
     const args = [BIN, 'peer', '--threads', '1', ...extra, ...(keys?.peerArgs ?? [])]
     if (seeds.length > 0) args.push('--seeds', seeds.join(','))
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })

@@ -98,6 +98,21 @@ describe('zeromesh command line', function () {
     expect(JSON.parse(sleep.stdout)).to.deep.equal({ slept: 20 })
   })
 
+  it('without --handlers a peer serves nothing (it says so); the demo handlers need --demo-handlers', async () => {
+    const bare = await startPeer([], { demo: false })
+    const r = run(['request', '--seeds', bare.endpoint, 'spin', '{"n":1e10}'])
+    expect((await r.exited).code).to.equal(1)
+    expect(r.stderr).to.equal('ERR_ZEROMESH_UNKNOWN_METHOD: no peer serves "spin"; the peers known serve nothing\n')
+    await eventually(() => expect(bare.stderr).to.match(/serves no methods: give --handlers MODULE \(or --demo-handlers for the demo's echo, whoami, spin and sleep\)/))
+    const demo = await startPeer(['--demo-handlers'], { demo: false })
+    const w = run(['request', '--seeds', demo.endpoint, 'whoami'])
+    expect((await w.exited).code, w.stderr).to.equal(0)
+    expect(JSON.parse(w.stdout).pid).to.equal(demo.pid)
+    const both = run(['peer', '--demo-handlers', '--handlers', 'test/fixtures/orders.js'])
+    expect((await both.exited).code).to.equal(2)
+    expect(both.stderr).to.match(/--demo-handlers goes without --handlers/)
+  })
+
   it('a failed request prints CODE: message on stderr and exits 1', async () => {
     const p = await startPeer()
     const c = run(['request', '--seeds', p.endpoint, 'nope'])

@@ -77,7 +77,7 @@ describe('security from the command line', function () {
     const cluster = await keygen('cluster')
     const alice = await keygen('alice')
     const text = (f) => fs.readFileSync(f, 'utf8').trim()
-    const p = run(['peer', '--bind', 'tcp://127.0.0.1:0'], { env: { ZEROMESH_CLUSTER_KEY: text(cluster.key), ZEROMESH_ALLOW: alice.publicKey } })
+    const p = run(['peer', '--bind', 'tcp://127.0.0.1:0'], { env: { ZEROMESH_CLUSTER_KEY: text(cluster.key), ZEROMESH_ALLOW: alice.publicKey, ZEROMESH_DEMO_HANDLERS: 'true' } })
     await eventually(() => expect(p.stdout).to.include('\n'))
     const endpoint = p.stdout.trim()
     const c = run(['request', '--seeds', endpoint, 'echo', '7'], { env: { ZEROMESH_CLUSTER_PUB: cluster.publicKey, ZEROMESH_KEY: text(alice.key) } })

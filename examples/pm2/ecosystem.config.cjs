@@ -18,7 +18,7 @@ module.exports = {
   apps: ports.map((port) => ({
     name: `zeromesh-${port}`,
     script: path.join(__dirname, '..', '..', 'bin', 'zeromesh.js'),
-    args: ['peer', '--bind', endpoint(port), '--seeds', ports.filter((p) => p !== port).map(endpoint).join(','), '--drain-timeout', '10000'],
+    args: ['peer', '--demo-handlers', '--bind', endpoint(port), '--seeds', ports.filter((p) => p !== port).map(endpoint).join(','), '--drain-timeout', '10000'],
     // "ready" is sent once the peer has joined; pm2 starts the next action only then (or
     // after listen_timeout).
     wait_ready: true,

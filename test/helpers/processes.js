@@ -35,9 +35,13 @@ export function run (args, { env, ipc = false, nodeArgs = [] } = {}) {
   return c
 }
 
-/** Starts a `zeromesh peer` child and resolves once it printed its endpoint. */
-export async function startPeer (args = [], { timeout = 10000, ...options } = {}) {
-  const c = run(['peer', '--bind', 'tcp://127.0.0.1:0', ...args], options)
+/**
+ * Starts a `zeromesh peer` child and resolves once it printed its endpoint. It serves the demo
+ * handlers (--demo-handlers) unless `args` give --handlers, or `demo` is false.
+ */
+export async function startPeer (args = [], { timeout = 10000, demo = true, ...options } = {}) {
+  const handlers = demo && !args.includes('--handlers') && !args.includes('--demo-handlers') ? ['--demo-handlers'] : []
+  const c = run(['peer', '--bind', 'tcp://127.0.0.1:0', ...handlers, ...args], options)
   c.endpoint = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`peer did not start in ${timeout} ms: ${c.stderr}`)), timeout)
     const check = () => {
