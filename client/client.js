@@ -9,6 +9,7 @@ import { Call } from './call.js'
 import { IdTable } from '../protocol/id-table.js'
 import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
+import { Questions } from './questions.js'
 import { Router } from './routing.js'
 import { ZonePreference } from './zone.js'
 import { Roster } from './roster.js'
@@ -19,8 +20,8 @@ import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
-import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
-import { MessageType, Status, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
+import { encodeRequest, encodeCancel, encodePing, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
+import { MessageType, Status, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits, INCARNATION_HORIZON_MS } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ProtocolError, HandshakeError, invalidArgument,
@@ -70,6 +71,8 @@ export class Client extends EventEmitter {
       peersRefused: 0, // peers a member list named that were not taken: over maxPeers, or refused by ZeroMQ
       redials: 0, //     peers dialled at once because the lists showed them alive again while their connection was down
       offLoopback: 0, // endpoints off loopback a plain client was given (lists, DNS) and never dialled
+      beyondHorizon: 0, // list claims refused: an incarnation more than 24 h ahead of the wall clock
+      verified: 0, //    peers a list showed gone that answered the client themselves, and stayed in rotation
     }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
@@ -87,9 +90,9 @@ export class Client extends EventEmitter {
       credentials: o.security || null,
       onRefused: (ep, refusal) => this.onRefused(ep, refusal),
     })
+    this.questions = new Questions({ send: (ep, frames, done) => this.transport.send(ep, frames, done), clock: o.clock })
     this.services = new ServiceBook({
-      send: (ep, frames, done) => this.transport.send(ep, frames, done),
-      clock: o.clock,
+      questions: this.questions,
       timeout: o.membersTimeout,
       onService: (ep, d) => this.onService(ep, d),
       onNoAnswer: (ep) => this.onNoServiceAnswer(ep),
@@ -157,9 +160,12 @@ export class Client extends EventEmitter {
     const outside = this.roster.outside() // connected peers no list named (seeds): they count toward maxPeers too
     const now = this.clock.now()
     this.roster.reap(now)
+    const horizon = this.options.wallClock() + INCARNATION_HORIZON_MS
     for (const m of members) {
       // A plain client stays on loopback, whoever names the endpoint (README, Security).
       if (this.options.security === null && !isLoopback(m.endpoint)) { this.counts.offLoopback++; continue }
+      // As peers do: no claim can push a member beyond the reach of its own refutation.
+      if (m.incarnation > horizon) { this.counts.beyondHorizon++; continue }
       const alive = m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT
       const known = this.table.get(m.endpoint)
       if (known === undefined) {
@@ -178,10 +184,8 @@ export class Client extends EventEmitter {
       } else {
         if (!this.seeds.has(m.endpoint)) {
           known.gone = true
-          if (known.state === 'up') {
-            known.listedGone = true
-            this.table.setState(known, 'draining', stateName(m.state))
-          } else if (known.state === 'down') this.removePeer(known)
+          if (known.state === 'up') this.verifyGone(known, stateName(m.state))
+          else if (known.state === 'down') this.removePeer(known)
         }
       }
     }
@@ -201,6 +205,34 @@ export class Client extends EventEmitter {
     this.counts.redials++
     this.transport.disconnect(peer.endpoint)
     this.transport.connect(peer.endpoint)
+  }
+
+  /**
+   * A list shows `peer`, connected and up, dead or left. One list's word does not take a peer
+   * that answers out of rotation: the client asks the peer itself (PING, on its own connection;
+   * its PONG carries its own incarnation, PROTOCOL.md 4.4). One that answers stays, and its own
+   * incarnation is what the client holds from then on; one that does not is drained, as the
+   * list said.
+   */
+  verifyGone (peer, why) {
+    if (peer.verifying) return
+    peer.verifying = true
+    this.questions.ask(peer.endpoint, encodePing, this.options.membersTimeout, (pong) => this.verified(peer, why, pong))
+  }
+
+  verified (peer, why, pong) {
+    peer.verifying = false
+    if (this.table.get(peer.endpoint) !== peer || !peer.gone || this.closing !== null) return // dropped, or listed alive meanwhile
+    if (pong !== null) {
+      this.counts.verified++
+      peer.gone = false
+      const inc = pong.meta.inc
+      if (typeof inc === 'number' && inc > peer.claim.incarnation) peer.claim = { incarnation: inc, state: MemberState.ALIVE }
+      return
+    }
+    if (peer.state !== 'up') return
+    peer.listedGone = true
+    this.table.setState(peer, 'draining', why)
   }
 
   /** The subset is chosen again at the end of this turn (once, however often this is called). */
@@ -310,7 +342,7 @@ export class Client extends EventEmitter {
     this.failOver(peer, false)
     this.table.remove(peer)
     this.discovery.forget(peer.endpoint)
-    this.services.forget(peer.endpoint)
+    this.questions.forget(peer.endpoint)
     this.transport.disconnect(peer.endpoint)
   }
 
@@ -611,6 +643,8 @@ export class Client extends EventEmitter {
       this.discovery.onMembers(msg)
     } else if (msg.type === MessageType.SERVICE) {
       this.services.onService(endpoint, msg)
+    } else if (msg.type === MessageType.PONG) {
+      this.questions.answer(endpoint, msg.seq, msg)
     } else if (msg.type === MessageType.ERROR) {
       if (this.services.onError(endpoint, msg)) return // an older peer: it does not know the question
       // The peer cannot read what we send (another protocol version): nothing was run.
@@ -750,7 +784,7 @@ export class Client extends EventEmitter {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
     peer.connected = false
-    this.services.forget(endpoint)
+    this.questions.forget(endpoint)
     this.ejector.reset(peer)
     this.table.setState(peer, 'down', reason)
     if (peer.gone) this.removePeer(peer)
@@ -916,7 +950,7 @@ export class Client extends EventEmitter {
     const err = new ClosedError('zeromesh: the client was closed')
     this.closing = (async () => {
       this.discovery.stop()
-      this.services.stop()
+      this.questions.stop()
       this.dns?.stop()
       for (const call of this.pending.values()) this.settle(call, err)
       this.methodWaiters.close(err)

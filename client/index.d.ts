@@ -87,6 +87,8 @@ export interface ClientOptions {
   /** This client's zone: requests stay with peers labelled zone=<it> while they have capacity, the excess spills. Default: none. */
   zone?: string | null
   clock?: Clock
+  /** ms since 1970, for the incarnation horizon of member-list claims. Default Date.now. */
+  wallClock?: () => number
   /** Random source in [0, 1). Default Math.random. */
   random?: () => number
   /** Builds the transport; for tests and simulations. Default: ZeroMQ. */
@@ -157,6 +159,10 @@ export interface ClientStats {
   redials: number
   /** Endpoints off loopback a plain client was given (member lists, DNS) and never dialled. */
   offLoopback: number
+  /** Member-list claims refused: an incarnation more than 24 h ahead of the wall clock. */
+  beyondHorizon: number
+  /** Peers a list showed dead or left that answered the client themselves, and stayed in rotation. */
+  verified: number
   failed: Record<string, number>
   inflight: number
   /** Member lists taken in. */

@@ -81,6 +81,7 @@ export function resolveClientOptions (given) {
       return v
     },
     clock: clockOption,
+    wallClock: fn(Date.now), // ms since 1970, for the incarnation horizon of member-list claims
     random: fn(Math.random),
     transport: fn(undefined),
     security: resolveClientSecurity,

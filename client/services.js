@@ -14,55 +14,46 @@ import { ProtocolErrorCode } from '../protocol/constants.js'
 export const ANY = Object.freeze({ any: true, digest: null, methods: Object.freeze([]), version: null, labels: Object.freeze({}), capacity: null, has: new Set() })
 
 const MAX_DIGESTS = 256 // descriptors remembered by digest (services x versions x zones in a cluster)
+const OLDER = Object.freeze({ older: true }) // the answer of a peer that does not know the question
 
 export class ServiceBook {
   /**
    * @param {object} o
-   * @param {(endpoint: string, frames: Buffer[], done: (code: string|null) => void) => void} o.send
-   * @param {{ setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {import('./questions.js').Questions} o.questions
    * @param {number} o.timeout  wait this long for an answer
    * @param {(endpoint: string, service: object) => void} o.onService  an answer (a descriptor, or ANY)
    * @param {(endpoint: string) => void} o.onNoAnswer  no answer within the timeout
    */
   constructor (o) {
     this.o = o
-    this.seq = 0
-    this.pending = new Map() // endpoint -> { seq, timer }
+    this.out = new Map() // endpoint -> seq of the question out to it
     this.byDigest = new Map() // digest -> descriptor, as peers stated their own (a hint for others with the same digest)
     this.counts = { asked: 0, answers: 0, older: 0 }
   }
 
   /** Asks `endpoint` what it serves, unless a question is out already. */
   ask (endpoint) {
-    if (this.pending.has(endpoint)) return
-    const seq = this.seq = this.seq >= Number.MAX_SAFE_INTEGER ? 1 : this.seq + 1
-    const timer = this.o.clock.setTimeout(() => {
-      if (this.pending.get(endpoint)?.seq !== seq) return
-      this.pending.delete(endpoint)
-      this.o.onNoAnswer(endpoint)
-    }, this.o.timeout)
-    timer?.unref?.()
-    this.pending.set(endpoint, { seq, timer })
+    if (this.out.has(endpoint)) return
     this.counts.asked++
-    this.o.send(endpoint, [encodeServiceGet(seq)], (code) => {
-      if (code !== null && this.pending.get(endpoint)?.seq === seq) this.settle(endpoint)
-    })
+    this.out.set(endpoint, -1) // set before the send: an answer may come within it
+    const seq = this.o.questions.ask(endpoint, encodeServiceGet, this.o.timeout, (answer) => this.answered(endpoint, answer))
+    if (this.out.get(endpoint) === -1) this.out.set(endpoint, seq)
   }
 
-  /** Whether a question to `endpoint` is out. */
-  asking (endpoint) {
-    return this.pending.has(endpoint)
-  }
-
-  /** A SERVICE answer from `endpoint`; ignored unless it answers the question out to that peer. */
-  onService (endpoint, msg) {
-    if (this.pending.get(endpoint)?.seq !== msg.seq) return
-    this.settle(endpoint)
+  answered (endpoint, answer) {
+    this.out.delete(endpoint)
+    if (answer === null) return this.o.onNoAnswer(endpoint)
+    if (answer === OLDER) { this.counts.older++; return this.o.onService(endpoint, ANY) }
     this.counts.answers++
-    const d = msg.service
+    const d = answer.service
     if (this.byDigest.size >= MAX_DIGESTS && !this.byDigest.has(d.digest)) this.byDigest.delete(this.byDigest.keys().next().value)
     this.byDigest.set(d.digest, d)
     this.o.onService(endpoint, d)
+  }
+
+  /** A SERVICE answer from `endpoint`. */
+  onService (endpoint, msg) {
+    this.o.questions.answer(endpoint, msg.seq, msg)
   }
 
   /**
@@ -70,31 +61,13 @@ export class ServiceBook {
    * answer: an older peer (ANY). Returns whether the frame was that answer.
    */
   onError (endpoint, msg) {
-    if (!this.pending.has(endpoint) || msg.code !== ProtocolErrorCode.UNKNOWN_TYPE) return false
-    this.settle(endpoint)
-    this.counts.older++
-    this.o.onService(endpoint, ANY)
-    return true
+    const seq = this.out.get(endpoint)
+    if (seq === undefined || msg.code !== ProtocolErrorCode.UNKNOWN_TYPE) return false
+    return this.o.questions.answer(endpoint, seq, OLDER)
   }
 
   /** The descriptor a digest stood for when some peer stated it, or undefined. */
   known (digest) {
     return this.byDigest.get(digest)
-  }
-
-  settle (endpoint) {
-    const p = this.pending.get(endpoint)
-    if (p === undefined) return
-    this.pending.delete(endpoint)
-    this.o.clock.clearTimeout(p.timer)
-  }
-
-  /** The peer was dropped, or its connection went down: a question out to it is dropped. */
-  forget (endpoint) {
-    this.settle(endpoint)
-  }
-
-  stop () {
-    for (const ep of [...this.pending.keys()]) this.settle(ep)
   }
 }

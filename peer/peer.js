@@ -305,7 +305,9 @@ export class Peer extends EventEmitter {
       case MessageType.REQUEST:
         return this.onRequests(clientId, msg)
       case MessageType.PING:
-        return this.transport.send(clientId, [encodePong(msg.seq, this.replyMeta)])
+        // The answer carries this peer's own incarnation: a client that read in a list that it
+        // is gone asks it, and believes it (PROTOCOL.md 4.4).
+        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation })])
       case MessageType.PROBE:
       case MessageType.PROBE_REQ:
       case MessageType.SYNC:

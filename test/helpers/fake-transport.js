@@ -1,7 +1,7 @@
 // An in-memory stand-in for the client's ZeroMQ transport, driven by a fake clock: each
 // fake peer has a behaviour that decides what happens to every request sent to it.
 import { encodeReply, decode, Status, MessageType } from '../../protocol/index.js'
-import { encodeError, encodeService } from '../../protocol/codec.js'
+import { encodeError, encodeService, encodePong } from '../../protocol/codec.js'
 import { ProtocolErrorCode } from '../../protocol/constants.js'
 import { describe as describeService } from '../../protocol/service.js'
 
@@ -72,6 +72,14 @@ export class FakeNetwork {
     const p = this.peers.get(ep)
     const msg = decode(frames[0])
     if (msg.type === MessageType.CANCEL) { this.cancels.push([ep, ...msg.ids]); queueMicrotask(() => done(null)); return }
+    if (msg.type === MessageType.PING) {
+      queueMicrotask(() => done(null))
+      p.pinged = (p.pinged ?? 0) + 1
+      if (p.silentToPings) return
+      const pong = encodePong(msg.seq, { mv: 0, inc: p.incarnation ?? 1 })
+      this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [pong]) }, p.latency)
+      return
+    }
     if (msg.type === MessageType.SERVICE_GET) {
       queueMicrotask(() => done(null))
       p.asked++
