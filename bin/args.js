@@ -67,7 +67,7 @@ export function wholeOption (v, name, usage, unit = '') {
 export function fromEnvironment (values, flags, usage) {
   for (const [flag, spec] of Object.entries(flags)) {
     if (values[flag] !== undefined || flag === 'cluster-key') continue
-    const name = `ZEROMESH_${flag.toUpperCase().replace(/-/g, '_')}`
+    const name = envName(flag)
     const v = process.env[name]
     if (v === undefined || v === '') continue
     if (spec.type === 'boolean') {
@@ -78,6 +78,26 @@ export function fromEnvironment (values, flags, usage) {
     }
   }
   return values
+}
+
+/** The ZEROMESH_* variable a flag reads (--max-queue: ZEROMESH_MAX_QUEUE). */
+export function envName (flag) {
+  return `ZEROMESH_${flag.toUpperCase().replace(/-/g, '_')}`
+}
+
+/**
+ * ZEROMESH_* variables of the environment that no flag of any command reads (`flags`: every
+ * command's), each with the known name nearest to it or null: a misspelt one would otherwise
+ * be ignored without a word.
+ */
+export function unknownEnvironment (flags, env = process.env) {
+  const known = new Set(flags.map(envName))
+  const out = []
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith('ZEROMESH_') || known.has(name)) continue
+    out.push([name, closest(name.slice(9), [...known].map((k) => k.slice(9)))])
+  }
+  return out.map(([name, near]) => [name, near === null ? null : `ZEROMESH_${near}`])
 }
 
 /** --http [HOST:]PORT: loopback unless a host is given (a container binds 0.0.0.0:PORT). */

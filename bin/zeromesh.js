@@ -6,7 +6,8 @@ import { Peer, Client } from '../index.js'
 import { readKeyFile, keyText, writeKeyPair } from '../transport/keys.js'
 import { VERSION } from '../peer/version.js'
 import { USAGE } from './usage.js'
-import { UsageError, parse, sizeOption, wholeOption, fromEnvironment, httpOption } from './args.js'
+import { UsageError, parse, sizeOption, wholeOption, fromEnvironment, httpOption, unknownEnvironment } from './args.js'
+import { invalidArgument } from '../protocol/errors.js'
 
 async function main (argv) {
   const [command, ...rest] = argv
@@ -95,6 +96,10 @@ const PEER_FLAGS = {
   ...SECURITY_PEER_FLAGS,
 }
 
+// Every flag a ZEROMESH_* variable can stand for (zeromesh peer's, and the client keys that
+// request, members and bench read): the one list an unknown variable is checked against.
+const ALL_FLAGS = [...Object.keys(PEER_FLAGS), ...Object.keys(SECURITY_CLIENT_FLAGS)]
+
 async function runPeer (args) {
   const { values: given } = parse(args, PEER_FLAGS, USAGE.peer)
   if (given.help) { process.stdout.write(USAGE.peer + '\n'); return 0 }
@@ -105,6 +110,12 @@ async function runPeer (args) {
     logger = cliLogger({ level: values['log-level'] ?? 'info' })
   } catch (err) {
     throw new UsageError(`--log-level: ${err.message.replace(/^zeromesh: /, '')}\n\n${USAGE.peer}`)
+  }
+  // The signals are handled before anything binds: a SIGTERM during start-up stops the peer
+  // once it is up, gracefully, instead of killing it half-started.
+  const shutdown = shutdownSignals(logger)
+  for (const [name, near] of unknownEnvironment(ALL_FLAGS)) {
+    logger.warn({ variable: name, meant: near }, `unknown environment variable ${name}${near === null ? '' : `: did you mean ${near}?`} (ignored)`)
   }
   // Handlers run in a pool of worker threads; the main thread does I/O and gossip. Without
   // --handlers a peer serves nothing (a member all the same): the demo's handlers, which burn
@@ -137,15 +148,28 @@ async function runPeer (args) {
     logger,
     dns: values['dns-servers'] === undefined ? undefined : { servers: values['dns-servers'].split(',').map((x) => x.trim()).filter(Boolean) },
   })
-  const endpoint = await peer.start()
-  process.stdout.write(endpoint + '\n')
-  if (handlers === undefined) logger.warn({ methods: [] }, 'serves no methods: give --handlers MODULE (or --demo-handlers for the demo\'s echo, whoami, spin and sleep)')
+  // The operations endpoint opens first: a port in use fails here, before the peer binds or
+  // joins, rather than leaving a peer in the cluster without its endpoint.
   let opsServer = null
   if (ops !== null) {
     const [{ peerMetrics }, { startOpsServer }] = await Promise.all([import('../ops/metrics.js'), import('../ops/http.js')])
-    opsServer = await startOpsServer({ ...ops, registry: peerMetrics(peer), ready: () => peer.ready })
-    logger.info({ http: `${ops.host}:${opsServer.port}` }, `operations endpoint on http://${ops.host.includes(':') ? `[${ops.host}]` : ops.host}:${opsServer.port} (/metrics, /healthz, /readyz)`)
+    try {
+      opsServer = await startOpsServer({ ...ops, registry: peerMetrics(peer), ready: () => peer.ready })
+    } catch (err) {
+      const why = err?.code === 'EADDRINUSE' ? 'address in use' : err?.code === 'EACCES' ? 'permission denied' : err?.code === 'EADDRNOTAVAIL' ? 'no such local address' : (err?.message ?? String(err))
+      throw invalidArgument(`cannot listen on --http ${ops.host}:${ops.port}: ${why}`)
+    }
   }
+  let endpoint
+  try {
+    endpoint = await peer.start()
+  } catch (err) {
+    await opsServer?.close()
+    throw err
+  }
+  process.stdout.write(endpoint + '\n')
+  if (handlers === undefined) logger.warn({ methods: [] }, 'serves no methods: give --handlers MODULE (or --demo-handlers for the demo\'s echo, whoami, spin and sleep)')
+  if (opsServer !== null) logger.info({ http: `${ops.host}:${opsServer.port}` }, `operations endpoint on http://${ops.host.includes(':') ? `[${ops.host}]` : ops.host}:${opsServer.port} (/metrics, /healthz, /readyz)`)
   // Under a supervisor that waits for it (pm2's wait_ready), "ready" once the peer joined.
   if (typeof process.send === 'function') {
     const ready = () => { try { process.send('ready') } catch { /* the channel closed */ } }
@@ -158,21 +182,10 @@ async function runPeer (args) {
     peer.reloadAllowList().catch(() => {}) // the peer logs the outcome
   })
   const code = await new Promise((resolve) => {
-    let stopping = false
-    const onSignal = (sig) => {
-      if (stopping) { logger.warn({ signal: sig }, `${sig} again: exiting now`); process.exit(130) }
-      stopping = true
-      logger.info({ signal: sig }, `${sig}: draining`)
-      peer.stop().then(() => resolve(0), (err) => { logger.error({ err: err.message }, `stop failed: ${err.message}`); resolve(1) })
-    }
-    process.on('SIGTERM', onSignal)
-    process.on('SIGINT', onSignal)
+    shutdown.then(() => peer.stop().then(() => resolve(0), (err) => { logger.error({ err: err.message }, `stop failed: ${err.message}`); resolve(1) }))
     // No handler thread can be started any more: the peer has left the cluster and stops;
     // exit 1 so a supervisor (pm2, systemd, Kubernetes) starts a fresh process.
-    peer.on('unhealthy', () => {
-      stopping = true
-      peer.stop().then(() => resolve(1), () => resolve(1))
-    })
+    peer.on('unhealthy', () => { peer.stop().then(() => resolve(1), () => resolve(1)) })
   })
   await opsServer?.close()
   // The process ends once ZeroMQ has sent the last replies (up to the socket's linger), unless
@@ -182,6 +195,37 @@ async function runPeer (args) {
   if (process.connected) process.disconnect()
   setTimeout(() => process.exit(code), peer.options.stopLinger + 500).unref()
   return code
+}
+
+const REPEAT_TERM_MS = 1000 // a SIGTERM this soon after the first is the same request again
+
+/**
+ * SIGTERM and SIGINT, handled from now on: the first starts the drain (the returned promise
+ * resolves with its name). Another SIGINT exits at once (Ctrl-C twice on a terminal); another
+ * SIGTERM exits at once only when it comes 1 s or more after the first, since `timeout` and
+ * some supervisors signal the process and its group together, and two must not skip the drain.
+ */
+function shutdownSignals (logger) {
+  let first = null
+  let at = 0
+  return new Promise((resolve) => {
+    const onSignal = (sig) => {
+      if (first !== null) {
+        if (sig === 'SIGTERM' && Date.now() - at < REPEAT_TERM_MS) {
+          logger.warn({ signal: sig }, 'SIGTERM again within 1 s of the first: ignored (the drain goes on)')
+          return
+        }
+        logger.warn({ signal: sig }, `${sig} again: exiting now`)
+        process.exit(130)
+      }
+      first = sig
+      at = Date.now()
+      logger.info({ signal: sig }, `${sig}: draining`)
+      resolve(sig)
+    }
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  })
 }
 
 /** KEY=VALUE,KEY=VALUE as an object (--labels, --where), or undefined. */

@@ -9,7 +9,15 @@ function gauge (registry, name, help, type, read) {
   registry.registerMetric({ name, help, type, get: async () => ({ name, help, type, values: read() }) })
 }
 
-const byLabel = (label, record) => Object.entries(record ?? {}).map(([k, value]) => ({ labels: { [label]: k }, value }))
+const byLabel = (label, record, known = []) => {
+  const all = { ...Object.fromEntries(known.map((k) => [k, 0])), ...record } // every known value, at 0 before its first event
+  return Object.entries(all).map(([k, value]) => ({ labels: { [label]: k }, value }))
+}
+
+// The values a labelled series can take that are known in advance, so a fresh peer exports
+// each at 0 (dashboards and alerts see a series before its first event).
+const DROP_REASONS = ['client-gone', 'client-not-reading', 'closed', 'handler-error']
+const REFUSAL_REASONS = ['key not allowed', 'not CURVE', 'wrong cluster key']
 
 /**
  * Metrics of `peer`: requests and replies by outcome, latency, in flight, threads and their
@@ -34,8 +42,9 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
     get: async () => ({ name: n('request_duration_seconds'), help: 'Time from a request\'s arrival to its reply.', type: 'histogram', values: latency.values(n('request_duration_seconds')) }),
   })
   // By method, for the methods this peer serves or served: a caller cannot add a label value.
-  gauge(registry, n('method_requests_total'), 'Requests for each method this peer serves (busy and draining answers included).', 'counter', () => [...peer.dispatcher?.byMethod ?? []].map(([method, c]) => ({ labels: { method }, value: c.requests })))
-  gauge(registry, n('method_errors_total'), 'Handler errors for each method this peer serves.', 'counter', () => [...peer.dispatcher?.byMethod ?? []].map(([method, c]) => ({ labels: { method }, value: c.errors })))
+  const byMethod = (field) => byLabel('method', Object.fromEntries([...peer.dispatcher?.byMethod ?? []].map(([m, c]) => [m, c[field]])), peer.service().methods)
+  gauge(registry, n('method_requests_total'), 'Requests for each method this peer serves (busy and draining answers included).', 'counter', () => byMethod('requests'))
+  gauge(registry, n('method_errors_total'), 'Handler errors for each method this peer serves.', 'counter', () => byMethod('errors'))
   gauge(registry, n('inflight'), 'Requests running now (async handlers and threads).', 'gauge', () => [{ value: s().inflight }])
   gauge(registry, n('queue_depth'), 'Requests waiting for a worker thread.', 'gauge', () => [{ value: s().threads?.queued ?? 0 }])
   gauge(registry, n('threads'), 'Worker threads running handlers (0: the main thread).', 'gauge', () => [{ value: s().threads?.size ?? 0 }])
@@ -46,8 +55,8 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
   })
   gauge(registry, n('gossip_messages_sent_total'), 'Membership requests sent.', 'counter', () => [{ value: s().membership.gossipSent ?? 0 }])
   gauge(registry, n('gossip_bytes_sent_total'), 'Bytes of membership requests sent.', 'counter', () => [{ value: s().membership.gossipBytes ?? 0 }])
-  gauge(registry, n('handshake_refusals_total'), 'Handshakes refused (secured peers), by reason.', 'counter', () => byLabel('reason', s().security.refused))
-  gauge(registry, n('dropped_total'), 'Replies and messages dropped, by reason.', 'counter', () => byLabel('reason', s().drops))
+  gauge(registry, n('handshake_refusals_total'), 'Handshakes refused (secured peers), by reason.', 'counter', () => byLabel('reason', s().security.refused, REFUSAL_REASONS))
+  gauge(registry, n('dropped_total'), 'Replies and messages dropped, by reason.', 'counter', () => byLabel('reason', s().drops, DROP_REASONS))
   gauge(registry, n('malformed_total'), 'Frames that broke the wire format, or membership requests unsealed in a secured cluster.', 'counter', () => [{ value: s().malformed }])
   gauge(registry, n('ready'), '1 when the peer has joined and serves; 0 from the moment it drains.', 'gauge', () => [{ value: peer.ready ? 1 : 0 }])
   return registry

@@ -37,3 +37,21 @@ describe('metrics (zeromesh/metrics)', function () {
     expect(buckets.at(-1)).to.equal(6)
   })
 })
+
+describe('metrics of a fresh peer', function () {
+  this.timeout(10000)
+  const h = harness()
+  afterEach(() => h.cleanup())
+
+  // Issue 25, item 5: dashboards and alerts need a series before its first event.
+  it('every labelled series a dashboard reads is there at 0 before anything happened', async () => {
+    const p = await h.peer({ handlers: { echo: (x) => x, add: ({ a, b }) => a + b } })
+    const text = await peerMetrics(p).metrics()
+    for (const reason of ['client-gone', 'client-not-reading', 'closed', 'handler-error']) expect(text, reason).to.include(`zeromesh_peer_dropped_total{reason="${reason}"} 0`)
+    for (const reason of ['key not allowed', 'not CURVE', 'wrong cluster key']) expect(text, reason).to.include(`zeromesh_peer_handshake_refusals_total{reason="${reason}"} 0`)
+    for (const method of ['add', 'echo']) {
+      expect(text).to.include(`zeromesh_peer_method_requests_total{method="${method}"} 0`)
+      expect(text).to.include(`zeromesh_peer_method_errors_total{method="${method}"} 0`)
+    }
+  })
+})
