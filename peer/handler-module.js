@@ -43,6 +43,11 @@ export function collectHandlers (mod) {
  * other error is placed by the first frame of its stack in a file.
  */
 export function loadFailure (err, moduleUrl) {
+  // The module itself is not there: say so, with its path, not Node's message (which names
+  // the zeromesh file that imported it).
+  if (err?.code === 'ERR_MODULE_NOT_FOUND' && typeof moduleUrl === 'string' && moduleUrl.startsWith('file:') && String(err.message).includes(`'${fileURLToPath(moduleUrl)}'`)) {
+    return `no such file: ${fileURLToPath(moduleUrl)} (a relative path is taken from the working directory, ${process.cwd()})`
+  }
   const message = `${err?.name ?? 'Error'}: ${err?.message ?? String(err)}`
   if (err?.name === 'SyntaxError' && typeof moduleUrl === 'string' && moduleUrl.startsWith('file:')) {
     try {

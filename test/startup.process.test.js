@@ -8,6 +8,7 @@ import net from 'node:net'
 import { run, startPeer, killAll } from './helpers/processes.js'
 import { harness } from './helpers/cluster.js'
 import { eventually } from './helpers/eventually.js'
+import { Peer } from '../index.js'
 
 describe('zeromesh peer: start-up and shutdown', function () {
   this.timeout(30000)
@@ -51,5 +52,15 @@ describe('zeromesh peer: start-up and shutdown', function () {
       expect(p.stderr).to.match(/unknown environment variable ZEROMESH_SEED: did you mean ZEROMESH_SEEDS\?/)
       expect(p.stderr).to.match(/unknown environment variable ZEROMESH_DRAIN_TIMOUT: did you mean ZEROMESH_DRAIN_TIMEOUT\?/)
     })
+  })
+
+  it('a handlers module that is not there is named by its path, resolved against the working directory (issue 25, item 4)', async () => {
+    for (const threads of [0, 1]) {
+      const p = new Peer({ handlers: './nothere-mod.mjs', threads })
+      const err = await p.start().then(() => null, (e) => e)
+      expect(err?.code).to.equal('ERR_ZEROMESH_INVALID_ARGUMENT')
+      expect(err.message).to.include(`no such file: ${process.cwd()}/nothere-mod.mjs (a relative path is taken from the working directory`)
+      expect(err.message).to.not.include('imported from')
+    }
   })
 })
