@@ -32,6 +32,8 @@ const REFUSAL_REPORT_MS = 60000 // a refused handshake is reported once per addr
 const QUIET_MS = 100 //     a stopping peer closes once no message came for this long...
 const QUIET_STEP_MS = 20 // ...checked this often
 const GOSSIP_REQUESTS = new Set([MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC])
+const SLOW_MS = 1000 // at --log-level debug, a handler that takes this long is logged
+const REFUSALS = { [Status.UNKNOWN_METHOD]: 'unknown method', [Status.BUSY]: 'busy', [Status.DRAINING]: 'draining', [Status.INVALID_REQUEST]: 'invalid' }
 
 export class Peer extends EventEmitter {
   /** @param {object} [options]  PeerOptions (index.d.ts; README, API) */
@@ -60,6 +62,8 @@ export class Peer extends EventEmitter {
     this.dns = null //     DnsSeeds, when seeds name DNS records
     const o = this.options
     this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
+    // Debug lines cost nothing unless the logger takes them: decided once, here.
+    this.debugging = typeof o.logger.isLevelEnabled === 'function' ? o.logger.isLevelEnabled('debug') : o.logger !== SILENT_LOGGER
     if (!Array.isArray(o.handlers)) this.own.addAll(o.handlers)
   }
 
@@ -236,6 +240,7 @@ export class Peer extends EventEmitter {
       random: o.random,
       config: o.membership,
       listBudget: o.maxMessageSize - LIST_ROOM, // member lists always fit in one frame
+      debug: this.debugging ? (fields, message) => o.logger.debug(fields, message) : null,
       accept: o.security === null ? isLoopback : null, // a plain peer holds and probes loopback members only
     })
     this.membership.on('member', (m) => this.onMember(m))
@@ -350,6 +355,7 @@ export class Peer extends EventEmitter {
         this.dispatcher.run(req, (entry) => {
           const packed = this.answer(clientId, client, entry) // first: remembering is off the reply's path
           if (this.latency !== null) this.latency.observe(this.options.clock.now() - now)
+          if (this.debugging) this.debugReply(req, entry, now)
           // Refusals are not remembered: a request refused busy or draining may come back.
           // A reply is remembered as its packed bytes, ready to be sent again as they are.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
@@ -359,6 +365,21 @@ export class Peer extends EventEmitter {
     } finally {
       this.loneClient = null
     }
+  }
+
+  /**
+   * At --log-level debug: a handler that took SLOW_MS or more, and requests refused (unknown
+   * method, busy, draining, invalid), each kind once a minute with how many came since.
+   */
+  debugReply (req, entry, arrived) {
+    const ms = this.options.clock.now() - arrived
+    if (entry[1] === Status.OK || entry[1] === Status.REMOTE) {
+      if (ms >= SLOW_MS) this.options.logger.debug({ method: req.method, ms: Math.round(ms), requestId: req.id }, `slow handler: ${req.method} took ${Math.round(ms)} ms`)
+      return
+    }
+    const why = REFUSALS[entry[1]] ?? `status ${entry[1]}`
+    const repeats = this.reportable(`req|${why}|${req.method}`)
+    if (repeats !== null) this.options.logger.debug({ method: req.method, refused: why, repeats }, `refused a request for ${req.method}: ${why}${repeats ? ` (and ${repeats} like it in the last minute)` : ''}`)
   }
 
   /** A sealed membership request (protocol/seal.js): taken when its tag checks out. */
@@ -632,11 +653,14 @@ export class Peer extends EventEmitter {
     if (this.dispatcher !== null) {
       let timer
       const timedOut = new Promise((resolve) => { timer = clock.setTimeout(resolve, drainTimeout) })
+      const t0 = clock.now()
       await Promise.race([this.dispatcher.drain(), timedOut])
       clock.clearTimeout(timer)
+      if (this.debugging) logger.debug({ inflight: this.dispatcher.inflight, ms: Math.round(clock.now() - t0) }, this.dispatcher.inflight === 0 ? `in-flight requests finished after ${Math.round(clock.now() - t0)} ms` : `drain timeout: ${this.dispatcher.inflight} requests still running`)
     }
     await leaving
     await this.quiet(drainEnd)
+    if (this.debugging) logger.debug({ received: this.counts.received }, `no request for ${QUIET_MS} ms (or the drain timeout): closing`)
     await this.pool?.stop()
     if (this.outboxes.size > 0) this.flushReplies() // replies still waiting for their turn to end
     await this.gossip?.close()

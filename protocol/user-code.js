@@ -40,6 +40,7 @@ export function safeEmit (owner, logger, event, payload) {
 export function safeLogger (logger, report) {
   if (logger === SILENT_LOGGER) return logger
   const out = {}
+  if (typeof logger.isLevelEnabled === 'function') out.isLevelEnabled = (level) => { try { return logger.isLevelEnabled(level) } catch { return true } }
   for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) {
     const fn = typeof logger[level] === 'function' ? logger[level] : logger.error
     out[level] = (fields, message) => {

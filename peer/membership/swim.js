@@ -41,6 +41,7 @@ export class Membership extends EventEmitter {
    * @param {() => number} [o.wallClock]  ms since 1970, for the incarnation horizon (Date.now)
    * @param {number} [o.listBudget]       bytes the claims of a full list may take (a frame's room)
    * @param {(endpoint: string) => boolean} [o.accept]  members this peer may hold (a plain peer: loopback only); a claim about another is refused
+   * @param {(fields: object, message: string) => void} [o.debug]  what it does, for an operator at --log-level debug (none: not a word)
    */
   constructor (o) {
     super()
@@ -175,6 +176,7 @@ export class Membership extends EventEmitter {
       this.joining = false
       this.joinPause = this.c.joinRetryMin
       this.joinFailures = 0
+      this.o.debug?.({ members: this.table.live().length + 1 }, `push-pull with the seeds done: ${this.table.live().length + 1} members known`)
       this.emit('joined', { through: this.seeds.filter((_, i) => results[i]) })
       return
     }
@@ -289,6 +291,7 @@ export class Membership extends EventEmitter {
    */
   stalled () {
     this.counts.stalls++
+    this.o.debug?.({ suspicions: this.suspicions.size }, `no probe round for ${STALL_ROUNDS} intervals (this process was stalled): ${this.suspicions.size} suspicion${this.suspicions.size === 1 ? '' : 's'} start over`)
     this.awareness.apply(1)
     for (const [ep, s] of [...this.suspicions]) {
       s.cancel()
@@ -317,6 +320,7 @@ export class Membership extends EventEmitter {
   tidy () {
     for (const ep of this.candidates.expire(this.o.clock.now())) {
       this.counts.candidatesExpired++
+      this.o.debug?.({ candidate: ep }, `candidate ${ep} never answered a probe: forgotten`)
       if (this.table.get(ep) === undefined) this.o.net.forget?.(ep)
     }
     for (const m of this.table.reap(this.o.clock.now(), this.c.reapAfter)) {
@@ -343,6 +347,7 @@ export class Membership extends EventEmitter {
     const claim = this.candidates.take(ep)
     if (claim !== undefined) {
       this.counts.verified++
+      this.o.debug?.({ candidate: ep }, `candidate ${ep} answered a probe: admitted`)
       this.absorb([{ ...claim, state: State.ALIVE }], ep, true)
     }
     this.absorb(ack.updates, ep, true)
@@ -380,6 +385,7 @@ export class Membership extends EventEmitter {
       if (!this.running) return
       const helpers = this.shuffle(this.table.live().filter((m) => m.endpoint !== ep && m.state === State.ALIVE)).slice(0, this.c.indirectChecks)
       this.counts.indirect += helpers.length
+      this.o.debug?.({ member: ep, timeoutMs: timeout, helpers: helpers.map((h) => h.endpoint) }, `no ack from ${ep} within ${timeout} ms: asking ${helpers.length} other member${helpers.length === 1 ? '' : 's'} to probe it, and it again`)
       // Asked of others, and once more directly at the same time (memberlist does this second
       // attempt over TCP): a single lost message must not be enough to suspect a member.
       const retry = { ...msg, updates: msg.updates.filter((u) => u.endpoint === ep) }
@@ -418,6 +424,7 @@ export class Membership extends EventEmitter {
     if (m === undefined || m.incarnation !== incarnation) return
     if (m.state === State.ALIVE) {
       this.counts.suspectedOwn++
+      this.o.debug?.({ member: endpoint, incarnation }, `probes of ${endpoint} went unanswered, directly and through others: suspect`)
       this.put({ endpoint, incarnation, state: State.SUSPECT, meta: m.meta, by: this.endpoint })
     } else if (m.state === State.SUSPECT && this.suspicions.get(endpoint)?.confirm(this.endpoint)) {
       // Suspected already on someone's word; our own failed probe is an independent
@@ -450,6 +457,7 @@ export class Membership extends EventEmitter {
           return
         }
         this.counts.died++
+        this.o.debug?.({ member: endpoint, incarnation: m.incarnation, by: m.by }, `suspicion of ${endpoint} (raised by ${m.by ?? this.endpoint}) ran out without a refutation: dead`)
         this.put({ endpoint, incarnation: m.incarnation, state: State.DEAD, meta: m.meta })
       },
     }))
@@ -467,16 +475,22 @@ export class Membership extends EventEmitter {
     const horizon = this.wallClock() + INCARNATION_HORIZON_MS
     let heard = false
     for (const u of updates) {
-      if (this.o.accept != null && !this.o.accept(u.endpoint)) { this.counts.refused.offLoopback++; continue }
+      if (this.o.accept != null && !this.o.accept(u.endpoint)) {
+        this.counts.refused.offLoopback++
+        this.o.debug?.({ member: u.endpoint, from: author }, `refused a claim about ${u.endpoint} from ${author}: off loopback, and this peer runs plain`)
+        continue
+      }
       const held = this.table.get(u.endpoint)
       const d = admit(held, u, { self: this.table.self, author, vouched, horizon })
       switch (d.action) {
         case Action.REFUSE:
           this.counts.refused[d.reason]++
+          this.o.debug?.({ member: u.endpoint, from: author, reason: d.reason, incarnation: u.incarnation }, `refused a claim about ${u.endpoint} from ${author}: ${d.reason}`)
           break
         case Action.REFUTE: {
           if (this.table.self.state !== State.ALIVE) break // leaving: never come back to life
           this.counts.refuted++
+          this.o.debug?.({ from: author, state: stateNames[u.state], incarnation: u.incarnation }, `${author} says this peer is ${stateNames[u.state]}: refuting with a higher incarnation`)
           this.awareness.apply(1) // others could not hear us: maybe our link, maybe a stall
           const claim = this.table.refute(u.incarnation)
           this.queue.enqueue(this.claimOf(claim))
@@ -485,7 +499,7 @@ export class Membership extends EventEmitter {
         }
         case Action.CANDIDATE: {
           const r = this.candidates.offer(d.claim, this.o.clock.now())
-          if (r === 'added') { this.counts.candidates++; heard = true }
+          if (r === 'added') { this.counts.candidates++; heard = true; this.o.debug?.({ candidate: u.endpoint, from: author }, `heard of ${u.endpoint} from ${author}: a candidate until it answers a probe`) }
           if (r === 'full') this.counts.candidatesDropped++
           break
         }
@@ -567,6 +581,7 @@ export class Membership extends EventEmitter {
         // peer connect to an endpoint of the sender's choosing.
         if (msg.target === this.endpoint || this.table.get(msg.target) === undefined) {
           this.counts.refused.probeTarget++
+          this.o.debug?.({ target: msg.target, from: msg.from }, `refused to probe ${msg.target} for ${msg.from}: not a member`)
           return { type: 'nack', from: this.endpoint }
         }
         const ack = await this.o.net.request(msg.target, this.message('probe', msg.target), this.c.probeTimeout)
