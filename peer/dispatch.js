@@ -13,12 +13,14 @@ export class Dispatcher {
    * @param {number} o.maxInflight
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {string} o.endpoint
+   * @param {((req: object, entry: Array, arrived: number) => void)|null} [o.debug]  told of every answer, at --log-level debug only
    */
   constructor (o) {
     this.handlers = o.handlers
     this.maxInflight = o.maxInflight
     this.clock = o.clock
     this.endpoint = o.endpoint
+    this.debug = o.debug ?? null
     this.inflight = 0
     this.draining = false
     this.idleWaiters = []
@@ -43,6 +45,7 @@ export class Dispatcher {
    */
   run (req, reply, scope = null, now = this.clock.now()) {
     this.counts.requests++
+    if (this.debug !== null) { const answer = reply; reply = (entry) => { answer(entry); this.debug(req, entry, now) } }
     if (this.draining) {
       this.counts.drained++
       return reply([req.id, Status.DRAINING, ['peer is draining', null]])

@@ -213,7 +213,7 @@ export class Peer extends EventEmitter {
       throw err
     }
     const endpoint = this.transport.endpoint
-    this.dispatcher = new Dispatcher({ handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint })
+    this.dispatcher = new Dispatcher({ handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint, debug: this.debugging ? (req, entry, arrived) => this.debugReply(req, entry, arrived) : null })
     this.recent = new RecentRequests({ clock: o.clock })
     this.gossip = new GossipTransport({
       connector: o.transport.connector,
@@ -355,7 +355,6 @@ export class Peer extends EventEmitter {
         this.dispatcher.run(req, (entry) => {
           const packed = this.answer(clientId, client, entry) // first: remembering is off the reply's path
           if (this.latency !== null) this.latency.observe(this.options.clock.now() - now)
-          if (this.debugging) this.debugReply(req, entry, now)
           // Refusals are not remembered: a request refused busy or draining may come back.
           // A reply is remembered as its packed bytes, ready to be sent again as they are.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
