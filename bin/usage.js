@@ -1,4 +1,46 @@
-// The help text of every `zeromesh` command.
+// The help text of every `zeromesh` command. Each command's synopsis is written once, here:
+// `--help` prints it and the README's "Command line" block is checked against
+// commandLineBlock() (test/usage.test.js), so the two cannot drift.
+
+const SYNOPSIS = {
+  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] | --insecure]',
+  request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
+  members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
+  demo: 'zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]',
+  bench: 'zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--payload SIZE] [--json] [--cluster-pub FILE --key FILE | --insecure]',
+  keygen: 'zeromesh keygen PREFIX',
+}
+const WIDTH = 100
+
+/**
+ * A synopsis broken into lines of at most WIDTH characters between its [...] groups, the
+ * lines after the first indented under the first option (after `prefix` and the command).
+ */
+function wrapped (command, prefix = '') {
+  const text = SYNOPSIS[command]
+  const head = text.indexOf(' ', 'zeromesh '.length) + 1 // after "zeromesh COMMAND "
+  const groups = []
+  let depth = 0; let start = head
+  for (let i = head; i <= text.length; i++) {
+    const c = text[i]
+    if (c === '[') depth++
+    else if (c === ']') depth--
+    else if ((c === ' ' || c === undefined) && depth === 0) { if (i > start) groups.push(text.slice(start, i)); start = i + 1 }
+  }
+  const indent = ' '.repeat(prefix.length + head)
+  const lines = [prefix + text.slice(0, head - 1)]
+  for (const g of groups) {
+    const last = lines.length - 1
+    if (lines[last].length + 1 + g.length > WIDTH && lines[last].trim().length > head) lines.push(indent + g)
+    else lines[last] += ' ' + g
+  }
+  return lines.join('\n')
+}
+
+/** The README's "Command line" block: every synopsis, then --version and --help. */
+export function commandLineBlock () {
+  return [...Object.keys(SYNOPSIS).map((c) => wrapped(c)), 'zeromesh --version', 'zeromesh <command> --help'].join('\n')
+}
 
 export const USAGE = {
   main: `usage: zeromesh <command> [options]
@@ -12,10 +54,7 @@ commands:
   keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
 
 Run "zeromesh <command> --help" for the options of a command; "zeromesh --version" prints the version.`,
-  peer: `usage: zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON]
-                     [--labels K=V,K=V] [--service-version SEMVER] [--capacity N]
-                     [--threads N] [--max-queue N] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL]
-                     [--cluster-key FILE [--allow LIST] | --insecure]
+  peer: `${wrapped('peer', 'usage: ')}
 
 Runs a peer. Prints its endpoint alone on stdout once bound; logs go to stderr. It joins the
 cluster through --seeds (retrying unreachable seeds) and logs membership changes.
@@ -59,7 +98,7 @@ security (README, Security): off loopback a peer runs CURVE or refuses to start
   --allow LIST       client public keys let in: .pub files, directories of .pub files, or
                      keys, comma-separated (env ZEROMESH_ALLOW); SIGHUP reads them again
   --insecure         run plain (no CURVE) on a non-loopback address, on purpose`,
-  members: `usage: zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE]
+  members: `${wrapped('members', 'usage: ')}
 
 Prints the membership as a peer sees it, itself included, with what each live member serves
 (methods, version, labels: asked of each member itself): a table, or with --json the objects of
@@ -75,7 +114,7 @@ security (README, Security): needed for a secured cluster, and for any non-loopb
   --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
                      env ZEROMESH_KEY
   --insecure         talk plain to non-loopback seeds, on purpose`,
-  demo: `usage: zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]
+  demo: `${wrapped('demo', 'usage: ')}
 
 Starts N peers (default 3) serving the demo handlers and 2 more serving a second service
 (billing: invoice) on loopback ports, a client seeded with only the first, and steady load
@@ -87,7 +126,7 @@ request failed. Ctrl-C stops everything it started.
   --peers N          peers to start with (default 3; the timeline needs 3)
   --no-chaos         load only
   --secure           run the cluster with CURVE and an allow-list (keys in a temporary directory)`,
-  bench: `usage: zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--payload SIZE] [--json]
+  bench: `${wrapped('bench', 'usage: ')}
 
 Measures small echo requests at each concurrency (requests in flight) against a peer it starts
 itself (echo on the peer's main thread), or against --seeds. Prints one table, req/s and p99
@@ -113,8 +152,7 @@ security (README, Security): needed for a secured cluster, and for any non-loopb
   --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
                      env ZEROMESH_KEY
   --insecure         talk plain to non-loopback seeds, on purpose`,
-  request: `usage: zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V]
-                        [--cluster-pub FILE --key FILE]
+  request: `${wrapped('request', 'usage: ')}
 
 Sends METHOD(JSON-ARGS) to a peer that serves it and prints the JSON result alone on stdout.
 On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
@@ -130,7 +168,7 @@ security (README, Security): needed for a secured cluster, and for any non-loopb
   --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
                      env ZEROMESH_KEY
   --insecure         talk plain to non-loopback seeds, on purpose`,
-  keygen: `usage: zeromesh keygen PREFIX
+  keygen: `${wrapped('keygen', 'usage: ')}
 
 Writes a new CURVE keypair, one line of Z85 text each, and prints the public key on stdout:
   PREFIX.key   the secret key, file mode 0600. Keep it private. A cluster key goes to every
