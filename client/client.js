@@ -37,6 +37,8 @@ const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a
 const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
 const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
 const REDIAL_MIN_MS = 500 //       a peer alive again by the lists is dialled at once, at most this often
+const DOWN_CHECK_MS = 1000 //      a peer reported down is asked itself after this, doubling...
+const DOWN_CHECK_MAX_MS = 8000 //  ...to this, while it stays down and known
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -339,6 +341,7 @@ export class Client extends EventEmitter {
   }
 
   removePeer (peer) {
+    if (peer.downCheck != null) { this.clock.clearTimeout(peer.downCheck); peer.downCheck = null }
     this.failOver(peer, false)
     this.table.remove(peer)
     this.discovery.forget(peer.endpoint)
@@ -787,8 +790,30 @@ export class Client extends EventEmitter {
     this.questions.forget(endpoint)
     this.ejector.reset(peer)
     this.table.setState(peer, 'down', reason)
-    if (peer.gone) this.removePeer(peer)
-    else this.failOver(peer, false)
+    if (peer.gone) return this.removePeer(peer)
+    this.failOver(peer, false)
+    this.checkDown(peer, DOWN_CHECK_MS)
+  }
+
+  /**
+   * ZeroMQ's connection events name the endpoint, not the connection: a late "disconnect" of
+   * an old connection, after the handshake of a new one (a redial, a reconnect after a
+   * freeze), reports a live peer down, and no handshake comes again. So a peer reported down
+   * is asked itself (PING) after `ms`, then less and less often while it stays down; one that
+   * answers is up.
+   */
+  checkDown (peer, ms) {
+    if (peer.downCheck != null) return
+    peer.downCheck = this.clock.setTimeout(() => {
+      peer.downCheck = null
+      if (this.closing !== null || this.table.get(peer.endpoint) !== peer || peer.state !== 'down') return
+      this.questions.ask(peer.endpoint, encodePing, this.options.membersTimeout, (pong) => {
+        if (this.closing !== null || this.table.get(peer.endpoint) !== peer || peer.state !== 'down') return
+        if (pong !== null) return this.onUp(peer.endpoint, 'answered while reported down')
+        this.checkDown(peer, Math.min(DOWN_CHECK_MAX_MS, ms * 2))
+      })
+    }, ms)
+    peer.downCheck.unref?.()
   }
 
   /**
@@ -950,6 +975,7 @@ export class Client extends EventEmitter {
     const err = new ClosedError('zeromesh: the client was closed')
     this.closing = (async () => {
       this.discovery.stop()
+      for (const peer of this.table.entries.values()) if (peer.downCheck != null) { this.clock.clearTimeout(peer.downCheck); peer.downCheck = null }
       this.questions.stop()
       this.dns?.stop()
       for (const call of this.pending.values()) this.settle(call, err)

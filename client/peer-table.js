@@ -67,6 +67,7 @@ export class PeerEntry {
     this.notServed = null // Set of methods it answered UNKNOWN_METHOD for since its last word on what it serves
     this.hint = null //  the service digest the newest claim about it carries (a prompt to ask it again), or null
     this.retiring = false // left out of the subset: takes no new calls, dropped once its calls are done
+    this.downCheck = null // the timer of the next question to it while it is reported down (Client.checkDown)
   }
 
   /** The latency estimate now (ms), null before the first answer. */
