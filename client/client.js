@@ -225,11 +225,14 @@ export class Client extends EventEmitter {
   verified (peer, why, pong) {
     peer.verifying = false
     if (this.table.get(peer.endpoint) !== peer || !peer.gone || this.closing !== null) return // dropped, or listed alive meanwhile
-    if (pong !== null) {
+    // It answered, and says it is not leaving (`st`), with its own incarnation (`inc`): alive,
+    // whatever the list said. A peer that is leaving answers until its socket closes, and says
+    // so; an older peer says neither, and the list is taken at its word, as before.
+    const inc = pong?.meta.inc
+    if (pong !== null && typeof inc === 'number' && pong.meta.st !== MemberState.LEFT) {
       this.counts.verified++
       peer.gone = false
-      const inc = pong.meta.inc
-      if (typeof inc === 'number' && inc > peer.claim.incarnation) peer.claim = { incarnation: inc, state: MemberState.ALIVE }
+      if (inc > peer.claim.incarnation) peer.claim = { incarnation: inc, state: MemberState.ALIVE }
       return
     }
     if (peer.state !== 'up') return

@@ -310,9 +310,9 @@ export class Peer extends EventEmitter {
       case MessageType.REQUEST:
         return this.onRequests(clientId, msg)
       case MessageType.PING:
-        // The answer carries this peer's own incarnation: a client that read in a list that it
-        // is gone asks it, and believes it (PROTOCOL.md 4.4).
-        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation })])
+        // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a
+        // client that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4).
+        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state })])
       case MessageType.PROBE:
       case MessageType.PROBE_REQ:
       case MessageType.SYNC:

@@ -49,6 +49,22 @@ describe('a list that lies about a live peer', () => {
     expect(net.log.filter((x) => x[0] === B).length).to.be.at.least(5)
   })
 
+  it('a peer that is leaving answers that it is (its PONG says left): the list is right, and it is drained', async () => {
+    // A stopping peer answers PING until its socket closes; before the PONG carried its state,
+    // the client took that for "alive", kept the peer, and never dropped it (1 run in 4).
+    const { clock, net, client } = setup({ discover: true }, [A])
+    net.define(B)
+    client.learn([alive(B, 5)])
+    net.up(A); net.up(B)
+    net.peers.get(B).leaving = true
+    client.learn([{ endpoint: B, incarnation: 5, state: MemberState.LEFT, meta: {} }])
+    await tick(clock, 5)
+    expect(net.peers.get(B).pinged).to.equal(1)
+    expect(client.peers().find((p) => p.endpoint === B).state).to.equal('draining')
+    net.down(B)
+    expect(client.peers().find((p) => p.endpoint === B)).to.equal(undefined) // gone, dropped with its connection
+  })
+
   it('a peer that does not answer the question is drained, as the list said', async () => {
     const { clock, net, client } = setup({ discover: true, membersTimeout: 200 }, [A])
     net.define(B)

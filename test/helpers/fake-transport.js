@@ -76,7 +76,7 @@ export class FakeNetwork {
       queueMicrotask(() => done(null))
       p.pinged = (p.pinged ?? 0) + 1
       if (p.silentToPings) return
-      const pong = encodePong(msg.seq, { mv: 0, inc: p.incarnation ?? 1 })
+      const pong = encodePong(msg.seq, { mv: 0, inc: p.incarnation ?? 1, st: p.leaving ? 3 : 0 })
       this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [pong]) }, p.latency)
       return
     }
