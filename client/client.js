@@ -10,6 +10,7 @@ import { IdTable } from '../protocol/id-table.js'
 import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
 import { Questions } from './questions.js'
+import { Liveness } from './liveness.js'
 import { Router } from './routing.js'
 import { ZonePreference } from './zone.js'
 import { Roster } from './roster.js'
@@ -20,7 +21,7 @@ import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
-import { encodeRequest, encodeCancel, encodePing, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
+import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
 import { MessageType, Status, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits, INCARNATION_HORIZON_MS } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
@@ -37,8 +38,6 @@ const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a
 const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
 const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
 const REDIAL_MIN_MS = 500 //       a peer alive again by the lists is dialled at once, at most this often
-const DOWN_CHECK_MS = 1000 //      a peer reported down is asked itself after this, doubling...
-const DOWN_CHECK_MAX_MS = 8000 //  ...to this, while it stays down and known
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -93,6 +92,15 @@ export class Client extends EventEmitter {
       onRefused: (ep, refusal) => this.onRefused(ep, refusal),
     })
     this.questions = new Questions({ send: (ep, frames, done) => this.transport.send(ep, frames, done), clock: o.clock })
+    this.liveness = new Liveness({
+      table: this.table,
+      questions: this.questions,
+      clock: o.clock,
+      timeout: o.membersTimeout,
+      counts: this.counts,
+      closed: () => this.closing !== null,
+      onUp: (ep, reason) => this.onUp(ep, reason),
+    })
     this.services = new ServiceBook({
       questions: this.questions,
       timeout: o.membersTimeout,
@@ -186,7 +194,7 @@ export class Client extends EventEmitter {
       } else {
         if (!this.seeds.has(m.endpoint)) {
           known.gone = true
-          if (known.state === 'up') this.verifyGone(known, stateName(m.state))
+          if (known.state === 'up') this.liveness.verifyGone(known, stateName(m.state)) // asks the peer itself first
           else if (known.state === 'down') this.removePeer(known)
         }
       }
@@ -207,37 +215,6 @@ export class Client extends EventEmitter {
     this.counts.redials++
     this.transport.disconnect(peer.endpoint)
     this.transport.connect(peer.endpoint)
-  }
-
-  /**
-   * A list shows `peer`, connected and up, dead or left. One list's word does not take a peer
-   * that answers out of rotation: the client asks the peer itself (PING, on its own connection;
-   * its PONG carries its own incarnation, PROTOCOL.md 4.4). One that answers stays, and its own
-   * incarnation is what the client holds from then on; one that does not is drained, as the
-   * list said.
-   */
-  verifyGone (peer, why) {
-    if (peer.verifying) return
-    peer.verifying = true
-    this.questions.ask(peer.endpoint, encodePing, this.options.membersTimeout, (pong) => this.verified(peer, why, pong))
-  }
-
-  verified (peer, why, pong) {
-    peer.verifying = false
-    if (this.table.get(peer.endpoint) !== peer || !peer.gone || this.closing !== null) return // dropped, or listed alive meanwhile
-    // It answered, and says it is not leaving (`st`), with its own incarnation (`inc`): alive,
-    // whatever the list said. A peer that is leaving answers until its socket closes, and says
-    // so; an older peer says neither, and the list is taken at its word, as before.
-    const inc = pong?.meta.inc
-    if (pong !== null && typeof inc === 'number' && pong.meta.st !== MemberState.LEFT) {
-      this.counts.verified++
-      peer.gone = false
-      if (inc > peer.claim.incarnation) peer.claim = { incarnation: inc, state: MemberState.ALIVE }
-      return
-    }
-    if (peer.state !== 'up') return
-    peer.listedGone = true
-    this.table.setState(peer, 'draining', why)
   }
 
   /** The subset is chosen again at the end of this turn (once, however often this is called). */
@@ -344,7 +321,7 @@ export class Client extends EventEmitter {
   }
 
   removePeer (peer) {
-    if (peer.downCheck != null) { this.clock.clearTimeout(peer.downCheck); peer.downCheck = null }
+    this.liveness.stop(peer)
     this.failOver(peer, false)
     this.table.remove(peer)
     this.discovery.forget(peer.endpoint)
@@ -795,28 +772,7 @@ export class Client extends EventEmitter {
     this.table.setState(peer, 'down', reason)
     if (peer.gone) return this.removePeer(peer)
     this.failOver(peer, false)
-    this.checkDown(peer, DOWN_CHECK_MS)
-  }
-
-  /**
-   * ZeroMQ's connection events name the endpoint, not the connection: a late "disconnect" of
-   * an old connection, after the handshake of a new one (a redial, a reconnect after a
-   * freeze), reports a live peer down, and no handshake comes again. So a peer reported down
-   * is asked itself (PING) after `ms`, then less and less often while it stays down; one that
-   * answers is up.
-   */
-  checkDown (peer, ms) {
-    if (peer.downCheck != null) return
-    peer.downCheck = this.clock.setTimeout(() => {
-      peer.downCheck = null
-      if (this.closing !== null || this.table.get(peer.endpoint) !== peer || peer.state !== 'down') return
-      this.questions.ask(peer.endpoint, encodePing, this.options.membersTimeout, (pong) => {
-        if (this.closing !== null || this.table.get(peer.endpoint) !== peer || peer.state !== 'down') return
-        if (pong !== null) return this.onUp(peer.endpoint, 'answered while reported down')
-        this.checkDown(peer, Math.min(DOWN_CHECK_MAX_MS, ms * 2))
-      })
-    }, ms)
-    peer.downCheck.unref?.()
+    this.liveness.checkDown(peer) // a late event of an old connection may have said so
   }
 
   /**
@@ -978,7 +934,7 @@ export class Client extends EventEmitter {
     const err = new ClosedError('zeromesh: the client was closed')
     this.closing = (async () => {
       this.discovery.stop()
-      for (const peer of this.table.entries.values()) if (peer.downCheck != null) { this.clock.clearTimeout(peer.downCheck); peer.downCheck = null }
+      for (const peer of this.table.entries.values()) this.liveness.stop(peer)
       this.questions.stop()
       this.dns?.stop()
       for (const call of this.pending.values()) this.settle(call, err)
