@@ -61,6 +61,22 @@ describe('security: CURVE and the allow-list', function () {
       expect(served).to.equal(0)
       await eventually(() => expect(p.stats().security.refused[reason]).to.be.at.least(1))
     })
+
+    it(`names the address of a client ${name} in its refusal (log and 'refused' event)`, async () => {
+      const lines = []
+      const logger = { info () {}, debug () {}, error () {}, warn: (fields, msg) => lines.push({ ...fields, msg }) }
+      const p = await h.peer({ handlers: echo, ...secured(), logger })
+      const refusals = []
+      p.on('refused', (r) => refusals.push(r))
+      const c = h.client({ seeds: p.endpoint, security, timeout: 4000 })
+      await rejectsWith(c.request('echo', 'secret'), 'ERR_ZEROMESH_HANDSHAKE')
+      await eventually(() => expect(refusals.map((r) => r.reason)).to.include(reason), { timeout: 3000 })
+      const refusal = refusals.find((r) => r.reason === reason)
+      expect(refusal.address).to.equal('127.0.0.1')
+      const line = lines.find((l) => l.reason === reason)
+      expect(line.address).to.equal('127.0.0.1')
+      expect(line.msg).to.include('from 127.0.0.1')
+    })
   }
 
   it('no side doors: FLP pings, member lists and probes from a socket without an allowed key never reach the codec', async () => {

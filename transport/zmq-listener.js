@@ -8,6 +8,7 @@ import { systemClock } from '../protocol/clock.js'
 import { queueLimit } from './settings.js'
 import { serverCurveOptions, requireCurve } from './security.js'
 import * as zap from './zap.js'
+import { RefusalAddresses } from './closed-by-us.js'
 
 const REBIND_ATTEMPTS = 20 // an ephemeral port can be taken between probe and rebind
 const EAGAIN_RETRY_MS = 2 //  pause before re-sending a reply that met a full pipe
@@ -45,6 +46,7 @@ export class ZmqListener {
     this.retryTimer = null
     this.retryBytes = 0
     this.retryBytesOf = new Map() // connection (routing id, latin1) -> bytes it holds in `retry`
+    this.refusalAddresses = null // who a refusal before ZAP came from (closed-by-us.js)
   }
 
   async bind () {
@@ -94,6 +96,10 @@ export class ZmqListener {
         this.socket = s
         this.endpoint = endpoint
         this.loop = this.receiveLoop()
+        if (this.security !== null) {
+          this.refusalAddresses = new RefusalAddresses(() => tcpPort(s), this.clock)
+          await this.refusalAddresses.start()
+        }
         return endpoint
       } catch (err) {
         s?.close()
@@ -136,8 +142,13 @@ export class ZmqListener {
     })
     if (this.security !== null) {
       // Refusals before ZAP is asked: a client with the wrong cluster key, or none. The
-      // event names no client address (a bound socket's events carry its own endpoint).
-      s.events.on('handshake:error:protocol', (e) => this.refused(handshakeReason(e.error?.code)))
+      // event names no client address (a bound socket's events carry its own endpoint): the
+      // kernel's table of connections this side closed does (closed-by-us.js).
+      s.events.on('handshake:error:protocol', (e) => {
+        const reason = handshakeReason(e.error?.code)
+        if (this.refusalAddresses === null) this.refused(reason)
+        else this.refusalAddresses.note((address) => this.refused(reason, null, address))
+      })
     }
     return s
   }
@@ -221,10 +232,17 @@ export class ZmqListener {
     this.retry = []
     this.retryBytes = 0
     this.retryBytesOf.clear()
+    this.refusalAddresses?.close()
     s.close()
     await this.loop?.catch(() => {})
     this.releaseZap()
   }
+}
+
+/** The TCP port `s` is bound to, null for ipc:// and inproc://. */
+function tcpPort (s) {
+  const m = /^tcp:\/\/.*:(\d+)$/.exec(s.lastEndpoint ?? '')
+  return m === null ? null : Number(m[1])
 }
 
 /** What a handshake error on a secured socket means, by its ZMTP code. */
