@@ -256,7 +256,7 @@ export class Peer extends EventEmitter {
     this.membership.start()
     const sec = o.security
     o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds },
-      `peer ${endpoint} serving ${Object.keys(handlers).join(', ')} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
+      `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
     if (sec) o.logger.info({ clusterKey: sec.cluster.publicKey, allowed: sec.allowed.size }, `secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed`)
     else if (sec === false) o.logger.warn({ secured: false }, 'INSECURE: plain traffic on purpose (security: false); anyone who reaches this port can call it and read its replies')
     return endpoint
