@@ -1,6 +1,6 @@
 // The README's quick start runs as written, in a child process.
 import { expect } from 'chai'
-import { readFileSync, writeFileSync, rmSync, mkdtempSync } from 'node:fs'
+import { readFileSync, writeFileSync, rmSync, mkdtempSync, readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { execFile } from 'node:child_process'
 import { tmpdir } from 'node:os'
@@ -39,5 +39,22 @@ describe('README', function () {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+
+  it('reads in a newcomer\'s order (issue 25, item 7), and its Architecture table names every folder of code', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1])
+    expect(headings).to.deep.equal(['Set-up and the demo', 'Quick start', 'Concepts', 'Command line', 'API', 'Services',
+      'Running it as a service', 'Rolling restarts', 'Security', 'Threat model', 'Numbers', 'Status', 'Architecture',
+      'Stability', 'Protocol', 'Packages'])
+    const status = readme.slice(readme.indexOf('## Status'), readme.indexOf('## Architecture'))
+    for (const item of status.split(/\n\n|\n(?=- )/).slice(1)) expect(item.split(/\s+/).length, `Status is a short list, not a paragraph: ${item}`).to.be.below(50)
+    const table = readme.slice(readme.indexOf('## Architecture'), readme.indexOf('## Stability'))
+    const root = new URL('..', import.meta.url)
+    const folders = readdirSync(root, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && !d.name.startsWith('.') && !['node_modules', 'docs', 'deploy', 'types'].includes(d.name))
+      .filter((d) => readdirSync(new URL(`${d.name}/`, root), { recursive: true }).some((f) => String(f).endsWith('.js')))
+      .map((d) => d.name)
+    for (const f of folders) expect(table, `Architecture names ${f}/`).to.include(`\`${f}/\``)
   })
 })
