@@ -1,4 +1,10 @@
-#!/usr/bin/env node
+#!/bin/sh
+':' //; exec env MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-32768}" MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-131072}" node "$0" "$@"
+// ^ Run as a command (npx zeromesh, node_modules/.bin/zeromesh), the line above is sh: it
+// starts node with glibc's allocator told to give memory back (README, "Memory"): buffers of
+// 32 KiB and more mapped on their own and unmapped when freed, free memory at the top of the
+// heap returned past 128 KiB, two arenas. Values already in the environment are kept. Run as
+// `node bin/zeromesh.js`, it is a string and a comment, and those settings are yours to set.
 // The zeromesh command line. Results go to stdout, logs and errors to stderr.
 import path from 'node:path'
 import process from 'node:process'
@@ -6,6 +12,7 @@ import { Peer, Client } from '../index.js'
 import { readKeyFile, keyText, writeKeyPair } from '../transport/keys.js'
 import { VERSION } from '../peer/version.js'
 import { USAGE } from './usage.js'
+import { collectWhenIdle } from '../ops/idle-gc.js'
 import { UsageError, parse, sizeOption, wholeOption, fromEnvironment, httpOption, unknownEnvironment } from './args.js'
 import { invalidArgument } from '../protocol/errors.js'
 
@@ -176,6 +183,12 @@ async function runPeer (args) {
     if (peer.ready) ready()
     else peer.once('joined', ready)
   }
+  // Memory back once a burst is over (ops/idle-gc.js).
+  const janitor = collectWhenIdle({
+    activity: () => peer.counts.received,
+    collect: () => peer.collectGarbage(),
+    onCollect: ({ before, after }) => logger.debug({ rssBefore: before, rssAfter: after }, `idle after a burst: collected, RSS ${mb(before)} -> ${mb(after)} MB`),
+  })
   const sec = peer.options.security
   process.on('SIGHUP', () => {
     if (!sec) { logger.warn({}, 'SIGHUP: not secured, no allow-list to read'); return }
@@ -187,6 +200,7 @@ async function runPeer (args) {
     // exit 1 so a supervisor (pm2, systemd, Kubernetes) starts a fresh process.
     peer.on('unhealthy', () => { peer.stop().then(() => resolve(1), () => resolve(1)) })
   })
+  janitor.stop()
   await opsServer?.close()
   // The process ends once ZeroMQ has sent the last replies (up to the socket's linger), unless
   // something else holds it open: a supervisor's IPC channel (pm2 listens for messages in
@@ -196,6 +210,8 @@ async function runPeer (args) {
   setTimeout(() => process.exit(code), peer.options.stopLinger + 500).unref()
   return code
 }
+
+const mb = (bytes) => Math.round(bytes / 1048576)
 
 const REPEAT_TERM_MS = 1000 // a SIGTERM this soon after the first is the same request again
 

@@ -5,6 +5,7 @@ import { GossipTransport } from './gossip-transport.js'
 import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
+import { collectGarbage } from './collect.js'
 import { OwnService } from './service.js'
 import { WorkerPool } from './worker-pool.js'
 import { loadHandlerModules, loadFailure } from './handler-module.js'
@@ -584,6 +585,16 @@ export class Peer extends EventEmitter {
     this.options.logger.error({ err: err?.message ?? String(err) }, `unhealthy: ${err?.message ?? err}; leaving the cluster`)
     this.tell('unhealthy', err)
     this.stop().catch(() => {})
+  }
+
+  /**
+   * A full collection of the main thread's heap and each handler thread's, to give a burst's
+   * buffers back once the peer is idle (`zeromesh peer` does it, ops/idle-gc.js). Not for the
+   * request path: it pauses the thread for a few milliseconds.
+   */
+  collectGarbage () {
+    collectGarbage()
+    this.pool?.collect()
   }
 
   /** Counters of what this peer received, answered and dropped. */

@@ -104,11 +104,18 @@ export class ClientRequests {
     if (this.previous !== EMPTY) this.previous.delete(id)
   }
 
-  /** The request ran: `reply` (its packed reply, bytes) is what a duplicate gets. */
+  /**
+   * The request ran: `reply` (its packed reply, bytes) is what a duplicate gets. A generation
+   * keeps at most half of `maxBytes` of replies: requests that all arrived before any
+   * finished (a burst of large ones) would otherwise all be kept. A reply past that is not
+   * kept and its id is forgotten, as a rotation under load forgets ids: a duplicate runs again.
+   */
   finish (id, reply) {
-    if (this.current.has(id)) this.current.set(id, this.currentArena.append(reply))
-    else if (this.previous.has(id)) this.previous.set(id, this.previousArena.append(reply))
-    else return
+    const map = this.current.has(id) ? this.current : this.previous.has(id) ? this.previous : null
+    if (map === null) return
+    const arena = map === this.current ? this.currentArena : this.previousArena
+    if (arena.bytes + reply.length > this.owner.maxBytesPerGeneration) { map.delete(id); return }
+    map.set(id, arena.append(reply))
     this.owner.bytes += reply.length
   }
 }

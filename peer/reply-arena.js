@@ -10,10 +10,12 @@ export class ReplyArena {
   constructor () {
     this.chunks = []
     this.offset = CHUNK // in the last chunk; CHUNK: no room, a chunk is needed
+    this.bytes = 0 //      of replies appended
   }
 
   /** Copies `bytes` in; returns the handle read() takes (a number, or a Buffer for large ones). */
   append (bytes) {
+    this.bytes += bytes.length
     if (bytes.length > LARGE) return Buffer.from(bytes)
     if (this.offset + 4 + bytes.length > CHUNK) {
       this.chunks.push(Buffer.allocUnsafeSlow(CHUNK))

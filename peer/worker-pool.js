@@ -337,6 +337,11 @@ export class WorkerPool {
     })
   }
 
+  /** Each thread runs a full collection when it is next free (peer/collect.js). */
+  collect () {
+    for (const t of this.threads) t.worker.postMessage({ type: 'collect' })
+  }
+
   async stop () {
     this.closed = true
     if (this.respawnTimer !== null) this.clock.clearTimeout(this.respawnTimer)

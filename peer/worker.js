@@ -12,6 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import { loadHandlerModules } from './handler-module.js'
 import { packValue } from '../protocol/codec.js'
+import { collectGarbage } from './collect.js'
 
 const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
 const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving average)
@@ -30,6 +31,8 @@ parentPort.on('message', (m) => {
   if (m.type === 'cancel') {
     cancelled.add(m.id)
     if (m.id === runningId) running?.abort(new Error('cancelled by the client'))
+  } else if (m.type === 'collect') {
+    collectGarbage() // the pool asks only when the peer is idle
   } else {
     runBatch(m.endpoint, m.tasks)
   }

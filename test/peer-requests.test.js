@@ -147,6 +147,23 @@ describe('recent requests memory', () => {
     expect(r.size * 100).to.be.at.most(1000 + 100)
   })
 
+  it('holds at most maxBytes of replies when many requests arrive before any finishes (200 of 900 KiB held 180 MB)', async () => {
+    const { RecentRequests } = await import('../peer/recent-requests.js')
+    const r = new RecentRequests({ windowMs: 10000, max: 20000, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
+    const c = r.of('client')
+    for (let i = 0; i < 200; i++) expect(c.begin(i)).to.equal('new') // all arrive in one turn
+    let kept = 0
+    for (let i = 0; i < 200; i++) c.finish(i, Buffer.alloc(900 * 1024, i))
+    for (const arena of [c.currentArena, c.previousArena]) for (const ch of arena.chunks) kept += ch.length
+    for (const m of [c.current, c.previous]) for (const h of m.values()) if (h !== null && typeof h !== 'number') kept += h.length
+    expect(kept).to.be.at.most(16 * 1024 * 1024)
+    const again = r.of('client')
+    for (let i = 0; i < 200; i++) {
+      const seen = again.begin(i)
+      if (seen !== 'new') expect(seen.equals(Buffer.alloc(900 * 1024, i)), `reply ${i}`).to.equal(true) // kept ones exact; the others run again
+    }
+  })
+
   it('forgets connections that were not used for two generations', async () => {
     const { RecentRequests } = await import('../peer/recent-requests.js')
     let t = 0

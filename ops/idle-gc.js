@@ -1,0 +1,43 @@
+// Memory back after a burst. A peer that stops getting requests after a burst of large
+// ones (or after a client that never read its replies hung up) holds the burst's buffers
+// until V8 next collects, and an idle process allocates nothing, so it may never: the RSS
+// stays up for good. `zeromesh peer` runs this: once a second it reads its RSS; when the RSS
+// is more than `slackBytes` above what it was after the last collection and no request came
+// for `idleMs`, it asks for a full collection (of the main thread and the handler threads) (at most once per `minGapMs`). The freed
+// buffers go back to the allocator, which gives them back to the system as the bin's settings
+// tell it (README, "Memory"). A library user's own process is left alone: only the command
+// line starts this.
+/**
+ * @param {object} o
+ * @param {() => number} o.activity  a count that grows with each request (idle while it does not)
+ * @param {() => void} o.collect  a full collection, of every thread that holds buffers
+ * @param {(info: { before: number, after: number }) => void} [o.onCollect]
+ * @param {number} [o.slackBytes]  growth over the post-collection RSS that is worth a collection
+ * @param {number} [o.idleMs]
+ * @param {number} [o.minGapMs]
+ * @param {number} [o.everyMs]
+ * @param {() => number} [o.rss]
+ * @returns {{ stop(): void }}
+ */
+export function collectWhenIdle ({ activity, collect, onCollect = () => {}, slackBytes = 32 * 1024 * 1024, idleMs = 2000, minGapMs = 10000, everyMs = 1000, rss = () => process.memoryUsage.rss() }) {
+  let floor = rss() // the lowest RSS seen: what an idle peer needs
+  let lastActivity = activity()
+  let quietSince = Date.now()
+  let lastCollect = -Infinity
+  let gap = minGapMs // doubles (to 5 min) while collections give back little
+  const timer = setInterval(() => {
+    const now = Date.now()
+    const a = activity()
+    if (a !== lastActivity) { lastActivity = a; quietSince = now; return }
+    const before = rss()
+    if (before < floor) floor = before
+    if (before - floor < slackBytes || now - quietSince < idleMs || now - lastCollect < gap) return
+    lastCollect = now
+    collect()
+    const after = rss()
+    gap = before - after < slackBytes / 4 ? Math.min(gap * 2, 300000) : minGapMs
+    onCollect({ before, after })
+  }, everyMs)
+  timer.unref()
+  return { stop: () => clearInterval(timer) }
+}
