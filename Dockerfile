@@ -8,6 +8,9 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:20.20-bookworm-slim
 ENV NODE_ENV=production
+# glibc's allocator told to give memory back, as bin/zeromesh.js does when run as a command
+# (README, "Memory"): without these a burst of large requests left the peer hundreds of MB up.
+ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=32768 MALLOC_TRIM_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json index.js index.d.ts ./

@@ -3,7 +3,7 @@
 // commandLineBlock() (test/usage.test.js), so the two cannot drift.
 
 const SYNOPSIS = {
-  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] | --insecure]',
+  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] | --insecure]',
   request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
   demo: 'zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]',
@@ -81,6 +81,9 @@ exits 0.
   --threads N        worker threads running the handlers (default: one per core; 0: run them
                      on the main thread, for I/O-bound handlers)
   --max-queue N      requests waiting for a thread before the peer answers busy
+  --max-inflight-bytes SIZE
+                     bytes of requests taken and not answered yet, all clients together,
+                     before new ones are answered busy (default 128m): the memory cap
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
   --meta JSON        metadata gossiped with this peer, shown by "members", e.g. '{"rack":"r7"}'
                      (at most 512 bytes; routing uses --labels, not --meta)

@@ -50,6 +50,8 @@ export interface PeerOptions {
   flpHandler?: (body: Buffer[]) => Array<Buffer | Uint8Array | string> | Buffer | string | Promise<Array<Buffer | Uint8Array | string> | Buffer | string>
   /** Async handlers running at once before new requests are answered busy. Default 1024. */
   maxInflight?: number
+  /** Bytes of requests taken and not answered yet, all connections together, before new ones are answered busy: the memory cap. Default 134217728 (128 MiB). */
+  maxInflightBytes?: number
   /** How long stop() waits for in-flight work. Default 10000. */
   drainTimeout?: number
   /** How long queued replies may take to leave once the socket closes (ZMQ_LINGER). Default 500. */
@@ -269,5 +271,5 @@ export declare class Peer extends EventEmitter {
 export declare const membershipDefaults: Readonly<Required<MembershipOptions>>
 
 export declare const peerDefaults: Readonly<Required<Pick<PeerOptions,
-  'bind' | 'maxInflight' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch'>>>
+  'bind' | 'maxInflight' | 'maxInflightBytes' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch'>>>
 

@@ -23,6 +23,9 @@ const MAX_THREADS = 256
 export const peerDefaults = Object.freeze({
   bind: 'tcp://127.0.0.1:0', //        loopback, ephemeral port: safe to start anywhere
   maxInflight: 1024, //                 async handlers running at once before new work is answered BUSY
+  // Bytes of requests taken and not yet answered, all connections together, before new ones
+  // are answered BUSY: what caps a peer's memory under a burst or an attack (README, Memory).
+  maxInflightBytes: 128 * 1024 * 1024,
   drainTimeout: 10000, //               stop() waits this long for in-flight work, then closes anyway
   stopLinger: 500, //                   once closed, replies already queued may take this long to leave (ZMQ_LINGER)
   // No ZMTP pings of its own: with pings on, libzmq 4.3.5 aborts the process when a connection
@@ -54,6 +57,7 @@ export function resolvePeerOptions (given) {
     },
     flpHandler: fn(flpEcho),
     maxInflight: int(peerDefaults.maxInflight, 1),
+    maxInflightBytes: int(peerDefaults.maxInflightBytes, 1024, 2 ** 53 - 1),
     drainTimeout: int(peerDefaults.drainTimeout, 0),
     stopLinger: int(peerDefaults.stopLinger, 0, 60000),
     heartbeatInterval: int(peerDefaults.heartbeatInterval, 0, 3600000),

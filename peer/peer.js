@@ -45,6 +45,7 @@ export class Peer extends EventEmitter {
     this.state = 'new' // new -> starting -> running -> stopping -> stopped
     this.transport = null
     this.dispatcher = null
+    this.inflightBytes = 0 // bytes of requests taken and not answered yet (maxInflightBytes)
     this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {} }
     this.stopping = null
     this.starting = null
@@ -309,7 +310,7 @@ export class Peer extends EventEmitter {
     }
     switch (msg.type) {
       case MessageType.REQUEST:
-        return this.onRequests(clientId, msg)
+        return this.onRequests(clientId, msg, frame.length)
       case MessageType.PING:
         // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a
         // client that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4).
@@ -338,11 +339,18 @@ export class Peer extends EventEmitter {
     }
   }
 
-  onRequests (clientId, msg) {
+  /**
+   * The requests of one frame of `bytes`. Each holds its share of the frame's bytes until it
+   * is answered; one that would take the peer past `maxInflightBytes` is answered BUSY without
+   * running (the client goes elsewhere), so a burst of large requests, or a client that sends
+   * faster than the peer answers, costs at most that much memory in requests.
+   */
+  onRequests (clientId, msg, bytes) {
     const client = connectionKey(clientId) // once per frame: duplicates memory and the reply outbox
     const now = this.options.clock.now() // once per frame
     const recent = this.recent.of(client, now)
     const { requests, invalid } = msg
+    const share = requests.length === 0 ? 0 : Math.ceil(bytes / requests.length)
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
     // at once when its handler returns synchronously: no added latency at low load.
     if (requests.length + invalid.length === 1 && !this.outboxes.has(client)) this.loneClient = client
@@ -353,14 +361,22 @@ export class Peer extends EventEmitter {
         const seen = recent.begin(req.id)
         if (seen === 'running') { this.counts.duplicates++; continue }
         if (seen !== 'new') { this.counts.duplicates++; this.sendReply(clientId, client, seen); continue }
+        if (this.inflightBytes + share > this.options.maxInflightBytes) {
+          this.dispatcher.counts.busy++
+          recent.forget(req.id)
+          this.answer(clientId, client, [req.id, Status.BUSY, [`peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`, null]])
+          continue
+        }
+        this.inflightBytes += share
         this.dispatcher.run(req, (entry) => {
+          this.inflightBytes -= share
           const packed = this.answer(clientId, client, entry) // first: remembering is off the reply's path
           if (this.latency !== null) this.latency.observe(this.options.clock.now() - now)
           // Refusals are not remembered: a request refused busy or draining may come back.
           // A reply is remembered as its packed bytes, ready to be sent again as they are.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
           else recent.finish(entry[0], packed)
-        }, recent, now)
+        }, recent, now, () => { this.inflightBytes -= share })
       }
     } finally {
       this.loneClient = null
@@ -604,6 +620,7 @@ export class Peer extends EventEmitter {
       drops: { ...this.counts.drops },
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.dispatcher?.inflight ?? 0,
+      inflightBytes: this.inflightBytes,
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
       security: { ...this.securityCounts, refused: { ...this.securityCounts.refused }, secured: this.sealKey !== null, allowed: this.options.security ? this.options.security.allowed.size : 0, handshakeFailures: this.gossip?.counts.handshakeFailures ?? 0 },
       membership: {

@@ -26,5 +26,8 @@ module.exports = {
     // pm2 sends SIGINT, then SIGKILL after kill_timeout: more than the drain timeout.
     kill_timeout: 15000,
     autorestart: true,
+    // pm2 runs the script with node, past its sh header: the allocator settings that header
+    // gives a command (README, "Memory").
+    env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '131072' },
   })),
 }
