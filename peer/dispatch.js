@@ -41,12 +41,12 @@ export class Dispatcher {
    * client connection's ClientRequests, or null) keeps the contexts of running async
    * requests in its `running` table, by request id, so the client can cancel them (an
    * IdTable, not a Map: protocol/id-table.js says why). `now`: the
-   * clock's time when the request arrived, if the caller has it. `cancelled()`, if given, is
-   * called instead of `reply` for a request the client cancelled (it gets no reply).
+   * clock's time when the request arrived, if the caller has it. A request the client
+   * cancelled gets no reply: `reply(null)` says it is over.
    */
-  run (req, reply, scope = null, now = this.clock.now(), cancelled = null) {
+  run (req, reply, scope = null, now = this.clock.now()) {
     this.counts.requests++
-    if (this.debug !== null) { const answer = reply; reply = (entry) => { answer(entry); this.debug(req, entry, now) } }
+    if (this.debug !== null) { const answer = reply; reply = (entry) => { answer(entry); if (entry !== null) this.debug(req, entry, now) } }
     if (this.draining) {
       this.counts.drained++
       return reply([req.id, Status.DRAINING, ['peer is draining', null]])
@@ -82,8 +82,8 @@ export class Dispatcher {
     // The count drops before the reply is made, so the load the reply reports (Peer.replyHead)
     // is the work still running, not counting the request just answered.
     Promise.resolve(out).then(
-      (value) => { this.inflight--; this.counts.ok++; if (!ctx.cancelled) reply([req.id, Status.OK, value]); else cancelled?.() },
-      (err) => { this.inflight--; mc.errors++; if (!ctx.cancelled) reply(this.failure(req.id, err)); else cancelled?.() },
+      (value) => { this.inflight--; this.counts.ok++; reply(ctx.cancelled ? null : [req.id, Status.OK, value]) },
+      (err) => { this.inflight--; mc.errors++; reply(ctx.cancelled ? null : this.failure(req.id, err)) },
     ).finally(() => {
       ctx.done()
       if (scope !== null) scope.running.delete(ctx)

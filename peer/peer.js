@@ -370,13 +370,14 @@ export class Peer extends EventEmitter {
         this.inflightBytes += share
         this.dispatcher.run(req, (entry) => {
           this.inflightBytes -= share
+          if (entry === null) return // cancelled by its client: no reply
           const packed = this.answer(clientId, client, entry) // first: remembering is off the reply's path
           if (this.latency !== null) this.latency.observe(this.options.clock.now() - now)
           // Refusals are not remembered: a request refused busy or draining may come back.
           // A reply is remembered as its packed bytes, ready to be sent again as they are.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
           else recent.finish(entry[0], packed)
-        }, recent, now, () => { this.inflightBytes -= share })
+        }, recent, now)
       }
     } finally {
       this.loneClient = null
