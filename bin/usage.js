@@ -3,7 +3,7 @@
 // commandLineBlock() (test/usage.test.js), so the two cannot drift.
 
 const SYNOPSIS = {
-  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] | --insecure]',
+  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
   request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
   demo: 'zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]',
@@ -100,6 +100,13 @@ security (README, Security): off loopback a peer runs CURVE or refuses to start
                      every peer; env ZEROMESH_CLUSTER_KEY holds the key itself instead
   --allow LIST       client public keys let in: .pub files, directories of .pub files, or
                      keys, comma-separated (env ZEROMESH_ALLOW); SIGHUP reads them again
+  --max-connections N
+                     clients' connections in all (default 4096); past it handshakes are refused
+  --max-connections-per-address N
+                     clients' connections from one address (default 256)
+  --handshakes-per-second N
+                     clients' handshakes a second from one address, twice it at once (default
+                     64); peers holding the cluster key are not capped
   --insecure         run plain (no CURVE) on a non-loopback address, on purpose`,
   members: `${wrapped('members', 'usage: ')}
 

@@ -37,7 +37,8 @@ async function main (argv) {
 }
 
 const env = process.env
-const SECURITY_PEER_FLAGS = { 'cluster-key': { type: 'string' }, allow: { type: 'string' }, insecure: { type: 'boolean' } }
+const SECURITY_PEER_FLAGS = { 'cluster-key': { type: 'string' }, allow: { type: 'string' }, insecure: { type: 'boolean' }, 'max-connections': { type: 'string' }, 'max-connections-per-address': { type: 'string' }, 'handshakes-per-second': { type: 'string' } }
+const CAP_FLAGS = { maxConnections: 'max-connections', maxConnectionsPerAddress: 'max-connections-per-address', handshakesPerSecond: 'handshakes-per-second' }
 const SECURITY_CLIENT_FLAGS = { 'cluster-pub': { type: 'string' }, key: { type: 'string' }, insecure: { type: 'boolean' } }
 
 /** A peer's `security` from --cluster-key, --allow, --insecure (or the environment). */
@@ -50,11 +51,17 @@ function peerSecurity (values, usage) {
     if (values['cluster-key'] !== undefined || values.allow !== undefined) throw new UsageError(`--insecure runs plain: it goes with neither --cluster-key nor --allow\n\n${usage}`)
     return false
   }
+  const caps = {}
+  for (const [key, flag] of Object.entries(CAP_FLAGS)) {
+    if (values[flag] === undefined) continue
+    if (clusterKey === undefined) throw new UsageError(`--${flag} needs --cluster-key: the caps are checked at CURVE handshakes\n\n${usage}`)
+    caps[key] = wholeOption(values[flag], flag, usage)
+  }
   if (clusterKey === undefined) {
     if (allow !== undefined) throw new UsageError(`--allow needs --cluster-key: the allow-list is checked at CURVE handshakes\n\n${usage}`)
     return undefined
   }
-  return { clusterKey, allow }
+  return { clusterKey, allow, ...caps }
 }
 
 /** A client's `security` from --cluster-pub, --key, --insecure (or the environment). */

@@ -17,7 +17,7 @@ const byLabel = (label, record, known = []) => {
 // The values a labelled series can take that are known in advance, so a fresh peer exports
 // each at 0 (dashboards and alerts see a series before its first event).
 const DROP_REASONS = ['client-gone', 'client-not-reading', 'closed', 'handler-error']
-const REFUSAL_REASONS = ['key not allowed', 'not CURVE', 'wrong cluster key']
+const REFUSAL_REASONS = ['key not allowed', 'not CURVE', 'wrong cluster key', 'handshake rate', 'too many connections', 'too many connections from this address']
 
 /**
  * Metrics of `peer`: requests and replies by outcome, latency, in flight, threads and their

@@ -7,7 +7,7 @@
 // states since the last look are the refused ones: one address when they all came from one
 // host, else the few hosts they came from. Best effort: elsewhere than Linux, or when this
 // side closed a working connection at the same moment, the answer is null or a short list.
-import fs from 'node:fs/promises'
+import { connectionsToAsync } from './tcp-table.js'
 
 const CLOSING = new Set(['04', '05', '06', '0B']) // FIN_WAIT1, FIN_WAIT2, TIME_WAIT, CLOSING
 const SETTLE_MS = 20 //      libzmq closes the socket just after it reports the failure
@@ -24,20 +24,11 @@ const MAX_SEEN = 65536 //    bounded memory: a flood's closed connections are fo
 export async function closedSince (port, seen) {
   const hosts = []
   const now = new Set()
-  for (const [file, parse] of [['/proc/net/tcp', ipv4], ['/proc/net/tcp6', ipv6]]) {
-    let text
-    try { text = await fs.readFile(file, 'latin1') } catch { continue }
-    const local = `:${port.toString(16).toUpperCase().padStart(4, '0')} `
-    for (const line of text.split('\n')) {
-      if (!line.includes(local)) continue
-      const [, localAddress, remote, state] = line.trim().split(/\s+/)
-      if (!localAddress?.endsWith(local.trim()) || !CLOSING.has(state)) continue
-      const [hex, remotePort] = remote.split(':')
-      const host = parse(hex)
-      const key = `${host}:${parseInt(remotePort, 16)}`
-      now.add(key)
-      if (!seen.has(key) && !hosts.includes(host)) hosts.push(host)
-    }
+  for (const [state, host, remotePort] of (await connectionsToAsync(port)) ?? []) {
+    if (!CLOSING.has(state)) continue
+    const key = `${host}:${remotePort}`
+    now.add(key)
+    if (!seen.has(key) && !hosts.includes(host)) hosts.push(host)
   }
   seen.clear()
   for (const key of now) { if (seen.size < MAX_SEEN) seen.add(key) }
@@ -95,23 +86,4 @@ export class RefusalAddresses {
     this.timer = null
     this.pending = []
   }
-}
-
-/** "0100007F" (little-endian hex) -> "127.0.0.1" */
-function ipv4 (hex) {
-  return [6, 4, 2, 0].map((i) => parseInt(hex.slice(i, i + 2), 16)).join('.')
-}
-
-/** 32 hex digits, four little-endian 32-bit words -> "::1", "::ffff:127.0.0.1" shown as IPv4 */
-function ipv6 (hex) {
-  const bytes = []
-  for (let w = 0; w < 4; w++) {
-    const word = hex.slice(w * 8, w * 8 + 8)
-    for (const i of [6, 4, 2, 0]) bytes.push(parseInt(word.slice(i, i + 2), 16))
-  }
-  const mapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff
-  if (mapped) return bytes.slice(12).join('.')
-  const groups = []
-  for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] << 8) | bytes[i + 1]).toString(16))
-  return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::').replace(/^:::/, '::')
 }

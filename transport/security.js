@@ -5,6 +5,7 @@
 // peer's own connecting socket presents it as its client key, which is how peers know each
 // other. Clients hold a keypair of their own and the cluster's public key; a peer's ZAP
 // handler (zap.js) lets in the cluster key and the keys on its allow-list, nothing else.
+import { capDefaults } from './connection-caps.js'
 import * as zmq from 'zeromq'
 import { invalidArgument } from '../protocol/errors.js'
 import { isLoopback } from '../protocol/endpoint.js'
@@ -22,7 +23,9 @@ export function requireCurve () {
  * anywhere, on purpose), or { clusterKey, allow }. `clusterKey` is the cluster's secret key
  * (Z85); `allow` the clients' public keys: keys, `.pub` files or directories of them, as an
  * array or one comma-separated string. Resolves to null, false, or
- * { cluster: { publicKey, secretKey }, allowItems, allowed: Set }.
+ * { cluster: { publicKey, secretKey }, allowItems, allowed: Set, caps }. `maxConnections`,
+ * `maxConnectionsPerAddress` and `handshakesPerSecond` cap clients' handshakes
+ * (connection-caps.js).
  */
 export function resolvePeerSecurity (v) {
   if (v === undefined || v === null) return null
@@ -30,13 +33,20 @@ export function resolvePeerSecurity (v) {
   if (typeof v !== 'object' || Array.isArray(v)) {
     throw invalidArgument('security must be false (plain on purpose) or { clusterKey, allow }, as the README\'s Security section shows')
   }
+  const known = ['clusterKey', 'allow', ...Object.keys(capDefaults)]
   for (const k of Object.keys(v)) {
-    if (k !== 'clusterKey' && k !== 'allow') throw invalidArgument(`unknown security key "${k}"; known keys: clusterKey, allow`)
+    if (!known.includes(k)) throw invalidArgument(`unknown security key "${k}"; known keys: ${known.join(', ')}`)
   }
   if (v.clusterKey === undefined) throw invalidArgument('security.clusterKey is required: the cluster\'s secret key (Z85), as "zeromesh keygen" writes to PREFIX.key')
   const secretKey = keyText(v.clusterKey, 'secret', 'security.clusterKey')
   const allowItems = allowList(v.allow)
-  return { cluster: { publicKey: publicKeyOf(secretKey), secretKey }, allowItems, allowed: readPublicKeys(allowItems) }
+  const caps = {}
+  for (const k of Object.keys(capDefaults)) {
+    const n = v[k] ?? capDefaults[k]
+    if (!Number.isInteger(n) || n < 1 || n > 2 ** 31 - 1) throw invalidArgument(`security.${k} must be a whole number from 1, got ${JSON.stringify(v[k])}`)
+    caps[k] = n
+  }
+  return { cluster: { publicKey: publicKeyOf(secretKey), secretKey }, allowItems, allowed: readPublicKeys(allowItems), caps }
 }
 
 function allowList (v) {

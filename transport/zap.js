@@ -17,8 +17,9 @@ let closedAt = -Infinity // when the last handler closed: its inproc name frees 
 
 /**
  * Registers a policy and returns its domain, to be set as the socket's `zapDomain`. `policy`
- * is { allows(key) -> boolean, decided(allowed, key, address) }, asked with the client's
- * public key in Z85; `decided` hears every answer. Call `release(domain)` when the socket
+ * is { allows(key, address) -> true | false | reason, decided(allowed, key, address, reason) },
+ * asked with the client's public key in Z85 and its IP address; `decided` hears every answer
+ * (reason: 'not CURVE', 'key not allowed', or the reason `allows` gave). Call `release(domain)` when the socket
  * closes; the handler closes with the last domain.
  */
 export async function register (policy) {
@@ -89,14 +90,17 @@ class ZapHandler {
     const policy = this.domains.get(domain.toString())
     if (policy === undefined) return reply('400', 'unknown domain')
     if (mechanism.toString() !== 'CURVE' || key === undefined || key.length !== 32) {
-      policy.decided(false, null, address.toString())
+      policy.decided(false, null, address.toString(), 'not CURVE')
       return reply('400', 'CURVE only')
     }
     const text = z85Encode(key)
-    let allowed = false
-    try { allowed = policy.allows(text) === true } catch { allowed = false }
-    policy.decided(allowed, text, address.toString())
-    return allowed ? reply('200', 'OK', text) : reply('400', 'key not allowed')
+    const from = address.toString()
+    let verdict
+    try { verdict = policy.allows(text, from) } catch { verdict = false }
+    const allowed = verdict === true
+    const why = allowed ? null : typeof verdict === 'string' ? verdict : 'key not allowed'
+    policy.decided(allowed, text, from, why)
+    return allowed ? reply('200', 'OK', text) : reply('400', why)
   }
 
   close () {

@@ -9,7 +9,9 @@ import { queueLimit } from './settings.js'
 import { serverCurveOptions, requireCurve } from './security.js'
 import * as zap from './zap.js'
 import { RefusalAddresses } from './closed-by-us.js'
+import { ConnectionCaps } from './connection-caps.js'
 
+const HANDSHAKE_MS = 2000 // a connection that has not finished its handshake by then is closed
 const REBIND_ATTEMPTS = 20 // an ephemeral port can be taken between probe and rebind
 const EAGAIN_RETRY_MS = 2 //  pause before re-sending a reply that met a full pipe
 const EAGAIN_GIVE_UP_MS = 2000 // after this a reply to a client that never drains is dropped
@@ -54,9 +56,16 @@ export class ZmqListener {
     if (this.security !== null) {
       requireCurve()
       // The ZAP handler answers before the first handshake can come.
+      // Past the key, the caps (connection-caps.js): holders of the cluster key are peers and
+      // are not capped.
+      this.caps = new ConnectionCaps({ ...this.security.caps, port: () => this.socket === null ? null : tcpPort(this.socket), clock: this.clock })
       this.zapDomain = await zap.register({
-        allows: (key) => key === this.security.cluster.publicKey || this.allowed.has(key),
-        decided: (allowed, key, address) => { if (!allowed) this.refused(key === null ? 'not CURVE' : 'key not allowed', key, address) },
+        allows: (key, address) => {
+          if (key === this.security.cluster.publicKey) return true
+          if (!this.allowed.has(key)) return false
+          return this.caps.admit(address) ?? true
+        },
+        decided: (allowed, key, address, reason) => { if (!allowed) this.refused(reason, key, address) },
       })
     }
     try {
@@ -132,7 +141,7 @@ export class ZmqListener {
       heartbeatInterval: this.o.heartbeatInterval,
       heartbeatTimeout: this.o.heartbeatTimeout,
       heartbeatTimeToLive: this.o.heartbeatTimeout,
-      handshakeInterval: 5000, // a connection that never completes its handshake is dropped
+      handshakeInterval: HANDSHAKE_MS, // a connection that never completes its handshake is dropped
       // Each connection's queues hold a bounded number of bytes (socket-settings.js): a client
       // that sends faster than this peer reads is slowed by TCP, one that never reads gets
       // its replies dropped and counted.
