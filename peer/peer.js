@@ -6,6 +6,7 @@ import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
 import { collectGarbage } from './collect.js'
+import { watchAllowList } from '../transport/allow-list-watch.js'
 import { OwnService } from './service.js'
 import { WorkerPool } from './worker-pool.js'
 import { loadHandlerModules, loadFailure } from './handler-module.js'
@@ -260,6 +261,9 @@ export class Peer extends EventEmitter {
     o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds },
       `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
     if (sec) o.logger.info({ clusterKey: sec.cluster.publicKey, allowed: sec.allowed.size }, `secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed`)
+    // The allow-list's files changed (a Kubernetes Secret or ConfigMap update sends no signal):
+    // read again, as on SIGHUP.
+    if (sec && sec.allowItems.length > 0) this.allowWatch = watchAllowList(sec.allowItems, o.clock, () => { this.reloadAllowList().catch(() => {}) })
     else if (sec === false) o.logger.warn({ secured: false }, 'INSECURE: plain traffic on purpose (security: false); anyone who reaches this port can call it and read its replies')
     return endpoint
   }
@@ -673,6 +677,7 @@ export class Peer extends EventEmitter {
   async stopNow () {
     await this.starting?.catch(() => {})
     this.state = 'stopping'
+    this.allowWatch?.stop()
     const { clock, drainTimeout, logger } = this.options
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
     this.dns?.stop()

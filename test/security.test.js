@@ -137,6 +137,23 @@ describe('security: CURVE and the allow-list', function () {
     expect(p.stats().security.allowed).to.equal(2)
   })
 
+  it('a change to the allow-list\'s files is picked up without a signal or a call: a key added gets in, a key removed is refused at its next handshake', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zeromesh-allow-'))
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }))
+    fs.writeFileSync(path.join(dir, 'alice.pub'), alice.publicKey + '\n')
+    const p = await h.peer({ handlers: echo, security: { clusterKey: cluster.secretKey, allow: [dir] } })
+    const asMallory = { clusterPublicKey: cluster.publicKey, secretKey: mallory.secretKey }
+    await rejectsWith(h.client({ seeds: p.endpoint, security: asMallory, timeout: 3000 }).request('echo', 1), 'ERR_ZEROMESH_HANDSHAKE')
+    const t0 = Date.now()
+    fs.writeFileSync(path.join(dir, 'mallory.pub'), mallory.publicKey + '\n') // no SIGHUP, no reloadAllowList()
+    await eventually(() => expect(p.stats().security.allowed).to.equal(2), { timeout: 3000 })
+    expect(Date.now() - t0).to.be.below(2500)
+    expect(await h.client({ seeds: p.endpoint, security: asMallory, timeout: 3000 }).request('echo', 2)).to.equal(2)
+    fs.rmSync(path.join(dir, 'alice.pub'))
+    await eventually(() => expect(p.stats().security.allowed).to.equal(1), { timeout: 3000 })
+    await rejectsWith(h.client({ seeds: p.endpoint, security: asAlice, timeout: 3000 }).request('echo', 3), 'ERR_ZEROMESH_HANDSHAKE')
+  })
+
   it('a peer without the cluster key cannot join, and the impostor scenario (announce + forged left) gets 0 requests', async () => {
     const a = await h.peer({ handlers: { whoami: (_, ctx) => ctx.endpoint }, ...secured() })
     const b = await h.peer({ handlers: { whoami: (_, ctx) => ctx.endpoint }, seeds: [a.endpoint], ...secured() })
