@@ -10,6 +10,7 @@ import { IdTable } from '../protocol/id-table.js'
 import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
 import { Questions } from './questions.js'
+import { KeyProver } from './key-prover.js'
 import { Liveness } from './liveness.js'
 import { Router } from './routing.js'
 import { ZonePreference } from './zone.js'
@@ -74,6 +75,7 @@ export class Client extends EventEmitter {
       offLoopback: 0, // endpoints off loopback a plain client was given (lists, DNS) and never dialled
       beyondHorizon: 0, // list claims refused: an incarnation more than 24 h ahead of the wall clock
       verified: 0, //    peers a list showed gone that answered the client themselves, and stayed in rotation
+      proofs: 0, //      key proofs sent (a secured client, on each new connection: client/key-prover.js)
     }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
@@ -92,6 +94,7 @@ export class Client extends EventEmitter {
       onRefused: (ep, refusal) => this.onRefused(ep, refusal),
     })
     this.questions = new Questions({ send: (ep, frames, done) => this.transport.send(ep, frames, done), clock: o.clock })
+    this.prover = o.security ? new KeyProver({ credentials: o.security, questions: this.questions, send: (ep, frames, done) => this.transport.send(ep, frames, done), timeout: o.membersTimeout, counts: this.counts }) : null
     this.liveness = new Liveness({
       table: this.table,
       questions: this.questions,
@@ -711,7 +714,10 @@ export class Client extends EventEmitter {
     peer.handshakeFailures = 0
     peer.listedGone = false
     peer.failures = 0
-    if (reason === null) this.services.ask(endpoint) // a (re)connection: it may serve something else now
+    if (reason === null) {
+      this.services.ask(endpoint) // a (re)connection: it may serve something else now
+      this.prover?.prove(endpoint) // ...and does not know this client's key yet
+    }
     this.table.setState(peer, 'up', reason)
     if (this.options.discover) this.discovery.peerUp(endpoint)
     this.routesChanged()

@@ -7,6 +7,7 @@ import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
 import { collectGarbage } from './collect.js'
 import { watchAllowList } from '../transport/allow-list-watch.js'
+import { KeyProofs } from './key-proofs.js'
 import { OwnService } from './service.js'
 import { WorkerPool } from './worker-pool.js'
 import { loadHandlerModules, loadFailure } from './handler-module.js'
@@ -21,7 +22,7 @@ import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
 import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
 import { sealKey, seal, unseal } from '../protocol/seal.js'
 import { peerCredentials, clusterSecretBytes } from '../transport/security.js'
-import { readPublicKeys } from '../transport/keys.js'
+import { readPublicKeys, z85Decode, z85Encode } from '../transport/keys.js'
 import { dnsSeedsOf } from '../transport/dns-seeds.js'
 import { isLoopback } from '../protocol/endpoint.js'
 import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
@@ -59,6 +60,11 @@ export class Peer extends EventEmitter {
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
     const sec = this.options.security
     this.sealKey = sec ? sealKey(clusterSecretBytes(sec)) : null // membership requests need it when secured
+    // Which key each client connection holds, as the clients prove it: revoking a key cuts
+    // its connections (key-proofs.js).
+    this.keyProofs = sec
+      ? new KeyProofs({ cluster: { secret: clusterSecretBytes(sec), publicKey: z85Decode(sec.cluster.publicKey) }, keyText: z85Encode, allowed: () => sec.allowed, clock: this.options.clock })
+      : null
     this.securityCounts = { refused: {}, unsealed: 0, badSeals: 0, reloads: 0 }
     this.refusalReports = new Map() // "reason|address" -> { at, since } of the last report
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
@@ -301,6 +307,8 @@ export class Peer extends EventEmitter {
   }
 
   onZeromesh (clientId, frame) {
+    // A connection whose key was revoked gets no more answers (key-proofs.js).
+    if (this.keyProofs !== null && this.keyProofs.cut.size > 0 && this.keyProofs.cut.has(connectionKey(clientId))) { this.keyProofs.counts.cutFrames++; return }
     let msg
     try {
       msg = decode(frame, this.options)
@@ -318,7 +326,12 @@ export class Peer extends EventEmitter {
       case MessageType.PING:
         // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a
         // client that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4).
-        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state })])
+        // A secured peer adds a challenge for this connection: the client proves its key with
+        // it (KEY_PROOF, PROTOCOL.md 4.9).
+        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state, ...(this.keyProofs === null ? {} : { ch: this.keyProofs.challenge(connectionKey(clientId)) }) })])
+      case MessageType.KEY_PROOF:
+        if (this.keyProofs !== null) this.keyProofs.prove(connectionKey(clientId), msg.key, msg.mac)
+        return
       case MessageType.PROBE:
       case MessageType.PROBE_REQ:
       case MessageType.SYNC:
@@ -355,6 +368,7 @@ export class Peer extends EventEmitter {
     const recent = this.recent.of(client, now)
     const { requests, invalid } = msg
     const share = requests.length === 0 ? 0 : Math.ceil(bytes / requests.length)
+    if (this.keyProofs !== null) this.keyProofs.asked(client, now)
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
     // at once when its handler returns synchronously: no added latency at low load.
     if (requests.length + invalid.length === 1 && !this.outboxes.has(client)) this.loneClient = client
@@ -472,6 +486,14 @@ export class Peer extends EventEmitter {
     sec.allowed = keys
     this.transport?.setAllowed?.(keys)
     this.securityCounts.reloads++
+    // Connections that proved a key no longer allowed get no more answers from now; if any
+    // connection that proved nothing asked for work lately, it may hold such a key, and only
+    // closing every connection reaches it (clients reconnect, prove, and carry on).
+    if (this.keyProofs?.revoke(keys, this.options.clock.now()) && this.transport?.rebind) {
+      this.options.logger.warn({ unproven: this.keyProofs.unproven.size }, `a key was revoked while ${this.keyProofs.unproven.size} connection(s) that never proved their key were about: closing every connection`)
+      this.keyProofs.reset()
+      await this.transport.rebind()
+    }
     this.options.logger.info({ allowed: keys.size }, `allow-list read again, ${keys.size} client key${keys.size === 1 ? '' : 's'} allowed`)
     return { keys: keys.size }
   }
@@ -627,7 +649,7 @@ export class Peer extends EventEmitter {
       inflight: this.dispatcher?.inflight ?? 0,
       inflightBytes: this.inflightBytes,
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
-      security: { ...this.securityCounts, refused: { ...this.securityCounts.refused }, secured: this.sealKey !== null, allowed: this.options.security ? this.options.security.allowed.size : 0, handshakeFailures: this.gossip?.counts.handshakeFailures ?? 0 },
+      security: { ...this.securityCounts, refused: { ...this.securityCounts.refused }, secured: this.sealKey !== null, allowed: this.options.security ? this.options.security.allowed.size : 0, handshakeFailures: this.gossip?.counts.handshakeFailures ?? 0, keys: this.keyProofs === null ? null : { ...this.keyProofs.counts, proven: this.keyProofs.proven.size, cut: this.keyProofs.cut.size } },
       membership: {
         ...(this.membership?.counts ?? {}),
         refused: { ...(this.membership?.counts.refused ?? {}), endpoints: this.gossip?.counts.refusedEndpoints ?? 0 },

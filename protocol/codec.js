@@ -185,6 +185,11 @@ export function encodePong (seq, meta) {
   return frame(MessageType.PONG, [seq, meta])
 }
 
+/** A KEY_PROOF frame: a client's public key (32 bytes) and its proof (32 bytes) (PROTOCOL.md 4.9). */
+export function encodeKeyProof (key, mac) {
+  return frame(MessageType.KEY_PROOF, [key, mac])
+}
+
 const gossipTypes = {
   probe: MessageType.PROBE,
   ack: MessageType.ACK,
@@ -304,6 +309,7 @@ export function decode (buf, limits = Limits) {
     case MessageType.CANCEL: return decodeCancel(body, version, limits.maxBatch ?? Limits.maxBatch)
     case MessageType.SEALED: return decodeSealed(body, version)
     case MessageType.SERVICE_GET: return decodeServiceGet(body, version)
+    case MessageType.KEY_PROOF: return decodeKeyProof(body, version)
     case MessageType.SERVICE: return decodeService(body, version, limits)
     default: return decodeGossip(type, body, version, limits)
   }
@@ -464,6 +470,12 @@ function decodeReply (body, version, maxBatch, maxDepth) {
 function decodePing (body, version) {
   if (!Array.isArray(body) || !isUint(body[0])) throw fail('a ping must be [seq]')
   return { type: MessageType.PING, version, seq: body[0] }
+}
+
+function decodeKeyProof (body, version) {
+  const bytes32 = (x) => x instanceof Uint8Array && x.length === 32
+  if (!Array.isArray(body) || body.length < 2 || !bytes32(body[0]) || !bytes32(body[1])) throw fail('a key proof must be [key (32 bytes), mac (32 bytes)]')
+  return { type: MessageType.KEY_PROOF, version, key: Buffer.from(body[0]), mac: Buffer.from(body[1]) }
 }
 
 function decodePong (body, version) {

@@ -30,6 +30,7 @@ export const MessageType = Object.freeze({
   SEALED: 14, //     peer -> peer in a secured cluster: a membership request and its tag (cluster key)
   SERVICE_GET: 15, // client -> peer: what do you serve?
   SERVICE: 16, //     answer to SERVICE_GET: the peer's own service descriptor
+  KEY_PROOF: 17, //   client -> secured peer: proof that this connection holds a client key
 })
 
 /** Member states in membership claims. Append only. */

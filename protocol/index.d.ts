@@ -70,7 +70,7 @@ export declare const HEADER_SIZE: 5
 export declare const PROTOCOL_VERSION: number
 export declare const PROTOCOL_VERSION_MIN: number
 export declare const PROTOCOL_VERSION_MAX: number
-export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14 }>
+export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17 }>
 export declare const MemberState: Readonly<{ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 }>
 export declare const memberStateNames: readonly ['alive', 'suspect', 'dead', 'left']
 /** Whether claim b about a member outranks claim a: higher incarnation, then alive < suspect < dead < left. */
@@ -112,6 +112,11 @@ export declare function encodeError(code: number, message: string): Buffer
 export declare function encodeGossip(seq: number, msg: GossipMessage): Buffer
 export declare function encodeMembersGet(seq: number): Buffer
 export declare function encodeCancel(ids: number[]): Buffer
+/** KEY_PROOF (PROTOCOL.md 4.9): a client's raw 32-byte public key and its 32-byte proof. */
+export declare function encodeKeyProof(key: Uint8Array, mac: Uint8Array): Buffer
+/** The proof of a key for challenge `ch`: HMAC-SHA256 keyed with X25519(own secret, other public). Raw 32-byte keys. */
+export declare function keyProof(own: { secret: Uint8Array, publicKey: Uint8Array }, otherPublic: Uint8Array, ch: Uint8Array): Buffer
+export declare function checkKeyProof(own: { secret: Uint8Array, publicKey: Uint8Array }, clientPublic: Uint8Array, ch: Uint8Array, mac: Uint8Array): boolean
 export declare function encodeMembers(seq: number, digest: number, members: Claim[]): Buffer
 export declare function decode(frame: Uint8Array, limits?: Partial<{ maxMessageSize: number, maxDepth: number, maxBatch: number, maxMethodLength: number }>): Decoded
 export declare function hasSignature(frame: Uint8Array): boolean

@@ -44,7 +44,7 @@ describe('package surface', () => {
 
   it('message types, statuses and error codes keep their numbers (append only)', () => {
     expect(protocol.MessageType).to.deep.equal({
-      REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16,
+      REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17,
     })
     expect(protocol.MemberState).to.deep.equal({ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 })
     expect(protocol.Status).to.deep.equal({ OK: 0, UNKNOWN_METHOD: 1, REMOTE: 2, BUSY: 3, DRAINING: 4, INVALID_REQUEST: 5 })

@@ -76,6 +76,24 @@ export class ZmqListener {
     }
   }
 
+  /**
+   * Closes every connection this socket accepted, and takes new ones at once on the same
+   * endpoint: libzmq closes a listener's connections when it unbinds, and offers no way to
+   * close one alone. Replies held for them are dropped. Clients reconnect within their
+   * reconnect interval (100 ms) and go through ZAP again.
+   */
+  async rebind () {
+    const s = this.socket
+    if (s === null) return
+    const bound = s.lastEndpoint
+    await s.unbind(bound)
+    for (let i = 0; i < this.retry.length; i++) this.o.onDrop('closed')
+    this.retry = []
+    this.retryBytes = 0
+    this.retryBytesOf.clear()
+    await bindSoon(s, bound, true, this.clock)
+  }
+
   /** The clients' keys the ZAP handler lets in from now on (the cluster's key always). */
   setAllowed (keys) {
     this.allowed = keys
