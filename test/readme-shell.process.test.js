@@ -55,7 +55,7 @@ function expectBothRan ({ code, stdout, stderr, ports, stillListening }, request
   const endpoints = ports.map((p) => `tcp://127.0.0.1:${p}`)
   for (const e of endpoints) expect(lines).to.include(e) // each peer printed its endpoint
   const answers = lines.filter((l) => l.startsWith('{'))
-  expect(answers).to.have.length(requests)
+  expect(answers, stdout).to.have.length(requests)
   for (const a of answers) expect(endpoints).to.include(JSON.parse(a).endpoint)
   const exits = stderr.split('\n').filter((l) => l.includes('"msg":"stopped"'))
   expect(exits, stderr).to.have.length(2) // both peers drained and stopped on the snippet's kill
