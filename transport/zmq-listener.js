@@ -78,20 +78,35 @@ export class ZmqListener {
 
   /**
    * Closes every connection this socket accepted, and takes new ones at once on the same
-   * endpoint: libzmq closes a listener's connections when it unbinds, and offers no way to
-   * close one alone. Replies held for them are dropped. Clients reconnect within their
-   * reconnect interval (100 ms) and go through ZAP again.
+   * endpoint: libzmq offers no way to close one connection alone, so the socket is closed
+   * and a new one, with the same routing id and settings, binds the same endpoint. (Not
+   * zmq_unbind: libzmq 4.3.5 asserted in pipe.cpp when a listener was unbound with live
+   * connections, and the process aborted.) Replies held for the old connections are dropped;
+   * clients reconnect within their reconnect interval (100 ms) and go through ZAP again.
    */
   async rebind () {
-    const s = this.socket
-    if (s === null) return
-    const bound = s.lastEndpoint
-    await s.unbind(bound)
+    const old = this.socket
+    if (old === null) return
+    const bound = old.lastEndpoint
     for (let i = 0; i < this.retry.length; i++) this.o.onDrop('closed')
     this.retry = []
     this.retryBytes = 0
     this.retryBytesOf.clear()
-    await bindSoon(s, bound, true, this.clock)
+    const s = this.createSocket(this.endpoint)
+    this.socket = s // the old loop ends: it runs while this.socket is its socket
+    old.close()
+    await this.loop?.catch(() => {})
+    // The old socket's port is let go by ZeroMQ's I/O thread a moment after close.
+    for (let pause = 5, waited = 0; ; waited += pause, pause = Math.min(pause * 2, 100)) {
+      try {
+        await s.bind(bound)
+        break
+      } catch (err) {
+        if (err.code !== 'EADDRINUSE' || waited > 3000) { this.socket = null; s.close(); throw err }
+        await new Promise((resolve) => this.clock.setTimeout(resolve, pause))
+      }
+    }
+    this.loop = this.receiveLoop()
   }
 
   /** The clients' keys the ZAP handler lets in from now on (the cluster's key always). */
