@@ -54,7 +54,8 @@ function expectBothRan ({ code, stdout, stderr, ports, stillListening }, request
   const lines = stdout.trim().split('\n')
   const endpoints = ports.map((p) => `tcp://127.0.0.1:${p}`)
   for (const e of endpoints) expect(lines).to.include(e) // each peer printed its endpoint
-  const answers = lines.filter((l) => l.startsWith('{'))
+  // JSON answers; not a Z85 key from keygen, which can start with "{" too (1 key in 85)
+  const answers = lines.filter((l) => { try { return JSON.parse(l)?.endpoint !== undefined } catch { return false } })
   expect(answers, stdout).to.have.length(requests)
   for (const a of answers) expect(endpoints).to.include(JSON.parse(a).endpoint)
   const exits = stderr.split('\n').filter((l) => l.includes('"msg":"stopped"'))
