@@ -14,7 +14,7 @@ import { VERSION } from '../peer/version.js'
 import { USAGE } from './usage.js'
 import { collectWhenIdle } from '../ops/idle-gc.js'
 import { UsageError, parse, sizeOption, wholeOption, fromEnvironment, httpOption, unknownEnvironment } from './args.js'
-import { invalidArgument } from '../protocol/errors.js'
+import { InvalidArgumentError, invalidArgument } from '../protocol/errors.js'
 
 async function main (argv) {
   const [command, ...rest] = argv
@@ -356,7 +356,7 @@ async function runMembers (args) {
         members = await client.members(from)
         break
       } catch (err) {
-        if (i === client.options.seeds.length - 1 || err.code === 'ERR_ZEROMESH_INVALID_ARGUMENT') throw err
+        if (i === client.options.seeds.length - 1 || err.code === InvalidArgumentError.code) throw err
       }
     }
     // What each live member serves, asked of the member itself (the list carries only digests).
@@ -394,7 +394,7 @@ main(process.argv.slice(2)).then((code) => {
     process.exitCode = 2
   } else if (typeof err?.code === 'string') {
     process.stderr.write(`${err.code}: ${String(err.message).replace(/^zeromesh: /, '')}${err.remoteCode ? ` (remote code ${err.remoteCode})` : ''}\n`)
-    process.exitCode = err.code === 'ERR_ZEROMESH_INVALID_ARGUMENT' ? 2 : 1
+    process.exitCode = err.code === InvalidArgumentError.code ? 2 : 1
   } else {
     process.stderr.write(`zeromesh: ${err?.stack ?? err}\n`)
     process.exitCode = 1

@@ -3,6 +3,7 @@
 // Knows nothing of sockets: it is handed a `reply(entry)` callback per request.
 import { Status } from '../protocol/constants.js'
 import { IdTable } from '../protocol/id-table.js'
+import { DrainingError } from '../protocol/errors.js'
 
 const RUNNING_CAPACITY = 64 // buckets of a connection's table of running requests, to start with
 
@@ -123,7 +124,7 @@ export class Dispatcher {
     const message = err instanceof Error ? err.message : String(err)
     const code = typeof err?.code === 'string' ? err.code : null
     // Work the peer never started because it is stopping: the client may go elsewhere.
-    if (code === 'ERR_ZEROMESH_DRAINING' && this.draining) { this.counts.drained++; return [id, Status.DRAINING, [message, null]] }
+    if (code === DrainingError.code && this.draining) { this.counts.drained++; return [id, Status.DRAINING, [message, null]] }
     this.counts.errors++
     return [id, Status.REMOTE, [message, code]]
   }

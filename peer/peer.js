@@ -19,7 +19,7 @@ import {
 } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
-import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
+import { ClosedError, ProtocolError, RemoteCode, invalidArgument } from '../protocol/errors.js'
 import { sealKey, seal, unseal } from '../protocol/seal.js'
 import { peerCredentials, clusterSecretBytes } from '../transport/security.js'
 import { readPublicKeys, z85Decode, z85Encode } from '../transport/keys.js'
@@ -532,13 +532,13 @@ export class Peer extends EventEmitter {
     try {
       packed = packEntryWithRoom(entry, room)
     } catch (err) {
-      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']], room)
+      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, RemoteCode.ENCODE]], room)
     }
     const max = this.options.maxMessageSize
     const size = packed.length - room
     const fits = max - FRAME_OVERHEAD - META_ROOM // a reply frame's header, meta and list take the rest
     if (size > fits) {
-      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`reply of ${size} bytes is larger than the ${fits} bytes a reply may take (maxMessageSize ${max} less ${max - fits} bytes of frame)`, 'ERR_ZEROMESH_TOO_LARGE']], room)
+      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`reply of ${size} bytes is larger than the ${fits} bytes a reply may take (maxMessageSize ${max} less ${max - fits} bytes of frame)`, RemoteCode.TOO_LARGE]], room)
     }
     return packed
   }

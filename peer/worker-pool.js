@@ -14,6 +14,7 @@
 // is tried again with backoff, and when the pool has had no thread for a while, `onEmpty`
 // tells the peer, which leaves the cluster rather than gossip alive and answer busy for
 // ever. The peer process never dies from a handler.
+import { ZeromeshError, ClosedError, DrainingError, RemoteCode } from '../protocol/errors.js'
 import { Worker } from 'node:worker_threads'
 import { fileURLToPath } from 'node:url'
 import { systemClock, timerDelay } from '../protocol/clock.js'
@@ -30,12 +31,8 @@ const NOT_BEGUN_RECHECK_MS = 5 // a thread past a deadline that has not begun it
 
 const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url))
 
-export class WorkerError extends Error {
-  constructor (message, code) {
-    super(message)
-    this.code = code
-  }
-}
+/** How a task failed outside its handler: a ZeromeshError with the code its answer carries. */
+const failed = (message, code) => new ZeromeshError(message, { code })
 
 export class WorkerPool {
   /**
@@ -120,7 +117,7 @@ export class WorkerPool {
    * bounds the wait in the queue and the run.
    */
   run (method, args, ctx) {
-    if (this.closed) return Promise.reject(new WorkerError('peer is stopping', 'ERR_ZEROMESH_CLOSED'))
+    if (this.closed) return Promise.reject(failed('peer is stopping', ClosedError.code))
     return new Promise((resolve, reject) => {
       this.queue.push(new Task(this, this.nextId++, method, args, ctx, resolve, reject))
       // Handed off once the code that queued it is done (a frame's requests come in one go),
@@ -148,7 +145,7 @@ export class WorkerPool {
         if (task.ctx.remaining() <= 0 || task.ctx.cancelled) {
           // Its client gave up while it waited: never run it.
           this.counts.expired++
-          this.settle(task, new WorkerError('deadline passed while queued', 'ERR_ZEROMESH_EXPIRED'), true)
+          this.settle(task, failed('deadline passed while queued', RemoteCode.EXPIRED), true)
           continue
         }
         // A suspect (see recycle) goes alone: if it kills its thread again, it alone fails.
@@ -194,8 +191,8 @@ export class WorkerPool {
       if (task === undefined || task.id !== id) continue // abandoned or replaced meanwhile
       t.done++
       if (kind === 0) this.settle(task, null, false, new Packed(Buffer.from(bytes, value, code)))
-      else if (kind === 1) this.settle(task, new WorkerError(value, code), false)
-      else { this.counts.expired++; this.settle(task, new WorkerError(value, code), true) }
+      else if (kind === 1) this.settle(task, failed(value, code), false)
+      else { this.counts.expired++; this.settle(task, failed(value, code), true) }
     }
     if (t.done < t.tasks.length) { this.watch(t); return }
     // Time in the thread, not since the hand-off: a busy main thread must not make short
@@ -253,7 +250,7 @@ export class WorkerPool {
     }
     this.counts.abandoned++
     this.recycle(t, at, (task) => {
-      this.settle(task, new WorkerError('deadline passed while running', 'ERR_ZEROMESH_EXPIRED'), true) // the client has its own timeout error: no reply
+      this.settle(task, failed('deadline passed while running', RemoteCode.EXPIRED), true) // the client has its own timeout error: no reply
     })
     t.worker.terminate().catch(() => {})
     this.pump()
@@ -280,12 +277,12 @@ export class WorkerPool {
     const again = []
     for (let i = from; i < tasks.length; i++) {
       const task = tasks[i]
-      if (i < at) this.settle(task, new WorkerError('handler thread ended before this request\'s reply was passed back', 'ERR_ZEROMESH_WORKER_EXIT'), false)
+      if (i < at) this.settle(task, failed('handler thread ended before this request\'s reply was passed back', RemoteCode.WORKER_EXIT), false)
       else if (i === at) onRunning(task)
       else if (task.settled) continue
       else if (!begun && task.suspect) {
         this.counts.crashed++
-        this.settle(task, new WorkerError('handler thread ended twice as it was handed this request', 'ERR_ZEROMESH_WORKER_EXIT'), false)
+        this.settle(task, failed('handler thread ended twice as it was handed this request', RemoteCode.WORKER_EXIT), false)
       } else {
         if (!begun) task.suspect = true
         task.thread = null
@@ -305,7 +302,7 @@ export class WorkerPool {
     const at = progress >= t.done ? progress : t.done - 1
     this.recycle(t, at, (task) => {
       this.counts.crashed++
-      this.settle(task, new WorkerError(message, 'ERR_ZEROMESH_WORKER_EXIT'), false)
+      this.settle(task, failed(message, RemoteCode.WORKER_EXIT), false)
     })
     this.pump()
   }
@@ -346,7 +343,7 @@ export class WorkerPool {
     this.closed = true
     if (this.respawnTimer !== null) this.clock.clearTimeout(this.respawnTimer)
     // Never started: the client may send it elsewhere (DRAINING, not an error from the handler).
-    for (const task of this.queue.drain()) this.settle(task, new WorkerError('peer is stopping', 'ERR_ZEROMESH_DRAINING'), false)
+    for (const task of this.queue.drain()) this.settle(task, failed('peer is stopping', DrainingError.code), false)
     // Handed to a thread and not answered when the drain ended: answered now, before the
     // threads go (their exit events may come after this pool has let go of them, and nobody
     // would answer). Those the thread had not started are DRAINING too.
@@ -354,8 +351,8 @@ export class WorkerPool {
       const at = Atomics.load(t.progress, 0)
       for (let i = t.done; i < t.tasks.length; i++) {
         const err = i > at
-          ? new WorkerError('peer is stopping', 'ERR_ZEROMESH_DRAINING')
-          : new WorkerError('peer stopped while the handler ran', 'ERR_ZEROMESH_WORKER_EXIT')
+          ? failed('peer is stopping', DrainingError.code)
+          : failed('peer stopped while the handler ran', RemoteCode.WORKER_EXIT)
         this.settle(t.tasks[i], err, false)
       }
       t.tasks = []

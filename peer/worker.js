@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks'
 import { loadHandlerModules } from './handler-module.js'
 import { packValue } from '../protocol/codec.js'
 import { collectGarbage } from './collect.js'
+import { RemoteCode } from '../protocol/errors.js'
 
 const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
 const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving average)
@@ -99,7 +100,7 @@ function post (results, ranMs) {
 
 async function runOne (task) {
   const deadline = task.deadline
-  if (cancelled.has(task.id) || deadline <= Date.now()) return [task.id, 2, 'deadline passed while queued', 'ERR_ZEROMESH_EXPIRED']
+  if (cancelled.has(task.id) || deadline <= Date.now()) return [task.id, 2, 'deadline passed while queued', RemoteCode.EXPIRED]
   runningId = task.id
   running = null
   let signal = null
@@ -127,7 +128,7 @@ async function runOne (task) {
     try {
       return [task.id, 0, packValue(value), null]
     } catch (err) {
-      return [task.id, 1, `result could not be encoded: ${err?.message ?? err}`, 'ERR_ZEROMESH_ENCODE']
+      return [task.id, 1, `result could not be encoded: ${err?.message ?? err}`, RemoteCode.ENCODE]
     }
   } catch (err) {
     return [task.id, 1, err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null]

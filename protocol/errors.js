@@ -59,6 +59,17 @@ export const UserCodeError = define('UserCodeError', 'ERR_ZEROMESH_USER_CODE', f
 /** A frame broke the wire format (shape, type, size, depth, version). */
 export const ProtocolError = define('ProtocolError', 'ERR_ZEROMESH_PROTOCOL', false, 'protocol error')
 
+/**
+ * The codes a peer itself puts in a REMOTE answer (`err.remoteCode` in the client), beside
+ * the handler's own: PROTOCOL.md 4.2.
+ */
+export const RemoteCode = Object.freeze({
+  EXPIRED: 'ERR_ZEROMESH_EXPIRED', //         the deadline passed on a thread's queue or in its handler: no answer is sent (the client has its own timeout)
+  ENCODE: 'ERR_ZEROMESH_ENCODE', //           the result could not be encoded
+  WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', // the handler's thread ended
+  TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', //     the reply would exceed the frame size limit
+})
+
 export function invalidArgument (message) {
   return new InvalidArgumentError(`zeromesh: ${message}`)
 }

@@ -70,6 +70,8 @@ export declare const HEADER_SIZE: 5
 export declare const PROTOCOL_VERSION: number
 export declare const PROTOCOL_VERSION_MIN: number
 export declare const PROTOCOL_VERSION_MAX: number
+/** The codes a peer itself puts in a REMOTE answer (err.remoteCode), beside the handler's own. */
+export declare const RemoteCode: Readonly<{ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE' }>
 export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17 }>
 export declare const MemberState: Readonly<{ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 }>
 export declare const memberStateNames: readonly ['alive', 'suspect', 'dead', 'left']

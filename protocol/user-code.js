@@ -19,7 +19,7 @@ export function userFault (owner, logger, what, err) {
   }
   if (!warned.has(what)) {
     warned.add(what)
-    process.emitWarning(`${fault.message} (add an 'error' listener or a logger to see each one)`, { code: 'ERR_ZEROMESH_USER_CODE' })
+    process.emitWarning(`${fault.message} (add an 'error' listener or a logger to see each one)`, { code: UserCodeError.code })
   }
   return fault
 }

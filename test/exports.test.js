@@ -88,3 +88,22 @@ describe('package contents', function () {
     for (const d of dirs) expect(dockerfile, `Dockerfile copies ${d}/`).to.match(new RegExp(`^COPY ${d} \\./${d}$`, 'm'))
   })
 })
+
+describe('error codes in one place (issue 28, item 6)', () => {
+  it('no code outside protocol/errors.js spells an ERR_ZEROMESH_ code; the codes a peer puts in a REMOTE answer are exported', async () => {
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const root = path.resolve(import.meta.dirname, '..')
+    const spelled = []
+    for (const dir of ['protocol', 'transport', 'peer', 'client', 'ops', 'bin']) {
+      for (const f of fs.readdirSync(path.join(root, dir), { recursive: true })) {
+        const rel = path.join(dir, String(f))
+        if (!rel.endsWith('.js') || rel === path.join('protocol', 'errors.js')) continue
+        const text = fs.readFileSync(path.join(root, rel), 'utf8')
+        for (const m of text.matchAll(/'ERR_ZEROMESH_[A-Z_]+'/g)) spelled.push(`${rel}: ${m[0]}`)
+      }
+    }
+    expect(spelled).to.deep.equal([])
+    expect(protocol.RemoteCode).to.deep.equal({ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE' })
+  })
+})
