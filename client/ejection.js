@@ -21,13 +21,13 @@ export class Ejector {
 
   /** An attempt on `peer` failed for a reason that says something about its health. */
   failure (peer) {
-    peer.streak = (peer.streak ?? 0) + 1
+    peer.streak++
     if (peer.streak < this.o.after || peer.state !== 'up') return false
     const up = this.o.table.up().length
     let ejected = 0
     for (const e of this.o.table.entries.values()) if (e.state === 'ejected') ejected++
     if (up <= 1 || ejected + 1 > Math.floor((up + ejected) * this.o.maxShare)) return false // panic threshold
-    peer.ejections = (peer.ejections ?? 0) + 1
+    peer.ejections++
     const ms = Math.min(this.o.maxMs, this.o.baseMs * 2 ** (peer.ejections - 1))
     this.count++
     this.o.table.setState(peer, 'ejected', `ejected for ${ms} ms after ${peer.streak} failures in a row`)

@@ -68,6 +68,10 @@ export class PeerEntry {
     this.hint = null //  the service digest the newest claim about it carries (a prompt to ask it again), or null
     this.retiring = false // left out of the subset: takes no new calls, dropped once its calls are done
     this.downCheck = null // the timer of the next question to it while it is reported down (Client.checkDown)
+    // Outlier ejection (ejection.js):
+    this.streak = 0 //       attempts failed in a row
+    this.ejections = 0 //    times ejected, each ejection longer
+    this.ejectTimer = null // ends the current ejection
   }
 
   /** The latency estimate now (ms), null before the first answer. */

@@ -410,3 +410,22 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(r.value).to.equal(2)
   })
 })
+
+describe('peer entries declare their state (issue 28, item 6)', () => {
+  it('ejection adds no field to a PeerEntry: its streak, ejections and timer are declared', async () => {
+    const { PeerTable } = await import('../client/peer-table.js')
+    const { Ejector } = await import('../client/ejection.js')
+    const timers = []
+    const clock = { now: () => 0, setTimeout: (f) => { timers.push(f); return timers.length }, clearTimeout: () => {} }
+    const table = new PeerTable(() => {}, () => 0)
+    const peers = ['tcp://127.0.0.1:1', 'tcp://127.0.0.1:2', 'tcp://127.0.0.1:3'].map((ep) => { const p = table.add(ep); table.setState(p, 'up'); return p })
+    const fields = Object.keys(peers[0]).sort()
+    expect(fields).to.include.members(['streak', 'ejections', 'ejectTimer'])
+    const ejector = new Ejector({ table, clock, after: 2, baseMs: 1000, maxMs: 4000, maxShare: 0.5 })
+    ejector.failure(peers[0])
+    expect(ejector.failure(peers[0])).to.equal(true)
+    expect(peers[0].state).to.equal('ejected')
+    timers[0]()
+    expect(Object.keys(peers[0]).sort()).to.deep.equal(fields)
+  })
+})
