@@ -11,6 +11,7 @@ import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
 import { Questions } from './questions.js'
 import { KeyProver } from './key-prover.js'
+import { handshakeRefusal, allRefused, refusalError } from './refusals.js'
 import { Liveness } from './liveness.js'
 import { Router } from './routing.js'
 import { ZonePreference } from './zone.js'
@@ -26,7 +27,7 @@ import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFr
 import { MessageType, Status, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits, INCARNATION_HORIZON_MS } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
-  DrainingError, ProtocolError, HandshakeError, invalidArgument,
+  DrainingError, ProtocolError, invalidArgument,
 } from '../protocol/errors.js'
 import { normalizeRemote, isLoopback } from '../protocol/endpoint.js'
 import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
@@ -380,7 +381,7 @@ export class Client extends EventEmitter {
     const up = this.table.up()
     if (up.length === 0) {
       // Every peer refused this client at the handshake: waiting would not help.
-      if (this.allRefused()) return this.settle(call, this.refusalError())
+      if (allRefused(this.table)) return this.settle(call, refusalError(this.table))
       this.dns?.refresh() // nothing reachable: the names may point elsewhere now
       this.restoreSeeds()
       this.parked.add(call)
@@ -723,50 +724,21 @@ export class Client extends EventEmitter {
     this.routesChanged()
   }
 
-  /**
-   * A handshake with `endpoint` failed (transport/zmq-connector.js). A refusal by the peer's
-   * allow-list or a mismatch of mechanisms is certain at once; a peer that hung up
-   * mid-handshake (how a wrong cluster key shows on this side) counts from the second time
-   * in a row, as a peer can also die mid-handshake. Once every known peer has refused,
-   * waiting requests fail with HandshakeError: no retry can fix a key.
-   */
-  onRefused (endpoint, { kind, code }) {
+  /** A handshake with `endpoint` failed: once every known peer has refused, waiting requests fail (refusals.js). */
+  onRefused (endpoint, failure) {
     const peer = this.table.get(endpoint)
     if (peer === undefined) return
-    peer.handshakeFailures++
-    // A hang-up: only EPIPE or a reset, twice in a row, reads as a refusal (a frozen peer
-    // times out instead, and a peer killed mid-handshake does it once).
-    if (kind === 'other' && (peer.handshakeFailures < 2 || (code !== 'EPIPE' && code !== 'ECONNRESET'))) return
-    const secured = Boolean(this.options.security)
-    let why
-    if (kind === 'auth') why = `refused this client's key ${this.options.security?.publicKey ?? '(none)'}: it is not on the peer's allow-list`
-    else if (code === 'ERR_ZMTP_MECHANISM_MISMATCH') why = secured ? 'is not secured (plain), and this client runs CURVE' : 'runs CURVE: this client needs security: { clusterPublicKey, secretKey } (--cluster-pub, --key)'
-    else if (kind === 'other') why = secured ? 'hung up during the CURVE handshake: the cluster public key is wrong, or the peer is not secured' : 'hung up during the handshake: it probably runs CURVE, and this client needs security: { clusterPublicKey, secretKey } (--cluster-pub, --key)'
-    else why = `refused the handshake (${code})`
-    peer.refusal = new HandshakeError(`zeromesh: ${endpoint} ${why}`)
-    this.options.logger.warn({ peer: endpoint, kind, code }, `handshake refused: ${endpoint} ${why}`)
-    peer.lastError = peer.refusal.message
-    if (this.allRefused()) {
-      const err = this.refusalError()
+    const refusal = handshakeRefusal(peer, failure, this.options.security)
+    if (refusal === null) return
+    peer.refusal = refusal
+    this.options.logger.warn({ peer: endpoint, kind: failure.kind, code: failure.code }, `handshake refused: ${refusal.message.replace(/^zeromesh: /, '')}`)
+    peer.lastError = refusal.message
+    if (allRefused(this.table)) {
+      const err = refusalError(this.table)
       const parked = [...this.parked]
       this.parked.clear()
       for (const call of parked) this.settle(call, err)
     }
-  }
-
-  /** Whether every peer this client knows refused its handshake (and none is up). */
-  allRefused () {
-    if (this.table.entries.size === 0) return false
-    for (const peer of this.table.entries.values()) if (peer.refusal === null) return false
-    return true
-  }
-
-  /** The refusal to fail a request with: the one peer's, or every peer's in one message. */
-  refusalError () {
-    const refused = [...this.table.entries.values()].filter((p) => p.refusal !== null)
-    if (refused.length === 1) return refused[0].refusal
-    const shown = refused.slice(0, 3).map((p) => p.refusal.message.replace(/^zeromesh: /, ''))
-    return new HandshakeError(`zeromesh: ${refused.length} peers refused this client at the handshake: ${shown.join('; ')}${refused.length > 3 ? '; ...' : ''}`)
   }
 
   onDown (endpoint, reason) {
@@ -828,7 +800,7 @@ export class Client extends EventEmitter {
     } else if (call.lastError !== null) {
       err = call.lastError
     } else if ([...this.table.entries.values()].some((p) => p.refusal !== null)) {
-      err = this.refusalError() // some refused, the others never answered
+      err = refusalError(this.table) // some refused, the others never answered
     } else if (!this.table.anyEverUp()) {
       err = new NoPeersError(`zeromesh: no peer reachable within ${ms} ms (tried ${[...this.table.entries.keys()].join(', ')})`)
     } else if (this.router.candidates(call.method, call.version, call.where).length === 0 && !this.router.mayCome(call.method, call.version, call.where, (d) => this.services.known(d))) {
@@ -881,9 +853,9 @@ export class Client extends EventEmitter {
     if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
     let endpoint
     if (from === undefined) {
-      await this.until(() => this.table.up().length > 0 || this.allRefused())
+      await this.until(() => this.table.up().length > 0 || allRefused(this.table))
       const up = this.table.up()
-      if (up.length === 0 && this.allRefused()) throw this.refusalError()
+      if (up.length === 0 && allRefused(this.table)) throw refusalError(this.table)
       if (up.length === 0) throw new NoPeersError(`zeromesh: no peer reachable within ${this.options.timeout} ms to ask for members`)
       endpoint = up[Math.floor(this.options.random() * up.length)].endpoint
     } else {

@@ -114,6 +114,12 @@ export class Dispatcher {
     return true
   }
 
+  /** A request the peer has no room for (its byte budget): answered busy, never run. */
+  busy (req, reply, message) {
+    this.counts.busy++
+    reply([req.id, Status.BUSY, [message, null]])
+  }
+
   /** An entry that failed validation: answered, never run. */
   invalid (item, reply) {
     this.counts.invalid++

@@ -5,9 +5,10 @@ import { GossipTransport } from './gossip-transport.js'
 import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
-import { collectGarbage } from './collect.js'
+import { collectGarbage as collectThisHeap } from './collect.js'
 import { watchAllowList } from '../transport/allow-list-watch.js'
 import { KeyProofs } from './key-proofs.js'
+import { HandshakeReports } from './handshake-reports.js'
 import { OwnService } from './service.js'
 import { WorkerPool } from './worker-pool.js'
 import { loadHandlerModules, loadFailure } from './handler-module.js'
@@ -31,7 +32,6 @@ import { SILENT_LOGGER } from '../protocol/options.js'
 const PONG = Buffer.from(FLP_PONG)
 const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
 const LIST_ROOM = 512 // bytes a SYNC or MEMBERS frame takes besides its claims (header, seq, from, digest)
-const REFUSAL_REPORT_MS = 60000 // a refused handshake is reported once per address and reason per minute
 const QUIET_MS = 100 //     a stopping peer closes once no message came for this long...
 const QUIET_STEP_MS = 20 // ...checked this often
 const GOSSIP_REQUESTS = new Set([MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC])
@@ -66,7 +66,7 @@ export class Peer extends EventEmitter {
       ? new KeyProofs({ cluster: { secret: clusterSecretBytes(sec), publicKey: z85Decode(sec.cluster.publicKey) }, keyText: z85Encode, allowed: () => sec.allowed, clock: this.options.clock })
       : null
     this.securityCounts = { refused: {}, unsealed: 0, badSeals: 0, reloads: 0 }
-    this.refusalReports = new Map() // "reason|address" -> { at, since } of the last report
+    this.reports = new HandshakeReports({ clock: this.options.clock, logger: this.options.logger, tell: (e, p) => this.tell(e, p), refused: this.securityCounts.refused })
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
     this.dns = null //     DnsSeeds, when seeds name DNS records
     const o = this.options
@@ -212,7 +212,7 @@ export class Peer extends EventEmitter {
       onMessage: (id, frames) => this.onMessage(id, frames),
       onDrop: (why) => { this.counts.dropped++; this.counts.drops[why] = (this.counts.drops[why] ?? 0) + 1 },
       security: o.security,
-      onRefused: (r) => this.onRefused(r),
+      onRefused: (r) => this.reports.refused(r),
     })
     try {
       await this.transport.bind()
@@ -234,7 +234,7 @@ export class Peer extends EventEmitter {
       onLate: (ep, answer) => this.membership?.late(ep, answer),
       credentials: o.security ? peerCredentials(o.security) : null,
       seal: this.sealKey === null ? null : (frame) => seal(this.sealKey, frame),
-      onRefused: (ep, refusal) => this.onHandshakeFailed(ep, refusal),
+      onRefused: (ep, refusal) => this.reports.failed(ep, refusal),
       accept: o.security === null ? isLoopback : null, // plain (not on purpose): loopback only
     })
     this.membership = new Membership({
@@ -380,9 +380,8 @@ export class Peer extends EventEmitter {
         if (seen === 'running') { this.counts.duplicates++; continue }
         if (seen !== 'new') { this.counts.duplicates++; this.sendReply(clientId, client, seen); continue }
         if (this.inflightBytes + share > this.options.maxInflightBytes) {
-          this.dispatcher.counts.busy++
           recent.forget(req.id)
-          this.answer(clientId, client, [req.id, Status.BUSY, [`peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`, null]])
+          this.dispatcher.busy(req, (entry) => { this.answer(clientId, client, entry) }, `peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`)
           continue
         }
         this.inflightBytes += share
@@ -413,7 +412,7 @@ export class Peer extends EventEmitter {
       return
     }
     const why = REFUSALS[entry[1]] ?? `status ${entry[1]}`
-    const repeats = this.reportable(`req|${why}|${req.method}`)
+    const repeats = this.reports.reportable(`req|${why}|${req.method}`)
     if (repeats !== null) this.options.logger.debug({ method: req.method, refused: why, repeats }, `refused a request for ${req.method}: ${why}${repeats ? ` (and ${repeats} like it in the last minute)` : ''}`)
   }
 
@@ -430,42 +429,6 @@ export class Peer extends EventEmitter {
       return
     }
     this.onGossip(clientId, req)
-  }
-
-  /**
-   * A handshake the socket refused: counted by reason, and reported with a 'refused' event
-   * once per reason and address per minute (with how many came since the last report), so
-   * a client retrying a bad key does not flood the logs.
-   */
-  onRefused ({ reason, key, address }) {
-    this.securityCounts.refused[reason] = (this.securityCounts.refused[reason] ?? 0) + 1
-    const repeats = this.reportable(`in|${reason}|${address ?? ''}`)
-    if (repeats === null) return
-    this.options.logger.warn({ reason, key, address, repeats }, `refused a handshake: ${reason}${key ? ` (key ${key})` : ''}${address ? ` from ${address}` : ''}${repeats ? `; ${repeats} more like it in the last minute` : ''}`)
-    this.tell('refused', { reason, key, address, repeats })
-  }
-
-  /**
-   * This peer's own handshake with a member or seed failed (gossip socket): that end does not
-   * hold the same cluster key, or runs plain while this peer runs CURVE (or the other way
-   * round). Reported with a 'handshake-failed' event once per endpoint per minute.
-   */
-  onHandshakeFailed (endpoint, { kind, code }) {
-    const repeats = this.reportable(`out|${endpoint}`)
-    if (repeats === null) return
-    const why = kind === 'auth' ? 'it refused this peer\'s cluster key' : code === 'ERR_ZMTP_MECHANISM_MISMATCH' ? 'one side runs CURVE, the other plain' : `${code ?? kind}: it may hold another cluster key`
-    this.options.logger.warn({ member: endpoint, reason: why, repeats }, `cannot handshake with ${endpoint}: ${why}${repeats ? `; ${repeats} more failures in the last minute` : ''}`)
-    this.tell('handshake-failed', { endpoint, reason: why, repeats })
-  }
-
-  /** Null when `id` was reported less than a minute ago (counted), else the count since its last report. */
-  reportable (id) {
-    const now = this.options.clock.now()
-    const last = this.refusalReports.get(id)
-    if (last !== undefined && now - last.at < REFUSAL_REPORT_MS) { last.since++; return null }
-    if (this.refusalReports.size >= 1024) this.refusalReports.clear() // bounded: many addresses
-    this.refusalReports.set(id, { at: now, since: 0 })
-    return last?.since ?? 0
   }
 
   /**
@@ -636,7 +599,7 @@ export class Peer extends EventEmitter {
    * request path: it pauses the thread for a few milliseconds.
    */
   collectGarbage () {
-    collectGarbage()
+    collectThisHeap()
     this.pool?.collect()
   }
 

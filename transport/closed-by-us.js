@@ -64,7 +64,8 @@ export class RefusalAddresses {
   /** @param {(address: string|null) => void} report */
   note (report) {
     if (this.closed) return
-    if (this.pending.length < 1024) this.pending.push(report)
+    if (this.pending.length >= 1024) { report(null); return } // a flood: counted at once, without its address
+    this.pending.push(report)
     if (this.timer !== null) return
     const wait = Math.max(SETTLE_MS, this.lastLook + MIN_GAP_MS - this.clock.now())
     this.timer = this.clock.setTimeout(() => { this.look().catch(() => {}) }, wait)
