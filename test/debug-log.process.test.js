@@ -20,10 +20,11 @@ describe('--log-level debug', function () {
 
   it('says what the peer does: joins, probes, suspicion and death of a killed member, refusals, slow handlers, its drain', async () => {
     const a = await startPeer(['--threads', '1', '--log-level', 'debug'])
-    const b = await startPeer(['--threads', '1', '--seeds', a.endpoint])
     const c = h.client({ seeds: [a.endpoint] })
-    await eventually(async () => expect((await c.members(a.endpoint)).filter((m) => m.state === 'alive')).to.have.length(2), { timeout: 5000 })
+    // The slow request goes to a while a is the only member: with b up, the client may pick b.
     await c.request('sleep', { ms: 1100 }, { idempotent: false })
+    const b = await startPeer(['--threads', '1', '--seeds', a.endpoint])
+    await eventually(async () => expect((await c.members(a.endpoint)).filter((m) => m.state === 'alive')).to.have.length(2), { timeout: 5000 })
     // A caller that does not know what the peer serves (a hand-written client) asks for "nope".
     const raw = new zmq.Dealer({ linger: 0 })
     raw.connect(a.endpoint)
