@@ -3,7 +3,8 @@
 import { EventEmitter } from 'node:events'
 import { ZmqConnector } from '../transport/zmq-connector.js'
 import { PeerTable } from './peer-table.js'
-import { resolveClientOptions, requestOptionsChecker } from './options.js'
+import { resolveClientOptions, requestOptionsChecker, streamOptionsChecker } from './options.js'
+import { ClientStreams } from './streams.js'
 import { resolveStrategy } from './strategies/index.js'
 import { Call } from './call.js'
 import { IdTable } from '../protocol/id-table.js'
@@ -24,7 +25,7 @@ import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
 import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
-import { MessageType, Status, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits, INCARNATION_HORIZON_MS } from '../protocol/constants.js'
+import { MessageType, Status, Feature, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits, INCARNATION_HORIZON_MS } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ProtocolError, invalidArgument,
@@ -53,6 +54,7 @@ export class Client extends EventEmitter {
     o.logger = safeLogger(o.logger, (level, err) => userFault(this, SILENT_LOGGER, `the logger's ${level}()`, err))
     this.options = o
     this.requestOptions = requestOptionsChecker(o)
+    this.streamOptions = streamOptionsChecker(o)
     this.clock = o.clock
     this.strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() })
     this.table = new PeerTable((snapshot) => {
@@ -66,6 +68,7 @@ export class Client extends EventEmitter {
     this.methodWaiters = new MethodWaiters({ router: this.router, clock: o.clock, timeout: o.timeout, where: o.where })
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
+    this.streams = new ClientStreams(this) // client.stream(): open streams, by id (ids shared with requests)
     this.parked = new Set() //  calls waiting for any peer to come up
     this.nextId = 1
     this.closing = null
@@ -108,7 +111,7 @@ export class Client extends EventEmitter {
     this.services = new ServiceBook({
       questions: this.questions,
       timeout: o.membersTimeout,
-      onService: (ep, d) => this.onService(ep, d),
+      onService: (ep, d, features) => this.onService(ep, d, features),
       onNoAnswer: (ep) => this.onNoServiceAnswer(ep),
     })
     // Every member the lists show is known here; a bounded subset of them, ranked by this
@@ -284,11 +287,12 @@ export class Client extends EventEmitter {
     if (peer.connected && peer.service?.digest !== digest) this.services.ask(peer.endpoint)
   }
 
-  /** `endpoint` said what it serves (a descriptor, or ANY for an older peer). */
-  onService (endpoint, d) {
+  /** `endpoint` said what it serves (a descriptor, or ANY for an older peer), and what it can do (`features`). */
+  onService (endpoint, d, features = 0) {
     const peer = this.table.get(endpoint)
     if (peer === undefined || this.closing !== null) return
     peer.service = d
+    peer.streams = (features & Feature.STREAMS) !== 0
     peer.notServed = null
     if (d !== ANY) peer.hint = d.digest
     this.router.changed()
@@ -310,6 +314,7 @@ export class Client extends EventEmitter {
   /** Something changed what peers may take which request: waiting calls and waitFor() look again. */
   routesChanged () {
     this.methodWaiters.check()
+    this.streams.routesChanged()
     if (this.parked.size === 0) return
     const parked = [...this.parked]
     this.parked.clear()
@@ -375,6 +380,27 @@ export class Client extends EventEmitter {
     return call.promise
   }
 
+  /**
+   * Opens a stream: `method(args)` on a peer whose handler yields items. Returns an async
+   * iterable of them (`for await`, `Readable.from`) at once; errors come out of the iteration,
+   * each with `items`, how many items arrived. `input`: an (async) iterable of items sent to
+   * the handler as `ctx.input` (a request stream). README, Streams.
+   * @param {string} method
+   * @param {unknown} [args]
+   * @param {{ timeout?: number, idleTimeout?: number, window?: { items?: number, bytes?: number }, input?: Iterable<unknown>|AsyncIterable<unknown>, idempotent?: boolean, signal?: AbortSignal, key?: string, version?: string, where?: object }} [options]
+   */
+  stream (method, args, options) {
+    if (typeof method !== 'string' || method.length === 0 || method.length > 256) {
+      throw invalidArgument(`method must be a non-empty string of at most 256 characters, got ${typeof method === 'string' ? JSON.stringify(method) : typeof method}`)
+    }
+    const o = this.streamOptions(options)
+    if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
+    const id = this.nextId
+    this.nextId = id === MAX_REQUEST_ID ? 1 : id + 1
+    if (!this.roster.methods.has(method) && this.roster.called(method)) this.queueResubset()
+    return this.streams.start(id, method, args, o)
+  }
+
   /** Picks a peer for the call's next attempt, or parks the call until one is up. */
   dispatch (call, now) {
     if (call.settled) return
@@ -406,7 +432,7 @@ export class Client extends EventEmitter {
       try {
         peer = this.strategy.select(pool, call)
       } catch (err) {
-        return this.settle(call, userFault(this, this.options.logger, 'strategy.select', err))
+        return this.settle(call, this.strategyFault(err))
       }
       if (!pool.includes(peer)) peer = pool[0] // a custom strategy returned something else
     }
@@ -420,16 +446,37 @@ export class Client extends EventEmitter {
    * deadline; otherwise it fails at once with an UnknownMethodError that says what is served.
    */
   unroutable (call) {
-    const waiting = (this.options.discover && this.discovery.known === null) ||
-      this.router.mayCome(call.method, call.version, call.where, (digest) => this.services.known(digest)) ||
-      this.roster.outsideMayServe(call.method)
-    if (waiting) {
-      if (this.roster.limited()) this.queueResubset() // a member not connected may serve it: the subset takes it in
+    if (this.mayStillRoute(call.method, call.version, call.where)) {
       this.parked.add(call)
       return
     }
     const err = new UnknownMethodError(`zeromesh: ${this.router.explain(call.method, call.version, call.where)}`)
     this.settle(call, err)
+  }
+
+  /**
+   * Whether a peer that may take `method` may still come: the client has not had a member
+   * list yet, a peer's service is not known yet, a peer that serves it is down for now, or a
+   * member outside the subset serves it (which the subset then takes in).
+   */
+  mayStillRoute (method, version, where) {
+    const may = (this.options.discover && this.discovery.known === null) ||
+      this.router.mayCome(method, version, where, (digest) => this.services.known(digest)) ||
+      this.roster.outsideMayServe(method)
+    if (may && this.roster.limited()) this.queueResubset() // a member not connected may serve it: the subset takes it in
+    return may
+  }
+
+  /** `peer` answered UNKNOWN_METHOD for `method`: it is not sent that again until it says what it serves. */
+  notServing (peer, method) {
+    ;(peer.notServed ??= new Set()).add(method)
+    this.router.changed()
+    if (peer.service !== ANY && peer.connected) this.services.ask(peer.endpoint)
+  }
+
+  /** A custom strategy's select() threw: reported (userFault), and the error to fail the call with. */
+  strategyFault (err) {
+    return userFault(this, this.options.logger, 'strategy.select', err)
   }
 
   attempt (call, peer, now = this.clock.now()) {
@@ -626,6 +673,8 @@ export class Client extends EventEmitter {
       if (msg.replies.length > 1) this.holdForTurn(peer)
       for (const r of msg.replies) this.onReply(peer, r)
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
+    } else if (msg.type >= MessageType.STREAM_ITEM && msg.type <= MessageType.STREAM_END) {
+      this.streams.onMessage(endpoint, msg, frames[0].length)
     } else if (msg.type === MessageType.MEMBERS) {
       this.discovery.onMembers(msg)
     } else if (msg.type === MessageType.SERVICE) {
@@ -654,9 +703,7 @@ export class Client extends EventEmitter {
         // idempotent or not, and ask this one again what it serves.
         if (call.peer !== peer) return
         this.detach(call)
-        ;(peer.notServed ??= new Set()).add(call.method)
-        this.router.changed()
-        if (peer.service !== ANY && peer.connected) this.services.ask(peer.endpoint)
+        this.notServing(peer, call.method)
         call.lastError = new UnknownMethodError(r.message)
         return this.retryOrFail(call, Outcome.REFUSED, peer)
       case Status.REMOTE: {
@@ -762,6 +809,7 @@ export class Client extends EventEmitter {
    * with ConnectionLostError because it may or may not have run).
    */
   failOver (peer, notTaken) {
+    this.streams.peerLost(peer, notTaken)
     for (const call of [...peer.calls]) {
       this.detach(call)
       if (notTaken) {
@@ -916,6 +964,7 @@ export class Client extends EventEmitter {
       this.questions.stop()
       this.dns?.stop()
       for (const call of this.pending.values()) this.settle(call, err)
+      this.streams.close(err)
       this.methodWaiters.close(err)
       this.deadlines.clear()
       this.attemptLimits.clear()

@@ -1,5 +1,5 @@
 // Client options and per-request options: defaults, one per line with the reason, and checks.
-import { checkOptions, int, num, bool, any, fn, loggerOption } from '../protocol/options.js'
+import { checkOptions, int, num, bool, any, fn, loggerOption, windowOption } from '../protocol/options.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
 import { clockOption, MAX_TIMER_MS } from '../protocol/clock.js'
@@ -28,6 +28,9 @@ export const clientDefaults = Object.freeze({
   subset: 32, //               peers connected at most, for all methods together, once the cluster is larger (0: every member)
   where: null, //              labels every request's peer must have ({ tier: 'gold' }); null: any peer
   zone: null, //               this client's zone: requests stay with peers labelled zone=<it> while they have capacity
+  // What a stream's peer may send ahead of the reader: items and bytes in flight and waiting
+  // to be read, so a slow reader holds at most about this much per stream.
+  streamWindow: Object.freeze({ items: 64, bytes: 4 * 1024 * 1024 }),
 })
 
 const MAX_TIMEOUT = MAX_TIMER_MS // setTimeout's limit
@@ -87,6 +90,7 @@ export function resolveClientOptions (given) {
     security: resolveClientSecurity,
     logger: loggerOption,
     dns: dnsOption,
+    streamWindow: windowOption(clientDefaults.streamWindow),
   })
   o.dnsSeeds = o.seeds.dns //      found by name, resolved again now and then (transport/dns-seeds.js)
   o.seeds = o.seeds.endpoints
@@ -123,6 +127,29 @@ export function requestOptionsChecker (defaults) {
   }
   const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined, version: null, where: defaults.where })
   return (given) => given === undefined ? none : checkOptions('request options', given, spec)
+}
+
+/**
+ * A checker of client.stream() options. `timeout` bounds the whole stream (0, the default:
+ * none, for feeds); `idleTimeout` the wait for the first item and between items (the
+ * client's timeout by default; 0: none).
+ */
+export function streamOptionsChecker (defaults) {
+  const request = requestOptionsChecker(defaults)
+  return (given) => {
+    const { timeout, idleTimeout, window, input, ...rest } = given ?? {}
+    if (rest.hedge !== undefined) throw invalidArgument('streams are never hedged: leave out hedge')
+    if (rest.attemptTimeout !== undefined) throw invalidArgument('a stream has no attemptTimeout: give idleTimeout, the longest wait for an item')
+    const o = { ...request(rest) }
+    o.timeout = int(0, 0, MAX_TIMEOUT)(timeout, 'timeout')
+    o.idleTimeout = int(defaults.timeout, 0, MAX_TIMEOUT)(idleTimeout, 'idleTimeout')
+    o.window = windowOption(defaults.streamWindow)(window, 'window')
+    if (input !== undefined && (input === null || (typeof input[Symbol.asyncIterator] !== 'function' && typeof input[Symbol.iterator] !== 'function') || typeof input === 'string')) {
+      throw invalidArgument('input must be an iterable or async iterable of items (an array, a generator, a Readable)')
+    }
+    o.input = input ?? null
+    return o
+  }
 }
 
 /** A label selector ({ zone: 'a' }): null when left out or empty. */

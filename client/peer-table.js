@@ -64,6 +64,7 @@ export class PeerEntry {
     this.load = 0 //     requests in flight on the peer, all clients together, as it last reported...
     this.loadAt = -Infinity // ...at this time (the client's clock)
     this.service = null // what it serves, by its own word (services.js): a descriptor, ANY, or null (not known yet)
+    this.streams = false // it said it takes streams (a SERVICE answer's features)
     this.notServed = null // Set of methods it answered UNKNOWN_METHOD for since its last word on what it serves
     this.hint = null //  the service digest the newest claim about it carries (a prompt to ask it again), or null
     this.retiring = false // left out of the subset: takes no new calls, dropped once its calls are done

@@ -21,7 +21,7 @@ export class ServiceBook {
    * @param {object} o
    * @param {import('./questions.js').Questions} o.questions
    * @param {number} o.timeout  wait this long for an answer
-   * @param {(endpoint: string, service: object) => void} o.onService  an answer (a descriptor, or ANY)
+   * @param {(endpoint: string, service: object, features: number) => void} o.onService  an answer (a descriptor, or ANY), and the peer's features (protocol/constants.js Feature)
    * @param {(endpoint: string) => void} o.onNoAnswer  no answer within the timeout
    */
   constructor (o) {
@@ -43,12 +43,12 @@ export class ServiceBook {
   answered (endpoint, answer) {
     this.out.delete(endpoint)
     if (answer === null) return this.o.onNoAnswer(endpoint)
-    if (answer === OLDER) { this.counts.older++; return this.o.onService(endpoint, ANY) }
+    if (answer === OLDER) { this.counts.older++; return this.o.onService(endpoint, ANY, 0) }
     this.counts.answers++
     const d = answer.service
     if (this.byDigest.size >= MAX_DIGESTS && !this.byDigest.has(d.digest)) this.byDigest.delete(this.byDigest.keys().next().value)
     this.byDigest.set(d.digest, d)
-    this.o.onService(endpoint, d)
+    this.o.onService(endpoint, d, answer.features ?? 0)
   }
 
   /** A SERVICE answer from `endpoint`. */

@@ -3,7 +3,8 @@
 // Knows nothing of sockets: it is handed a `reply(entry)` callback per request.
 import { Status } from '../protocol/constants.js'
 import { IdTable } from '../protocol/id-table.js'
-import { DrainingError } from '../protocol/errors.js'
+import { DrainingError, RemoteCode } from '../protocol/errors.js'
+import { closeSource } from '../protocol/stream-producer.js'
 
 const RUNNING_CAPACITY = 64 // buckets of a connection's table of running requests, to start with
 
@@ -75,6 +76,7 @@ export class Dispatcher {
     }
     if (out === null || typeof out !== 'object' || typeof out.then !== 'function') {
       ctx.done()
+      if (isStream(out)) { mc.errors++; return reply(this.streamOnly(req, out)) }
       this.counts.ok++
       return reply([req.id, Status.OK, out])
     }
@@ -83,7 +85,12 @@ export class Dispatcher {
     // The count drops before the reply is made, so the load the reply reports (Peer.replyHead)
     // is the work still running, not counting the request just answered.
     Promise.resolve(out).then(
-      (value) => { this.inflight--; this.counts.ok++; reply(ctx.cancelled ? null : [req.id, Status.OK, value]) },
+      (value) => {
+        this.inflight--
+        if (isStream(value)) { mc.errors++; return reply(ctx.cancelled ? null : this.streamOnly(req, value)) }
+        this.counts.ok++
+        reply(ctx.cancelled ? null : [req.id, Status.OK, value])
+      },
       (err) => { this.inflight--; mc.errors++; reply(ctx.cancelled ? null : this.failure(req.id, err)) },
     ).finally(() => {
       ctx.done()
@@ -114,6 +121,27 @@ export class Dispatcher {
     return true
   }
 
+  /**
+   * A stream takes a place among the requests in flight (maxInflight) for as long as it is
+   * open: false when there is none (the stream is refused busy). release() gives it back.
+   */
+  hold (method) {
+    this.counts.requests++
+    let mc = this.byMethod.get(method)
+    if (mc === undefined) this.byMethod.set(method, mc = { requests: 0, errors: 0 })
+    mc.requests++
+    if (this.inflight >= this.maxInflight) { this.counts.busy++; return false }
+    this.inflight++
+    return true
+  }
+
+  /** A stream held by hold() ended; `failed` counts it as a handler error of `method`. */
+  release (method, failed) {
+    this.inflight--
+    if (failed) { this.counts.errors++; const mc = this.byMethod.get(method); if (mc !== undefined) mc.errors++ } else this.counts.ok++
+    if (this.inflight === 0) this.wakeIdle()
+  }
+
   /** A request the peer has no room for (its byte budget): answered busy, never run. */
   busy (req, reply, message) {
     this.counts.busy++
@@ -124,6 +152,13 @@ export class Dispatcher {
   invalid (item, reply) {
     this.counts.invalid++
     reply([item.id, Status.INVALID_REQUEST, [`invalid request: ${item.reason}`, null]])
+  }
+
+  /** A plain request got a stream of items from its handler: the stream is closed unread, the caller told to stream. */
+  streamOnly (req, out) {
+    this.counts.errors++
+    closeSource(out[Symbol.asyncIterator]())
+    return [req.id, Status.REMOTE, [`method "${req.method}" streams its results: call it with client.stream()`, RemoteCode.STREAM_ONLY]]
   }
 
   failure (id, err) {
@@ -149,8 +184,13 @@ export class Dispatcher {
   }
 }
 
+/** Whether a handler's result is a stream of items (an async generator, a Readable, any async iterable). */
+export function isStream (out) {
+  return out !== null && typeof out === 'object' && typeof out[Symbol.asyncIterator] === 'function'
+}
+
 /** The `ctx` a handler gets: who it is, its deadline and a signal that fires at the deadline. */
-class RequestContext {
+export class RequestContext {
   constructor (req, endpoint, clock, now) {
     this.method = req.method
     this.requestId = req.id

@@ -2,7 +2,7 @@
 import path from 'node:path'
 import os from 'node:os'
 import { pathToFileURL } from 'node:url'
-import { checkOptions, int, fn, loggerOption } from '../protocol/options.js'
+import { checkOptions, int, fn, loggerOption, windowOption } from '../protocol/options.js'
 import { normalizeEndpoint, normalizeRemote } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
@@ -36,6 +36,14 @@ export const peerDefaults = Object.freeze({
   maxMessageSize: Limits.maxMessageSize, // larger frames drop that connection (ZMQ_MAXMSGSIZE)
   maxDepth: Limits.maxDepth, //         deeper args are refused with INVALID_REQUEST
   maxBatch: Limits.maxBatch, //         more entries in one frame: the frame is dropped
+  maxStreams: Limits.maxStreams, //     streams open at once, all connections together, before new ones are refused BUSY
+  maxStreamsPerConnection: Limits.maxStreamsPerConnection, // ...and on one connection
+  // A stream waiting for credit whose client said nothing for this long (no credit, no "still
+  // here") has lost its client: it ends. Clients say "still here" every third of it.
+  streamIdleTimeout: 30000,
+  // What a request stream's client may send ahead of the handler's reading: held against
+  // maxInflightBytes while the stream is open.
+  inputWindow: Object.freeze({ items: 32, bytes: 1024 * 1024 }),
 })
 
 /** Default answer to a 10/FLP request: echo the body frames. */
@@ -65,6 +73,10 @@ export function resolvePeerOptions (given) {
     maxMessageSize: int(peerDefaults.maxMessageSize, 64, 2 ** 31 - 1),
     maxDepth: int(peerDefaults.maxDepth, 1, 1000),
     maxBatch: int(peerDefaults.maxBatch, 1, 65535),
+    maxStreams: int(peerDefaults.maxStreams, 0, 1000000),
+    maxStreamsPerConnection: int(peerDefaults.maxStreamsPerConnection, 0, 1000000),
+    streamIdleTimeout: int(peerDefaults.streamIdleTimeout, 0, 2 ** 31 - 1),
+    inputWindow: windowOption(peerDefaults.inputWindow),
     clock: clockOption,
     wallClock: fn(Date.now), //  ms since 1970: a restarted peer's incarnation starts above its earlier life's
     random: fn(Math.random),

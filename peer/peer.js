@@ -5,6 +5,7 @@ import { GossipTransport } from './gossip-transport.js'
 import { Membership } from './membership/swim.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
+import { PeerStreams } from './streams.js'
 import { collectGarbage as collectThisHeap } from './collect.js'
 import { watchAllowList } from '../transport/allow-list-watch.js'
 import { KeyProofs } from './key-proofs.js'
@@ -19,7 +20,7 @@ import {
   loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM,
 } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
-import { MessageType, Status, FLP_PONG } from '../protocol/constants.js'
+import { MessageType, Status, FLP_PONG, Feature } from '../protocol/constants.js'
 import { ClosedError, ProtocolError, RemoteCode, invalidArgument } from '../protocol/errors.js'
 import { sealKey, seal, unseal } from '../protocol/seal.js'
 import { peerCredentials, clusterSecretBytes } from '../transport/security.js'
@@ -47,6 +48,7 @@ export class Peer extends EventEmitter {
     this.state = 'new' // new -> starting -> running -> stopping -> stopped
     this.transport = null
     this.dispatcher = null
+    this.streams = null // PeerStreams, once started
     this.inflightBytes = 0 // bytes of requests taken and not answered yet (maxInflightBytes)
     this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {} }
     this.stopping = null
@@ -186,7 +188,10 @@ export class Peer extends EventEmitter {
         throw invalidArgument(`handlers module${modules.length === 1 ? '' : 's'} ${modules.join(', ')} export${modules.length === 1 ? 's' : ''} no functions`)
       }
       handlers = {}
-      for (const m of methods) handlers[m] = (args, ctx) => this.pool.run(m, args, ctx)
+      for (const m of methods) {
+        handlers[m] = (args, ctx) => this.pool.run(m, args, ctx)
+        handlers[m].stream = (args, ctx, so) => this.pool.stream(m, args, ctx, so) // a stream runs in the thread too (streams.js)
+      }
     }
     if (modules !== null) {
       // A module's methods join what serve() may have added before start (serve wins).
@@ -224,6 +229,19 @@ export class Peer extends EventEmitter {
     const endpoint = this.transport.endpoint
     this.dispatcher = new Dispatcher({ handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint, debug: this.debugging ? (req, entry, arrived) => this.debugReply(req, entry, arrived) : null })
     this.recent = new RecentRequests({ clock: o.clock })
+    this.streams = new PeerStreams({
+      dispatcher: this.dispatcher,
+      clock: o.clock,
+      endpoint,
+      send: (clientId, frame) => this.transport.send(clientId, [frame]),
+      limits: o,
+      reserve: (bytes) => {
+        if (this.inflightBytes + bytes > o.maxInflightBytes) return false
+        this.inflightBytes += bytes
+        return true
+      },
+      unreserve: (bytes) => { this.inflightBytes -= bytes },
+    })
     this.gossip = new GossipTransport({
       connector: o.transport.connector,
       clock: o.clock,
@@ -341,14 +359,23 @@ export class Peer extends EventEmitter {
       case MessageType.SEALED:
         return this.onSealed(clientId, msg)
       case MessageType.CANCEL: {
-        const recent = this.recent.of(connectionKey(clientId))
-        for (const id of msg.ids) this.dispatcher.cancel(recent, id)
+        const key = connectionKey(clientId)
+        const recent = this.recent.of(key)
+        for (const id of msg.ids) if (this.streams.size === 0 || !this.streams.cancel(key, id)) this.dispatcher.cancel(recent, id)
         return
       }
+      case MessageType.STREAM_OPEN:
+        return this.streams.open(clientId, connectionKey(clientId), msg)
+      case MessageType.STREAM_CREDIT:
+        return this.streams.credit(connectionKey(clientId), msg)
+      case MessageType.STREAM_ITEM:
+        return this.streams.items(clientId, connectionKey(clientId), msg, frame.length)
+      case MessageType.STREAM_END:
+        return this.streams.inputEnd(connectionKey(clientId), msg)
       case MessageType.MEMBERS_GET:
         return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
       case MessageType.SERVICE_GET:
-        return this.transport.send(clientId, [encodeService(msg.seq, this.own.descriptor)])
+        return this.transport.send(clientId, [encodeService(msg.seq, this.own.descriptor, Feature.STREAMS)])
       default:
         // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's
         // bound socket: counted and dropped.
@@ -452,9 +479,12 @@ export class Peer extends EventEmitter {
     // Connections that proved a key no longer allowed get no more answers from now; if any
     // connection that proved nothing asked for work lately, it may hold such a key, and only
     // closing every connection reaches it (clients reconnect, prove, and carry on).
-    if (this.keyProofs?.revoke(keys, this.options.clock.now()) && this.transport?.rebind) {
+    const rebind = this.keyProofs?.revoke(keys, this.options.clock.now()) && this.transport?.rebind
+    this.streams?.cut(this.keyProofs?.cut ?? []) // the streams of a revoked key end with its connections
+    if (rebind) {
       this.options.logger.warn({ unproven: this.keyProofs.unproven.size }, `a key was revoked while ${this.keyProofs.unproven.size} connection(s) that never proved their key were about: closing every connection`)
       this.keyProofs.reset()
+      this.streams?.endAll(null, null)
       await this.transport.rebind()
     }
     this.options.logger.info({ allowed: keys.size }, `allow-list read again, ${keys.size} client key${keys.size === 1 ? '' : 's'} allowed`)
@@ -611,6 +641,7 @@ export class Peer extends EventEmitter {
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.dispatcher?.inflight ?? 0,
       inflightBytes: this.inflightBytes,
+      streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size },
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
       security: { ...this.securityCounts, refused: { ...this.securityCounts.refused }, secured: this.sealKey !== null, allowed: this.options.security ? this.options.security.allowed.size : 0, handshakeFailures: this.gossip?.counts.handshakeFailures ?? 0, keys: this.keyProofs === null ? null : { ...this.keyProofs.counts, proven: this.keyProofs.proven.size, cut: this.keyProofs.cut.size } },
       membership: {
@@ -675,10 +706,13 @@ export class Peer extends EventEmitter {
       await Promise.race([this.dispatcher.drain(), timedOut])
       clock.clearTimeout(timer)
       if (this.debugging) logger.debug({ inflight: this.dispatcher.inflight, ms: Math.round(clock.now() - t0) }, this.dispatcher.inflight === 0 ? `in-flight requests finished after ${Math.round(clock.now() - t0)} ms` : `drain timeout: ${this.dispatcher.inflight} requests still running`)
+      // Streams still open at the drain timeout end with a retryable DRAINING (the client may resume elsewhere).
+      this.streams.endAll(Status.DRAINING, `peer stopped: its drain timeout (${drainTimeout} ms) passed while the stream was open`)
     }
     await leaving
     await this.quiet(drainEnd)
     if (this.debugging) logger.debug({ received: this.counts.received }, `no request for ${QUIET_MS} ms (or the drain timeout): closing`)
+    this.streams?.close()
     await this.pool?.stop()
     if (this.outboxes.size > 0) this.flushReplies() // replies still waiting for their turn to end
     await this.gossip?.close()

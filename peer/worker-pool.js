@@ -78,7 +78,7 @@ export class WorkerPool {
     })
     // tasks: the batch handed to it; done: how many of them answered; progress: the place in
     // the batch of the task it runs (written by the thread, -1 until it begins the batch).
-    const t = { worker, tasks: [], done: 0, ranMs: 0, timer: null, ready: false, progress: new Int32Array(progress) }
+    const t = { worker, tasks: [], done: 0, ranMs: 0, timer: null, ready: false, progress: new Int32Array(progress), streams: new Map() }
     this.threads.push(t)
     return new Promise((resolve, reject) => {
       worker.on('message', (m) => {
@@ -90,6 +90,11 @@ export class WorkerPool {
           resolve(m.methods)
         } else if (m.type === 'done') {
           this.results(t, m.results, m.bytes, m.ranMs)
+        } else if (m.type === 'stream-item') {
+          t.streams.get(m.sid)?.item(Buffer.from(m.frame))
+        } else if (m.type === 'stream-end') {
+          const s = t.streams.get(m.sid)
+          if (s !== undefined) { t.streams.delete(m.sid); s.ended(m.error, m.count) }
         }
       })
       // A thread that fails before it is ready was never in service: it is dropped, and the
@@ -127,6 +132,35 @@ export class WorkerPool {
         queueMicrotask(() => { this.pumpQueued = false; this.pump() })
       }
     })
+  }
+
+  /**
+   * Runs the stream `method(args)` on a thread: its generator runs on that thread's event
+   * loop, beside the requests the thread is handed (a stream waiting for credit holds no
+   * thread), on the thread with the fewest streams. `o` is the stream's wire id, first credit,
+   * frame limits, `send(frame)` and `end(err, count)`. Returns the producer's handle:
+   * grant(items, bytes), cancel(), blocked, count.
+   */
+  stream (method, args, ctx, o) {
+    const ready = this.threads.filter((t) => t.ready)
+    if (this.closed || ready.length === 0) {
+      queueMicrotask(() => o.end(failed('peer is stopping', DrainingError.code), 0))
+      return new ThreadStream(null, 0, o)
+    }
+    let t = ready[0]
+    for (const x of ready) if (x.streams.size < t.streams.size) t = x
+    const s = new ThreadStream(t, this.nextId++, o)
+    t.streams.set(s.sid, s)
+    const remaining = ctx.remaining()
+    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, remaining: remaining === Infinity ? 0 : Math.ceil(remaining), endpoint: ctx.endpoint, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch })
+    return s
+  }
+
+  /** Thread `t` is gone: its streams end with `message`. */
+  endStreams (t, message) {
+    const streams = [...t.streams.values()]
+    t.streams.clear()
+    for (const s of streams) s.ended([message, RemoteCode.WORKER_EXIT], s.count)
   }
 
   /** How many queued requests the next hand-off takes. */
@@ -315,6 +349,7 @@ export class WorkerPool {
   /** Takes `t` out of the pool and starts a new thread in its place. */
   replace (t) {
     this.drop(t)
+    this.endStreams(t, 'handler thread ended while the stream was open')
     if (this.closed) return
     this.counts.replaced++
     this.respawn()
@@ -360,6 +395,7 @@ export class WorkerPool {
       this.clock.clearTimeout(t.timer)
       t.timer = null
     }
+    for (const t of this.threads) this.endStreams(t, 'peer stopped while the stream was open')
     await Promise.all(this.threads.map((t) => t.worker.terminate().catch(() => {})))
     this.threads = []
     this.idle = []
@@ -392,4 +428,66 @@ class Task {
     this.pool.counts.cancelled++
     this.thread.worker.postMessage({ type: 'cancel', id: this.id })
   }
+}
+
+/**
+ * The main thread's handle on a stream a thread produces: passes the client's credit on, keeps
+ * a copy of the credit left (so the peer knows when the stream waits for it), and sends the
+ * thread's item frames as they are.
+ */
+class ThreadStream {
+  constructor (t, sid, o) {
+    this.t = t
+    this.sid = sid
+    this.o = o
+    this.items = o.items
+    this.bytes = o.bytes
+    this.count = 0
+    this.over = false
+  }
+
+  get blocked () {
+    return !this.over && (this.items <= 0 || this.bytes <= 0)
+  }
+
+  grant (items, bytes) {
+    if (this.over) return
+    this.items += items
+    this.bytes += bytes
+    this.t.worker.postMessage({ type: 'stream-credit', sid: this.sid, items, bytes })
+  }
+
+  cancel () {
+    if (this.over) return
+    this.over = true
+    this.t?.streams.delete(this.sid)
+    this.t?.worker.postMessage({ type: 'stream-cancel', sid: this.sid })
+  }
+
+  /** An item frame from the thread (it counted the credit there; the count here mirrors it). */
+  item (frame) {
+    if (this.over) return
+    const n = frameItems(frame)
+    this.items -= n
+    this.bytes -= frame.length
+    this.count += n
+    this.o.send(frame)
+  }
+
+  ended (error, count) {
+    if (this.over) return
+    this.over = true
+    this.count = count
+    this.o.end(error === null ? null : error[1] === null ? new Error(error[0]) : failed(error[0], error[1]), count)
+  }
+}
+
+/** How many items an item frame carries, from its array header after the id (stream-codec.js). */
+function frameItems (frame) {
+  let at = 6 // header (5) and 0x92
+  const b = frame[at]
+  at += b < 0x80 ? 1 : b === 0xcc ? 2 : b === 0xcd ? 3 : b === 0xce ? 5 : 9
+  const h = frame[at]
+  if ((h & 0xf0) === 0x90) return h & 0x0f
+  return h === 0xdc ? frame.readUInt16BE(at + 1) : frame.readUInt32BE(at + 1)
 }

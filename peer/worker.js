@@ -14,6 +14,10 @@ import { loadHandlerModules } from './handler-module.js'
 import { packValue } from '../protocol/codec.js'
 import { collectGarbage } from './collect.js'
 import { RemoteCode } from '../protocol/errors.js'
+import { StreamProducer } from '../protocol/stream-producer.js'
+import { sourceOf } from './streams.js'
+import { isStream } from './dispatch.js'
+import { closeSource } from '../protocol/stream-producer.js'
 
 const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
 const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving average)
@@ -32,6 +36,13 @@ parentPort.on('message', (m) => {
   if (m.type === 'cancel') {
     cancelled.add(m.id)
     if (m.id === runningId) running?.abort(new Error('cancelled by the client'))
+  } else if (m.type === 'stream') {
+    openStream(m)
+  } else if (m.type === 'stream-credit') {
+    streams.get(m.sid)?.producer.grant(m.items, m.bytes)
+  } else if (m.type === 'stream-cancel') {
+    const s = streams.get(m.sid)
+    if (s !== undefined) { streams.delete(m.sid); s.abort.abort(new Error('cancelled by the client')); s.producer.cancel() }
   } else if (m.type === 'collect') {
     collectGarbage() // the pool asks only when the peer is idle
   } else {
@@ -125,6 +136,10 @@ async function runOne (task) {
   try {
     const out = handlers[task.method](task.args, ctx)
     const value = out !== null && typeof out === 'object' && typeof out.then === 'function' ? await out : out
+    if (isStream(value)) {
+      closeSource(value[Symbol.asyncIterator]())
+      return [task.id, 1, `method "${task.method}" streams its results: call it with client.stream()`, RemoteCode.STREAM_ONLY]
+    }
     try {
       return [task.id, 0, packValue(value), null]
     } catch (err) {
@@ -136,4 +151,56 @@ async function runOne (task) {
     runningId = -1
     running = null
   }
+}
+
+const streams = new Map() // sid -> { producer, abort } of the streams this thread runs
+
+/**
+ * A stream handed to this thread: its handler's items are produced here, under the credit the
+ * main thread passes on from the client, on this thread's event loop beside its requests (a
+ * stream waiting for credit holds no thread). Item frames are made here and transferred; the
+ * main thread sends them as they are.
+ */
+function openStream (m) {
+  const abort = new AbortController()
+  const deadline = m.remaining > 0 ? Date.now() + m.remaining : Infinity
+  let signal = null
+  const ctx = {
+    method: m.method,
+    requestId: m.requestId,
+    endpoint: m.endpoint,
+    timeoutMs: m.timeoutMs,
+    deadline,
+    remaining: () => Math.max(0, deadline - Date.now()),
+    get signal () {
+      if (signal === null) signal = deadline === Infinity ? abort.signal : AbortSignal.any([abort.signal, AbortSignal.timeout(Math.min(2 ** 31 - 1, Math.max(1, deadline - Date.now())))])
+      return signal
+    },
+  }
+  const end = (err, count) => {
+    streams.delete(m.sid)
+    parentPort.postMessage({ type: 'stream-end', sid: m.sid, count, error: err === null ? null : [err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null] })
+  }
+  let out
+  try {
+    out = handlers[methods[m.method]](m.args, ctx)
+  } catch (err) {
+    end(err, 0)
+    return
+  }
+  const producer = new StreamProducer({
+    id: m.id,
+    source: sourceOf(out),
+    items: m.items,
+    bytes: m.bytes,
+    maxFrame: m.maxFrame,
+    maxBatch: m.maxBatch,
+    send: (frame) => {
+      const own = new Uint8Array(frame) // a copy of its own, to transfer: `frame` may share a pooled slab
+      parentPort.postMessage({ type: 'stream-item', sid: m.sid, frame: own.buffer }, [own.buffer])
+    },
+    end,
+  })
+  streams.set(m.sid, { producer, abort })
+  producer.start()
 }

@@ -1,19 +1,15 @@
 // Encode and decode zeromesh frames: a 5-byte header (signature, version, type) and one
 // MessagePack value. Settings are chosen so that any process, restarted or not, decodes
 // any frame on its own: no shared record structures, no structured clone, int64 as numbers.
-import { Packr, Unpackr, RESERVE_START_SPACE } from 'msgpackr'
 import {
-  SIGNATURE, HEADER_SIZE, PROTOCOL_VERSION, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX,
-  MessageType, Status, ProtocolErrorCode, Limits,
+  HEADER_SIZE, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX,
+  MessageType, Status, ProtocolErrorCode, Limits, SIGNATURE,
 } from './constants.js'
 import { checkValue, checkList, checkMeta, isUint, fail } from './validate.js'
 import { isWireEndpoint } from './endpoint.js'
 import { descriptorProblem, describe, serviceDigest } from './service.js'
-
-const packr = new Packr({ useRecords: false, structuredClone: false })
-const unpackr = new Unpackr({
-  useRecords: false, mapsAsObjects: true, structuredClone: false, int64AsType: 'number',
-})
+import { packr, unpackr, writeHead, frame, writeArrayHeader, arrayHeaderSize, RESERVE_START_SPACE } from './msgpack.js'
+import { decodeStream, STREAM_TYPES } from './stream-codec.js'
 
 const knownTypes = new Set(Object.values(MessageType))
 const AFTER_HEADER = Object.freeze({ start: HEADER_SIZE }) // unpack the body in place, no view per frame
@@ -21,24 +17,6 @@ const AFTER_HEADER = Object.freeze({ start: HEADER_SIZE }) // unpack the body in
 /** Whether a frame starts with the zeromesh signature (whatever its version). */
 export function hasSignature (frame) {
   return frame.length >= 3 && frame[0] === SIGNATURE[0] && frame[1] === SIGNATURE[1] && frame[2] === SIGNATURE[2]
-}
-
-// Packing relies on how msgpackr hands out results: each pack() returns a view of its current
-// slab after the previous result, and a full slab is replaced, never rewritten, so a result
-// stays intact however many packs follow (test/codec.buffers.test.js checks this). That lets a
-// frame be packed with its header's room reserved in front (no copy), and packed entries be
-// kept until their frame is joined.
-
-function writeHead (out, at, type) {
-  out[at] = SIGNATURE[0]; out[at + 1] = SIGNATURE[1]; out[at + 2] = SIGNATURE[2]
-  out[at + 3] = PROTOCOL_VERSION
-  out[at + 4] = type
-}
-
-function frame (type, body) {
-  const out = packr.pack(body, RESERVE_START_SPACE | HEADER_SIZE)
-  writeHead(out, 0, type)
-  return out
 }
 
 /**
@@ -111,19 +89,10 @@ export function loneReplyFrame (head, packed) {
   return packed
 }
 
-/** Writes a MessagePack array header for `n` items at `at`; returns the position after it. */
-function writeArrayHeader (out, at, n) {
-  if (n < 16) { out[at] = 0x90 | n; return at + 1 }
-  if (n < 65536) { out[at] = 0xdc; out[at + 1] = n >> 8; out[at + 2] = n & 0xff; return at + 3 }
-  out[at] = 0xdd
-  out.writeUInt32BE(n, at + 1)
-  return at + 5
-}
-
 /** `prefix` bytes are left for the caller; then the array header and the entries. */
 function joinEntries (type, prefix, packed) {
   const n = packed.length
-  let size = HEADER_SIZE + prefix.length + (n < 16 ? 1 : n < 65536 ? 3 : 5)
+  let size = HEADER_SIZE + prefix.length + arrayHeaderSize(n)
   for (let i = 0; i < n; i++) size += packed[i].length
   const out = Buffer.allocUnsafe(size)
   writeHead(out, 0, type)
@@ -253,8 +222,8 @@ export function encodeServiceGet (seq) {
 }
 
 /** A peer's answer: its own service descriptor (protocol/service.js describe()). */
-export function encodeService (seq, d) {
-  return frame(MessageType.SERVICE, [seq, d.digest, d.methods, d.version, d.labels, d.capacity])
+export function encodeService (seq, d, features = 0) {
+  return frame(MessageType.SERVICE, [seq, d.digest, d.methods, d.version, d.labels, d.capacity, features])
 }
 
 /** An ERROR frame: the peer could not handle a frame at all. */
@@ -311,7 +280,9 @@ export function decode (buf, limits = Limits) {
     case MessageType.SERVICE_GET: return decodeServiceGet(body, version)
     case MessageType.KEY_PROOF: return decodeKeyProof(body, version)
     case MessageType.SERVICE: return decodeService(body, version, limits)
-    default: return decodeGossip(type, body, version, limits)
+    default:
+      if (STREAM_TYPES.has(type)) return decodeStream(type, body, version, limits)
+      return decodeGossip(type, body, version, limits)
   }
 }
 
@@ -411,7 +382,9 @@ function decodeService (body, version, limits) {
   if (problem !== null) throw fail(`service answer: ${problem}`)
   const digest = serviceDigest(d)
   if (digest !== body[1]) throw fail(`service answer: digest ${body[1]} is not the digest of its contents (${digest})`)
-  return { type: MessageType.SERVICE, version, seq: body[0], service: describe(d) }
+  // `features` (PROTOCOL.md 4.8): what the peer can do beyond the base protocol; not in the digest.
+  const features = isUint(body[6], 0xffffffff) ? body[6] : 0
+  return { type: MessageType.SERVICE, version, seq: body[0], service: describe(d), features }
 }
 
 function decodeMembers (body, version, limits) {

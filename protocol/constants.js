@@ -31,6 +31,15 @@ export const MessageType = Object.freeze({
   SERVICE_GET: 15, // client -> peer: what do you serve?
   SERVICE: 16, //     answer to SERVICE_GET: the peer's own service descriptor
   KEY_PROOF: 17, //   client -> secured peer: proof that this connection holds a client key
+  STREAM_OPEN: 18, //   client -> peer: open a stream (a request whose answer is many items)
+  STREAM_ITEM: 19, //   either way: items of an open stream, within the receiver's credit
+  STREAM_CREDIT: 20, // either way: the receiver grants more items and bytes (0, 0: still here)
+  STREAM_END: 21, //    either way: the sender's side of a stream is over (done, or why not)
+})
+
+/** What a peer can do beyond the base protocol: the bits of a SERVICE answer's `features`. Append only. */
+export const Feature = Object.freeze({
+  STREAMS: 1, // STREAM_OPEN, STREAM_ITEM, STREAM_CREDIT and STREAM_END (PROTOCOL.md 4.10)
 })
 
 /** Member states in membership claims. Append only. */
@@ -93,6 +102,12 @@ export const Limits = Object.freeze({
   // Most labels on one peer, and the longest label key or value.
   maxLabels: 32,
   maxLabelLength: 63,
+  // Streams open on one peer, over all its connections, and on one connection.
+  maxStreams: 1024,
+  maxStreamsPerConnection: 64,
+  // Most credit one side of a stream may grant the other at once, in items and in bytes.
+  maxCreditItems: 1024,
+  maxCreditBytes: 64 * 1024 * 1024,
 })
 
 /**

@@ -68,6 +68,7 @@ export const RemoteCode = Object.freeze({
   ENCODE: 'ERR_ZEROMESH_ENCODE', //           the result could not be encoded
   WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', // the handler's thread ended
   TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', //     the reply would exceed the frame size limit
+  STREAM_ONLY: 'ERR_ZEROMESH_STREAM_ONLY', // a plain request to a method whose handler streams: call it with client.stream()
 })
 
 export function invalidArgument (message) {

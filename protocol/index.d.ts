@@ -71,8 +71,10 @@ export declare const PROTOCOL_VERSION: number
 export declare const PROTOCOL_VERSION_MIN: number
 export declare const PROTOCOL_VERSION_MAX: number
 /** The codes a peer itself puts in a REMOTE answer (err.remoteCode), beside the handler's own. */
-export declare const RemoteCode: Readonly<{ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE' }>
-export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17 }>
+export declare const RemoteCode: Readonly<{ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', STREAM_ONLY: 'ERR_ZEROMESH_STREAM_ONLY' }>
+export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17, STREAM_OPEN: 18, STREAM_ITEM: 19, STREAM_CREDIT: 20, STREAM_END: 21 }>
+/** What a peer can do beyond the base protocol: bits of a SERVICE answer's `features`. */
+export declare const Feature: Readonly<{ STREAMS: 1 }>
 export declare const MemberState: Readonly<{ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 }>
 export declare const memberStateNames: readonly ['alive', 'suspect', 'dead', 'left']
 /** Whether claim b about a member outranks claim a: higher incarnation, then alive < suspect < dead < left. */
@@ -120,6 +122,14 @@ export declare function encodeKeyProof(key: Uint8Array, mac: Uint8Array): Buffer
 export declare function keyProof(own: { secret: Uint8Array, publicKey: Uint8Array }, otherPublic: Uint8Array, ch: Uint8Array): Buffer
 export declare function checkKeyProof(own: { secret: Uint8Array, publicKey: Uint8Array }, clientPublic: Uint8Array, ch: Uint8Array, mac: Uint8Array): boolean
 export declare function encodeMembers(seq: number, digest: number, members: Claim[]): Buffer
+/** STREAM_OPEN (PROTOCOL.md 4.10): a stream's id, method, args, whole deadline (0: none), first credit and whether the client sends items too. */
+export declare function encodeStreamOpen(id: number, method: string, args: unknown, timeoutMs: number, items: number, bytes: number, input: boolean): Buffer
+/** STREAM_ITEM: items of stream `id`, within the receiver's credit. */
+export declare function encodeStreamItems(id: number, items: unknown[]): Buffer
+/** STREAM_CREDIT: `items` and `bytes` more for the sender; 0 and 0 say "still here". */
+export declare function encodeStreamCredit(id: number, items: number, bytes: number): Buffer
+/** STREAM_END: the sender's side is over after `count` items; `value` is [message, code] unless status is OK. */
+export declare function encodeStreamEnd(id: number, status: number, value: [string, string | null] | null, count: number): Buffer
 export declare function decode(frame: Uint8Array, limits?: Partial<{ maxMessageSize: number, maxDepth: number, maxBatch: number, maxMethodLength: number }>): Decoded
 export declare function hasSignature(frame: Uint8Array): boolean
 export declare const Kind: Readonly<{ ZEROMESH: 'zeromesh', FLP_PING: 'flp-ping', FLP_REQUEST: 'flp-request', INVALID: 'invalid' }>

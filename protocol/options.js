@@ -1,6 +1,7 @@
 // Option checking shared by Client and Peer: unknown keys are refused with the list of
 // known ones, every value is checked where it enters, and messages name the library.
 import { invalidArgument } from './errors.js'
+import { Limits } from './constants.js'
 
 /**
  * @param {string} what   e.g. "Peer options"
@@ -74,4 +75,18 @@ export function loggerOption (v, name) {
     if (typeof v?.[level] !== 'function') throw invalidArgument(`${name} must have debug, info, warn and error methods taking (fields, message), as a pino logger does`)
   }
   return v
+}
+
+/** A stream window { items, bytes }: how much one side may send ahead of the other's reading. */
+export function windowOption (def) {
+  return (v, name) => {
+    if (v === undefined) return def
+    const items = v?.items ?? def.items
+    const bytes = v?.bytes ?? def.bytes
+    if (v === null || typeof v !== 'object' || Object.keys(v).some((k) => k !== 'items' && k !== 'bytes') ||
+        !Number.isInteger(items) || items < 1 || items > Limits.maxCreditItems || !Number.isInteger(bytes) || bytes < 1 || bytes > Limits.maxCreditBytes) {
+      throw invalidArgument(`${name} must be { items: 1 to ${Limits.maxCreditItems}, bytes: 1 to ${Limits.maxCreditBytes} }, got ${JSON.stringify(v)}`)
+    }
+    return Object.freeze({ items, bytes })
+  }
 }

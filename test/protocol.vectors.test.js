@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import {
   encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet,
-  encodeMembers, encodeCancel, encodeServiceGet, encodeService, describeService, decode, classify, Kind, MessageType, ProtocolError, seal, sealKey, unseal,
+  encodeMembers, encodeCancel, encodeServiceGet, encodeService, describeService, encodeStreamOpen, encodeStreamItems, encodeStreamCredit, encodeStreamEnd, decode, classify, Kind, MessageType, ProtocolError, seal, sealKey, unseal,
 } from '../protocol/index.js'
 import { z85Decode } from '../transport/keys.js'
 
@@ -30,15 +30,26 @@ const specEncoders = {
   cancel: (v) => encodeCancel(v.ids),
   sealed: (v) => seal(sealKeyOf(v.clusterSecretKey), Buffer.from(v.frame, 'hex')),
   'service-get': (v) => encodeServiceGet(v.seq),
-  service: (v) => encodeService(v.seq, describeService(v.service)),
+  service: (v) => encodeService(v.seq, describeService(v.service), v.features),
+  'stream-open': (v) => encodeStreamOpen(v.id, v.method, v.args, v.timeoutMs, v.items, v.bytes, v.input),
+  'stream-item': (v) => encodeStreamItems(v.id, v.items.map(fromJson)),
+  'stream-credit': (v) => encodeStreamCredit(v.id, v.items, v.bytes),
+  'stream-end': (v) => encodeStreamEnd(v.id, v.status, v.value, v.count),
 }
+// JSON has no bytes: { hex } stands for a Uint8Array in the stream vectors.
+const fromJson = (x) => x !== null && typeof x === 'object' && typeof x.hex === 'string' ? Buffer.from(x.hex, 'hex') : x
+const toJson = (x) => x instanceof Uint8Array ? { hex: Buffer.from(x).toString('hex') } : x
 const specDecoded = {
   gossip: (m) => ({ kind: 'gossip', seq: m.seq, msg: m.gossip }),
   'members-get': (m) => ({ kind: 'members-get', seq: m.seq }),
   members: (m) => ({ kind: 'members', seq: m.seq, digest: m.membersVersion, members: m.members }),
   cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
   'service-get': (m) => ({ kind: 'service-get', seq: m.seq }),
-  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity } }),
+  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity }, features: m.features }),
+  'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input }),
+  'stream-item': (m) => ({ kind: 'stream-item', id: m.id, items: m.items.map(toJson) }),
+  'stream-credit': (m) => ({ kind: 'stream-credit', id: m.id, items: m.items, bytes: m.bytes }),
+  'stream-end': (m) => ({ kind: 'stream-end', id: m.id, status: m.status, value: m.status === 0 ? null : [m.message, m.code], count: m.count }),
   // The tag must check out with the vector's key, and with no other.
   sealed: (m, v) => {
     expect(unseal(sealKeyOf('0'.repeat(40)), m)).to.equal(null)
@@ -59,8 +70,8 @@ function decodedBody (msg) {
 describe('PROTOCOL.md test vectors', () => {
   it('the document has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
-    expect([...kinds].sort()).to.deep.equal(['cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get'])
-    expect(vectors.length).to.be.at.least(27)
+    expect([...kinds].sort()).to.deep.equal(['cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
+    expect(vectors.length).to.be.at.least(38)
   })
 
   it('the service digest check values of 4.8 hold', () => {
@@ -82,7 +93,7 @@ describe('PROTOCOL.md test vectors', () => {
         expect(err.protocolCode).to.equal(spec.errorCode)
       })
     } else if (specEncoders[spec.kind] !== undefined) {
-      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.members?.[0]?.service ?? spec.seq ?? spec.ids ?? `${spec.frame.slice(0, 10)}...`)} encodes and decodes`, () => {
+      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.members?.[0]?.service ?? spec.seq ?? spec.ids ?? (spec.id === undefined ? undefined : `${spec.id} ${JSON.stringify(spec.items ?? spec.status ?? spec.method)}`) ?? `${spec.frame.slice(0, 10)}...`)} encodes and decodes`, () => {
         expect(specEncoders[spec.kind](spec).toString('hex')).to.equal(bytes.toString('hex'))
         expect(classify([bytes])).to.equal(Kind.ZEROMESH)
         expect(specDecoded[spec.kind](decode(bytes), spec)).to.deep.equal(spec)

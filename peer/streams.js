@@ -1,0 +1,246 @@
+// The streams a peer serves (PROTOCOL.md 4.10). A STREAM_OPEN runs the method's handler; what
+// it returns is sent as items: an async iterable (an async generator, a Readable) item by
+// item, any other value as a stream of that one item. Items leave only within the credit the
+// client grants (protocol/stream-producer.js), so a slow reader pauses the handler instead of
+// filling memory. A stream holds a place among the requests in flight (maxInflight) while it
+// is open, is capped per peer and per connection, and is never remembered for duplicates.
+//
+// A stream ends when its handler is done (STREAM_END OK with the count), throws (the error,
+// after the items before it), or when the client cancels (CANCEL: ctx.signal aborts and the
+// generator's `finally` runs), its deadline passes, the client goes silent while the stream
+// waits for credit (a client sends "still here" credit: client/streams.js), its connection is
+// cut (a revoked key), or the drain timeout passes (STREAM_END DRAINING).
+//
+// A request stream: a client that opens with `input` sends items too, within the credit this
+// peer grants (counted against the peer's byte budget while the stream is open); the handler
+// reads them from `ctx.input`, an async iterable.
+import { StreamProducer } from '../protocol/stream-producer.js'
+import { StreamConsumer } from '../protocol/stream-consumer.js'
+import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js'
+import { Status, Limits } from '../protocol/constants.js'
+import { DrainingError, ConnectionLostError, RemoteError } from '../protocol/errors.js'
+import { RequestContext, isStream } from './dispatch.js'
+
+const SWEEP_MS = 1000 // how often streams waiting for credit are checked for a silent client
+
+export class PeerStreams {
+  /**
+   * @param {object} o
+   * @param {import('./dispatch.js').Dispatcher} o.dispatcher
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {string} o.endpoint
+   * @param {(clientId: Buffer, frame: Buffer) => void} o.send
+   * @param {object} o.limits  maxStreams, maxStreamsPerConnection, maxMessageSize, maxBatch, streamIdleTimeout, inputWindow { items, bytes }
+   * @param {(bytes: number) => boolean} o.reserve  takes bytes of the peer's budget (false: none left)
+   * @param {(bytes: number) => void} o.unreserve
+   */
+  constructor (o) {
+    this.o = o
+    this.byConnection = new Map() // connection key -> Map(stream id -> PeerStream)
+    this.size = 0
+    this.sweeper = null
+    this.counts = { opened: 0, ended: 0, failed: 0, cancelled: 0, refused: 0, reused: 0, stray: 0, violations: 0, silent: 0, drained: 0, cut: 0, expired: 0, items: 0 }
+  }
+
+  /** A STREAM_OPEN from connection `key` (routing id `clientId`). */
+  open (clientId, key, msg) {
+    const refuse = (status, message) => {
+      this.counts.refused++
+      this.o.send(clientId, encodeStreamEnd(msg.id, status, [message, null], 0))
+    }
+    let streams = this.byConnection.get(key)
+    if (streams?.has(msg.id)) { this.counts.reused++; return } // an id in use: dropped, the first stream goes on
+    const d = this.o.dispatcher
+    if (msg.invalid !== null) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `invalid stream: ${msg.invalid}`) }
+    if (d.draining) { d.counts.drained++; return refuse(Status.DRAINING, 'peer is draining') }
+    const fn = Object.hasOwn(d.handlers, msg.method) ? d.handlers[msg.method] : undefined
+    if (typeof fn !== 'function') { d.counts.unknown++; return refuse(Status.UNKNOWN_METHOD, `unknown method "${msg.method}"; this peer serves ${d.served()}`) }
+    const l = this.o.limits
+    if (this.size >= l.maxStreams) return refuse(Status.BUSY, `peer busy: ${this.size} streams open (maxStreams ${l.maxStreams})`)
+    if ((streams?.size ?? 0) >= l.maxStreamsPerConnection) return refuse(Status.BUSY, `peer busy: ${streams.size} streams open on this connection (maxStreamsPerConnection ${l.maxStreamsPerConnection})`)
+    const reserved = msg.input ? l.inputWindow.bytes : 0
+    if (reserved > 0 && !this.o.reserve(reserved)) return refuse(Status.BUSY, 'peer busy: no room in its byte budget for a request stream\'s items')
+    if (!d.hold(msg.method)) {
+      if (reserved > 0) this.o.unreserve(reserved)
+      return refuse(Status.BUSY, `peer busy: ${d.inflight} requests in flight`)
+    }
+    if (streams === undefined) this.byConnection.set(key, streams = new Map())
+    const now = this.o.clock.now()
+    const s = new PeerStream(msg, clientId, key, new RequestContext({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs }, this.o.endpoint, this.o.clock, now), reserved, now)
+    streams.set(msg.id, s)
+    this.size++
+    this.counts.opened++
+    if (msg.timeoutMs > 0) s.deadlineTimer = this.o.clock.setTimeout(() => { s.deadlineTimer = null; this.counts.expired++; this.stop(s, null) }, Math.min(msg.timeoutMs, 2 ** 31 - 1))
+    if (msg.input) {
+      s.input = new StreamConsumer({ ...l.inputWindow, grant: (items, bytes) => this.o.send(clientId, encodeStreamCredit(msg.id, items, bytes)) })
+      s.ctx.input = { [Symbol.asyncIterator]: () => ({ next: () => s.input.next(), return: () => { s.input.abandon(null); return Promise.resolve({ value: undefined, done: true }) } }) }
+      this.o.send(clientId, encodeStreamCredit(msg.id, l.inputWindow.items, l.inputWindow.bytes))
+    }
+    this.sweep()
+    const grant = { items: Math.min(msg.items, Limits.maxCreditItems), bytes: Math.min(msg.bytes, Limits.maxCreditBytes) }
+    const send = (frame) => { this.counts.items++; this.o.send(clientId, frame) }
+    const end = (err, count) => this.finish(s, err, count)
+    if (typeof fn.stream === 'function') { // a handler in a thread: it runs its producer there (worker-pool.js)
+      s.producer = fn.stream(msg.args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end })
+      return
+    }
+    let out
+    try {
+      out = fn(msg.args, s.ctx)
+    } catch (err) {
+      return this.finish(s, err, 0)
+    }
+    s.producer = new StreamProducer({ id: msg.id, source: sourceOf(out), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end })
+    s.producer.start()
+  }
+
+  /** STREAM_CREDIT: the client read items (or says it is still there: 0, 0). */
+  credit (key, msg) {
+    const s = this.byConnection.get(key)?.get(msg.id)
+    if (s === undefined) { this.counts.stray++; return }
+    s.heardAt = this.o.clock.now()
+    const p = s.producer
+    if (p === null || (msg.items === 0 && msg.bytes === 0)) return
+    // Credit never adds up past the caps, whatever the client grants.
+    p.grant(Math.max(0, Math.min(msg.items, Limits.maxCreditItems - p.items)), Math.max(0, Math.min(msg.bytes, Limits.maxCreditBytes - p.bytes)))
+  }
+
+  /** STREAM_ITEM from the client: items of a request stream, within the credit this peer granted. */
+  items (clientId, key, msg, bytes) {
+    const s = this.byConnection.get(key)?.get(msg.id)
+    if (s === undefined || s.input === null) { this.counts.stray++; return }
+    s.heardAt = this.o.clock.now()
+    const broken = s.input.receive(msg.items, bytes)
+    if (broken === null) return
+    this.counts.violations++
+    this.o.send(clientId, encodeStreamEnd(msg.id, Status.INVALID_REQUEST, [`stream ${msg.id} broke the credit rule: ${broken}`, null], s.producer?.count ?? 0))
+    this.stop(s, null)
+  }
+
+  /** STREAM_END from the client: its items are over (a request stream). */
+  inputEnd (key, msg) {
+    const s = this.byConnection.get(key)?.get(msg.id)
+    if (s === undefined || s.input === null) { this.counts.stray++; return }
+    s.heardAt = this.o.clock.now()
+    if (msg.status === Status.OK && msg.count !== s.input.received) {
+      s.input.end(new ConnectionLostError(`zeromesh: the client sent ${msg.count} items, ${s.input.received} arrived`))
+      return
+    }
+    s.input.end(msg.status === Status.OK ? null : new RemoteError(msg.message ?? 'the client ended its items with an error', { remoteCode: msg.code }))
+  }
+
+  /** CANCEL for `id` on connection `key`: returns whether it was a stream (then it is over, with no answer). */
+  cancel (key, id) {
+    const s = this.byConnection.get(key)?.get(id)
+    if (s === undefined) return false
+    this.counts.cancelled++
+    this.stop(s, null)
+    return true
+  }
+
+  /** The connections of `keys` were cut (a revoked key): their streams end, unanswered. */
+  cut (keys) {
+    for (const key of keys) {
+      const streams = this.byConnection.get(key)
+      if (streams === undefined) continue
+      for (const s of [...streams.values()]) { this.counts.cut++; this.stop(s, null) }
+    }
+  }
+
+  /** Every stream ends now with `status` (DRAINING at the drain timeout; none when every connection closes). */
+  endAll (status, message) {
+    for (const streams of [...this.byConnection.values()]) {
+      for (const s of [...streams.values()]) {
+        if (status === Status.DRAINING) this.counts.drained++
+        this.stop(s, status === null ? null : encodeStreamEnd(s.id, status, [message, null], s.producer?.count ?? 0))
+      }
+    }
+  }
+
+  /** Ends `s` from outside its handler: the signal aborts, the producer stops, `frame` (if any) tells the client. */
+  stop (s, frame) {
+    if (!this.remove(s)) return
+    s.ctx.cancel()
+    s.producer?.cancel()
+    s.input?.abandon(null)
+    this.o.dispatcher.release(s.method, false)
+    if (frame !== null) this.o.send(s.clientId, frame)
+  }
+
+  /** The handler's side is over: done (err null) or failed. */
+  finish (s, err, count) {
+    if (!this.remove(s)) return
+    s.ctx.done()
+    s.input?.abandon(null)
+    this.o.dispatcher.release(s.method, err !== null)
+    if (err === null) { this.counts.ended++; this.o.send(s.clientId, encodeStreamEnd(s.id, Status.OK, null, count)); return }
+    this.counts.failed++
+    const code = typeof err?.code === 'string' ? err.code : null
+    const status = code === DrainingError.code ? Status.DRAINING : Status.REMOTE
+    this.o.send(s.clientId, encodeStreamEnd(s.id, status, [err instanceof Error ? err.message : String(err), status === Status.DRAINING ? null : code], count))
+  }
+
+  remove (s) {
+    const streams = this.byConnection.get(s.key)
+    if (streams?.get(s.id) !== s) return false
+    streams.delete(s.id)
+    if (streams.size === 0) this.byConnection.delete(s.key)
+    this.size--
+    if (s.deadlineTimer !== null) this.o.clock.clearTimeout(s.deadlineTimer)
+    if (s.reserved > 0) this.o.unreserve(s.reserved)
+    return true
+  }
+
+  /**
+   * While streams are open, once a second: a stream that waits for credit and heard nothing
+   * from its client for streamIdleTimeout has lost its client (gone, or partitioned) and ends.
+   */
+  sweep () {
+    if (this.sweeper !== null || this.size === 0) return
+    this.sweeper = this.o.clock.setTimeout(() => {
+      this.sweeper = null
+      const now = this.o.clock.now()
+      const limit = this.o.limits.streamIdleTimeout
+      for (const streams of [...this.byConnection.values()]) {
+        for (const s of [...streams.values()]) {
+          if (limit > 0 && now - s.heardAt >= limit && (s.producer?.blocked ?? false)) { this.counts.silent++; this.stop(s, null) }
+        }
+      }
+      this.sweep()
+    }, SWEEP_MS)
+  }
+
+  close () {
+    this.endAll(null, null)
+    if (this.sweeper !== null) this.o.clock.clearTimeout(this.sweeper)
+    this.sweeper = null
+  }
+}
+
+class PeerStream {
+  constructor (msg, clientId, key, ctx, reserved, now) {
+    this.id = msg.id
+    this.method = msg.method
+    this.clientId = clientId
+    this.key = key
+    this.ctx = ctx
+    this.reserved = reserved // bytes of the peer's budget held for its input
+    this.producer = null
+    this.input = null //     a StreamConsumer of the client's items, for a request stream
+    this.deadlineTimer = null
+    this.heardAt = now //    when the client last sent something for it
+  }
+}
+
+/**
+ * What a handler returned, as items: an async iterable as it is (also when a promise gives
+ * one: an async function that returns a Readable), anything else (awaited) as one item.
+ */
+export function sourceOf (out) {
+  if (isStream(out)) return out[Symbol.asyncIterator]()
+  return (async function * one () {
+    const value = await out
+    if (isStream(value)) yield * value
+    else yield value
+  })()
+}

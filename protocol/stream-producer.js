@@ -1,0 +1,137 @@
+// The sending side of a stream (PROTOCOL.md 4.10): pulls items from an async iterator only
+// while the receiver's credit allows, packs each one, and sends them in item frames. Items
+// ready in the same turn of the event loop leave together in one frame (as many as the credit,
+// the frame size and the batch limit allow); an item that takes longer does not hold the ones
+// before it. A peer runs it for a handler's results (on the main thread or in a handler
+// thread), a client for the items it sends.
+//
+// Credit rule: a frame of n items and b bytes (the whole frame) spends n items and b bytes. A
+// frame leaves only while at least 1 item and 1 byte of credit are left, and never with more
+// items than are left; it may overdraw the bytes, after which nothing leaves until the
+// receiver has granted enough to bring them above 0 again.
+import { packItem, streamItemFrame, itemFrameOverhead } from './stream-codec.js'
+import { RemoteCode, ZeromeshError } from './errors.js'
+import { Limits } from './constants.js'
+
+export class StreamProducer {
+  /**
+   * @param {object} o
+   * @param {number} o.id         the stream's id
+   * @param {AsyncIterator<unknown>} o.source
+   * @param {number} o.items      first credit, in items...
+   * @param {number} o.bytes      ...and in bytes
+   * @param {number} [o.maxFrame] largest frame to send (the receiver's maxMessageSize)
+   * @param {number} [o.maxBatch] most items in one frame
+   * @param {(frame: Buffer) => void} o.send
+   * @param {(err: Error|null, count: number) => void} o.end  the source ended (null) or threw, or an item could not be sent; not called after cancel()
+   */
+  constructor (o) {
+    this.id = o.id
+    this.source = o.source
+    this.items = o.items
+    this.bytes = o.bytes
+    this.maxFrame = o.maxFrame ?? Limits.maxMessageSize
+    this.maxBatch = o.maxBatch ?? Limits.maxBatch
+    this.send = o.send
+    this.onEnd = o.end
+    this.count = 0 //    items sent
+    this.batch = [] //   packed items waiting for the end of this turn
+    this.batchBytes = 0
+    this.flushQueued = false
+    this.over = false
+    this.waiting = null // resolves the wait for credit
+  }
+
+  /** Starts pulling; returns a promise of the end (it never rejects). */
+  start () {
+    this.done = this.pump().catch((err) => this.finish(err))
+    return this.done
+  }
+
+  /** The receiver granted more credit. */
+  grant (items, bytes) {
+    this.items += items
+    this.bytes += bytes
+    this.wake()
+  }
+
+  /** Whether the producer waits for credit (the receiver holds all it may). */
+  get blocked () {
+    return !this.over && (this.items <= 0 || this.bytes <= 0)
+  }
+
+  /** Stops pulling and ends the source (its `finally` runs); nothing more is sent, end is not called. */
+  cancel () {
+    if (this.over) return
+    this.over = true
+    this.batch = []
+    this.wake()
+    closeSource(this.source)
+  }
+
+  wake () {
+    const w = this.waiting
+    this.waiting = null
+    w?.()
+  }
+
+  async pump () {
+    while (!this.over) {
+      if (this.items - this.batch.length <= 0 || this.bytes - this.batchBytes <= 0) {
+        this.flush()
+        if (this.items <= 0 || this.bytes <= 0) await new Promise((resolve) => { this.waiting = resolve })
+        continue
+      }
+      const r = await this.source.next()
+      if (this.over) return
+      if (r.done) {
+        this.flush()
+        return this.finish(null)
+      }
+      let packed
+      try {
+        packed = packItem(r.value)
+      } catch (err) {
+        throw new ZeromeshError(`stream item ${this.count + this.batch.length} could not be encoded: ${err?.message ?? err}`, { code: RemoteCode.ENCODE })
+      }
+      if (itemFrameOverhead(this.id, 1) + packed.length > this.maxFrame) {
+        throw new ZeromeshError(`stream item ${this.count + this.batch.length} of ${packed.length} bytes is larger than a frame may be (maxMessageSize ${this.maxFrame})`, { code: RemoteCode.TOO_LARGE })
+      }
+      if (this.batch.length > 0 && (this.batch.length >= this.maxBatch || itemFrameOverhead(this.id, this.batch.length + 1) + this.batchBytes + packed.length > this.maxFrame)) this.flush()
+      this.batch.push(packed)
+      this.batchBytes += packed.length
+      if (!this.flushQueued) {
+        this.flushQueued = true
+        setImmediate(() => { this.flushQueued = false; if (!this.over) this.flush() })
+      }
+    }
+  }
+
+  flush () {
+    const n = this.batch.length
+    if (n === 0) return
+    const frame = streamItemFrame(this.id, this.batch)
+    this.batch = []
+    this.batchBytes = 0
+    this.items -= n
+    this.bytes -= frame.length
+    this.count += n
+    this.send(frame)
+  }
+
+  finish (err) {
+    if (this.over) return
+    this.flush() // the items before an error arrive before it
+    if (err !== null) closeSource(this.source)
+    this.over = true
+    this.onEnd(err, this.count)
+  }
+}
+
+/** Ends an iterator early: its generator's `finally` runs, a Readable is destroyed. */
+export function closeSource (source) {
+  try {
+    const r = source.return?.()
+    if (r !== null && typeof r?.then === 'function') r.then(null, () => {})
+  } catch {}
+}
