@@ -71,7 +71,8 @@ exits 0.
                      methods, comma-separated (a data: URL alone; a method in two modules is
                      refused); without it the peer serves no method
   --demo-handlers    serve the demo handlers: echo, whoami (endpoint and pid), spin (a CPU
-                     loop of n iterations) and sleep; for trying zeromesh, never in production
+                     loop of n iterations), sleep, and count (a stream of n items); for trying
+                     zeromesh, never in production
   --labels K=V,K=V   labels clients select this peer by (zone=a,tier=gold); "zone" keeps a
                      client given that zone on it. Stated by this peer alone, never gossiped
   --service-version SEMVER

@@ -26,3 +26,23 @@ export function sleep (args, ctx) {
   if (typeof ms !== 'number' || !(ms >= 0 && ms <= 60000)) throw Object.assign(new Error('sleep: ms must be a number from 0 to 60000'), { code: 'BAD_MS' })
   return new Promise((resolve) => setTimeout(resolve, ms, { slept: ms }))
 }
+
+/**
+ * A stream (client.stream('count', { n })): the numbers `from` (default 0) up to `n` (default
+ * 10, at most 1e9) as `{ i }`, each with `size` bytes of `pad` when given (at most 1 MB), and
+ * `ms` milliseconds between items (default 0). Resume after an error with `from`.
+ */
+export async function * count (args, ctx) {
+  const n = args?.n ?? 10
+  const from = args?.from ?? 0
+  const size = args?.size ?? 0
+  const ms = args?.ms ?? 0
+  if (!Number.isInteger(n) || n < 0 || n > 1e9 || !Number.isInteger(from) || from < 0) throw Object.assign(new Error('count: n and from must be whole numbers, n at most 1e9'), { code: 'BAD_N' })
+  if (!Number.isInteger(size) || size < 0 || size > 1e6 || typeof ms !== 'number' || !(ms >= 0 && ms <= 60000)) throw Object.assign(new Error('count: size must be 0 to 1e6 bytes, ms 0 to 60000'), { code: 'BAD_SIZE' })
+  const pad = size > 0 ? Buffer.alloc(size, 0x5a) : null
+  for (let i = from; i < n; i++) {
+    if (ctx?.signal.aborted) return
+    if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms))
+    yield pad === null ? { i } : { i, pad }
+  }
+}
