@@ -184,7 +184,7 @@ async function runPeer (args) {
     throw err
   }
   process.stdout.write(endpoint + '\n')
-  if (handlers === undefined) logger.warn({ methods: [] }, 'serves no methods: give --handlers MODULE (or --demo-handlers for the demo\'s echo, whoami, spin and sleep)')
+  if (handlers === undefined) logger.warn({ methods: [] }, 'serves no methods: give --handlers MODULE (or --demo-handlers for the demo\'s echo, whoami, spin, sleep and count)')
   if (opsServer !== null) logger.info({ http: `${ops.host}:${opsServer.port}` }, `operations endpoint on http://${ops.host.includes(':') ? `[${ops.host}]` : ops.host}:${opsServer.port} (/metrics, /healthz, /readyz)`)
   // Under a supervisor that waits for it (pm2's wait_ready), "ready" once the peer joined.
   if (typeof process.send === 'function') {
