@@ -4,7 +4,7 @@
 
 const SYNOPSIS = {
   peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
-  request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
+  request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--stream] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
   demo: 'zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]',
   bench: 'zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--payload SIZE] [--json] [--cluster-pub FILE --key FILE | --insecure]',
@@ -169,6 +169,8 @@ Sends METHOD(JSON-ARGS) to a peer that serves it and prints the JSON result alon
 On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
 
   --seeds EP,EP      peers to start from (comma-separated)
+  --stream           METHOD streams (README, Streams): print each item as it comes, one JSON
+                     line each; --timeout is then the longest wait for an item
   --timeout MS       whole deadline, retries included (default 5000)
   --no-idempotent    never re-send after a lost connection
   --version RANGE    only a peer whose service version is in the semver RANGE (^2, ~2.1)

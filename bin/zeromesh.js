@@ -270,6 +270,7 @@ async function runRequest (args) {
     seeds: { type: 'string' },
     timeout: { type: 'string' },
     'no-idempotent': { type: 'boolean' },
+    stream: { type: 'boolean' },
     version: { type: 'string' },
     where: { type: 'string' },
     ...SECURITY_CLIENT_FLAGS,
@@ -283,13 +284,17 @@ async function runRequest (args) {
     try { params = JSON.parse(json) } catch (err) { throw new UsageError(`JSON-ARGS is not valid JSON: ${err.message}`) }
   }
   const client = new Client({ seeds: values.seeds, security: clientSecurity(values, USAGE.request) })
+  const timeout = wholeOption(values.timeout, 'timeout', USAGE.request, ' of milliseconds')
+  const options = { idempotent: values['no-idempotent'] ? false : undefined, version: values.version, where: labelsOption(values.where, '--where', USAGE.request) }
   try {
-    const result = await client.request(method, params, {
-      timeout: wholeOption(values.timeout, 'timeout', USAGE.request, ' of milliseconds'),
-      idempotent: values['no-idempotent'] ? false : undefined,
-      version: values.version,
-      where: labelsOption(values.where, '--where', USAGE.request),
-    })
+    if (values.stream) {
+      // Each item as it comes, one JSON line each; --timeout is the longest wait for an item.
+      for await (const item of client.stream(method, params, { ...options, idleTimeout: timeout })) {
+        if (!process.stdout.write(JSON.stringify(item ?? null) + '\n')) await new Promise((resolve) => process.stdout.once('drain', resolve))
+      }
+      return 0
+    }
+    const result = await client.request(method, params, { ...options, timeout })
     process.stdout.write(JSON.stringify(result ?? null) + '\n')
     return 0
   } finally {

@@ -78,7 +78,7 @@ describe('zeromesh command line', function () {
     expect(JSON.parse(m.stdout).map((x) => x.endpoint)).to.deep.equal([p.endpoint])
     const u = run(['request', '--seeds', p.endpoint, 'nope'])
     expect((await u.exited).code).to.equal(1)
-    expect(u.stderr).to.equal('ERR_ZEROMESH_UNKNOWN_METHOD: no peer serves "nope"; the peers known serve echo, sleep, spin, whoami\n')
+    expect(u.stderr).to.equal('ERR_ZEROMESH_UNKNOWN_METHOD: no peer serves "nope"; the peers known serve count, echo, sleep, spin, whoami\n')
   })
 
   it('a peer serves the demo handlers; request prints the JSON result alone on stdout', async () => {
@@ -96,6 +96,13 @@ describe('zeromesh command line', function () {
     const sleep = run(['request', '--seeds', p.endpoint, 'sleep', '{"ms":20}'])
     await sleep.exited
     expect(JSON.parse(sleep.stdout)).to.deep.equal({ slept: 20 })
+    // A stream: each item a JSON line, as it comes (issue 26, item 8).
+    const stream = run(['request', '--seeds', p.endpoint, '--stream', 'count', '{"n":4,"from":1}'])
+    expect((await stream.exited).code).to.equal(0)
+    expect(stream.stdout.trim().split('\n').map((l) => JSON.parse(l))).to.deep.equal([{ i: 1 }, { i: 2 }, { i: 3 }])
+    const broken = run(['request', '--seeds', p.endpoint, '--stream', 'count', '{"n":-1}'])
+    expect((await broken.exited).code).to.equal(1)
+    expect(broken.stderr).to.match(/^ERR_ZEROMESH_REMOTE: count: n and from/)
   })
 
   it('without --handlers a peer serves nothing (it says so); the demo handlers need --demo-handlers', async () => {
@@ -103,7 +110,7 @@ describe('zeromesh command line', function () {
     const r = run(['request', '--seeds', bare.endpoint, 'spin', '{"n":1e10}'])
     expect((await r.exited).code).to.equal(1)
     expect(r.stderr).to.equal('ERR_ZEROMESH_UNKNOWN_METHOD: no peer serves "spin"; the peers known serve nothing\n')
-    await eventually(() => expect(bare.stderr).to.match(/serves no methods: give --handlers MODULE \(or --demo-handlers for the demo's echo, whoami, spin and sleep\)/))
+    await eventually(() => expect(bare.stderr).to.match(/serves no methods: give --handlers MODULE \(or --demo-handlers for the demo's echo, whoami, spin, sleep and count\)/))
     const demo = await startPeer(['--demo-handlers'], { demo: false })
     const w = run(['request', '--seeds', demo.endpoint, 'whoami'])
     expect((await w.exited).code, w.stderr).to.equal(0)
@@ -151,13 +158,13 @@ describe('zeromesh command line', function () {
       await m.exited
       const list = JSON.parse(m.stdout)
       expect(list).to.have.length(2)
-      expect(list.find((x) => x.endpoint === a.endpoint).serves).to.deep.equal({ methods: ['echo', 'ordersGet', 'ordersPut', 'sleep', 'spin', 'whoami'], version: '2.1.0', labels: { zone: 'a', tier: 'gold' }, capacity: 1 })
-      expect(list.find((x) => x.endpoint === b.endpoint).serves).to.deep.equal({ methods: ['echo', 'sleep', 'spin', 'whoami'], version: '1.0.0', labels: { zone: 'b' }, capacity: 8 })
+      expect(list.find((x) => x.endpoint === a.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'ordersGet', 'ordersPut', 'sleep', 'spin', 'whoami'], version: '2.1.0', labels: { zone: 'a', tier: 'gold' }, capacity: 1 })
+      expect(list.find((x) => x.endpoint === b.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'sleep', 'spin', 'whoami'], version: '1.0.0', labels: { zone: 'b' }, capacity: 8 })
     }, { timeout: 8000 })
     const table = run(['members', '--seeds', a.endpoint])
     await table.exited
     expect(table.stdout.split('\n')[0]).to.match(/^ENDPOINT\s+STATE\s+INCARNATION\s+METHODS\s+VERSION\s+LABELS\s+META$/)
-    expect(table.stdout).to.match(/echo,ordersGet,ordersPut,sleep,spin,whoami\s+2\.1\.0\s+zone=a,tier=gold/)
+    expect(table.stdout).to.match(/count,echo,ordersGet,ordersPut,sleep,spin,whoami\s+2\.1\.0\s+zone=a,tier=gold/)
     for (const [args, want] of [[['--version', '^1'], b.endpoint], [['--where', 'zone=a'], a.endpoint], [['--version', '^2', '--where', 'tier=gold'], a.endpoint]]) {
       const r = run(['request', '--seeds', b.endpoint, ...args, 'whoami'])
       expect((await r.exited).code, r.stderr).to.equal(0)
