@@ -283,9 +283,10 @@ async function runRequest (args) {
   if (json !== undefined) {
     try { params = JSON.parse(json) } catch (err) { throw new UsageError(`JSON-ARGS is not valid JSON: ${err.message}`) }
   }
-  const client = new Client({ seeds: values.seeds, security: clientSecurity(values, USAGE.request) })
+  // Every flag is checked before the client exists: a usage error must not leave it open.
   const timeout = wholeOption(values.timeout, 'timeout', USAGE.request, ' of milliseconds')
   const options = { idempotent: values['no-idempotent'] ? false : undefined, version: values.version, where: labelsOption(values.where, '--where', USAGE.request) }
+  const client = new Client({ seeds: values.seeds, security: clientSecurity(values, USAGE.request) })
   try {
     if (values.stream) {
       // Each item as it comes, one JSON line each; --timeout is the longest wait for an item.
