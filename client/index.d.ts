@@ -86,6 +86,8 @@ export interface ClientOptions {
   where?: Record<string, string> | null
   /** This client's zone: requests stay with peers labelled zone=<it> while they have capacity, the excess spills. Default: none. */
   zone?: string | null
+  /** What a stream's peer may send ahead of the reader, in items and bytes. Default { items: 64, bytes: 4194304 }. */
+  streamWindow?: { items?: number, bytes?: number }
   clock?: Clock
   /** ms since 1970, for the incarnation horizon of member-list claims. Default Date.now. */
   wallClock?: () => number
@@ -131,6 +133,37 @@ export interface RequestOptions {
   signal?: AbortSignal
 }
 
+export interface StreamOptions {
+  /** Whole deadline of the stream; 0 (the default): none, for feeds. */
+  timeout?: number
+  /** The longest wait for the first item and between items while the reader waits for one; 0: none. Default: the client's timeout. */
+  idleTimeout?: number
+  /** What the peer may send ahead of the reader. Default: the client's streamWindow. */
+  window?: { items?: number, bytes?: number }
+  /** Items for the handler to read from ctx.input (a request stream): an array, a generator, a Readable. Sent within the peer's credit. */
+  input?: Iterable<unknown> | AsyncIterable<unknown>
+  /** Before its first item, may the stream move to another peer after a lost connection? Default: the client's idempotent. */
+  idempotent?: boolean
+  /** Routes by rendezvous hashing. */
+  key?: string
+  /** A semver range the peer's service version must satisfy. */
+  version?: string
+  /** Labels the peer must have; null: any. */
+  where?: Record<string, string> | null
+  /** Aborting ends the stream (ERR_ZEROMESH_ABORTED) and the handler on the peer. */
+  signal?: AbortSignal
+}
+
+/**
+ * A stream's items, for `for await` or `Readable.from`. Breaking out of the loop ends the
+ * handler on the peer. Errors come out of the iteration after the items before them, each
+ * with `items`: how many items arrived (resume with a cursor in the args).
+ */
+export interface ClientStream<T = unknown> extends AsyncIterableIterator<T> {
+  /** Items that arrived so far. */
+  readonly received: number
+}
+
 export interface PeerInfo {
   /** Set on the event that reports a peer dropped because it left the cluster or died. */
   removed?: boolean
@@ -174,6 +207,8 @@ export interface ClientStats {
 export declare class Client extends EventEmitter {
   constructor(options: ClientOptions)
   request<T = unknown>(method: string, args?: unknown, options?: RequestOptions): Promise<T>
+  /** Opens a stream of `method(args)` on a peer that takes streams (README, Streams). Throws at once on bad options. */
+  stream<T = unknown>(method: string, args?: unknown, options?: StreamOptions): ClientStream<T>
   peers(): PeerInfo[]
   stats(): ClientStats
   /** A peer's view of the cluster (`from`, or a random up peer). */
@@ -210,6 +245,7 @@ export declare const clientDefaults: Readonly<{
   subset: number
   where: Record<string, string> | null
   zone: string | null
+  streamWindow: Readonly<{ items: number, bytes: number }>
 }>
 export declare const strategyNames: readonly string[]
 

@@ -18,10 +18,17 @@ export interface RequestContext {
   readonly deadline: number
   /** Milliseconds left before the client gives up. */
   remaining(): number
-  /** Aborted when the deadline passes or the client cancels the request. */
+  /** Aborted when the deadline passes or the client cancels the request (for a stream: the reader stopped). */
   readonly signal: AbortSignal
+  /** In a request stream (the client gave `input`): the client's items, as they come. */
+  readonly input?: AsyncIterable<unknown>
 }
 
+/**
+ * A handler. One that is an async generator function, or returns an async iterable or a
+ * Readable, streams: clients call it with client.stream() (a plain request gets
+ * ERR_ZEROMESH_STREAM_ONLY).
+ */
 export type Handler = (args: any, ctx: RequestContext) => unknown
 export type Handlers = Record<string, Handler>
 
@@ -52,6 +59,14 @@ export interface PeerOptions {
   maxInflight?: number
   /** Bytes of requests taken and not answered yet, all connections together, before new ones are answered busy: the memory cap. Default 134217728 (128 MiB). */
   maxInflightBytes?: number
+  /** Streams open at once, all connections together, before new ones are refused busy. Default 1024. */
+  maxStreams?: number
+  /** Streams open at once on one client connection. Default 64. */
+  maxStreamsPerConnection?: number
+  /** A stream waiting for credit whose client sent nothing for this long ends (its client is gone). Default 30000; 0: never. */
+  streamIdleTimeout?: number
+  /** What a request stream's client may send ahead of the handler's reading; held against maxInflightBytes while open. Default { items: 32, bytes: 1048576 }. */
+  inputWindow?: { items?: number, bytes?: number }
   /** How long stop() waits for in-flight work. Default 10000. */
   drainTimeout?: number
   /** How long queued replies may take to leave once the socket closes (ZMQ_LINGER). Default 500. */
@@ -190,6 +205,8 @@ export interface MembershipOptions {
 
 
 export interface PeerStats {
+  /** Streams (README, Streams): opened, ended normally, failed (the handler threw), cancelled by the client, refused at the open, reused ids, stray frames (an unknown stream), credit violations, ended for a silent client, drained, cut with a revoked key, expired, item frames sent, open now. */
+  streams: { opened: number, ended: number, failed: number, cancelled: number, refused: number, reused: number, stray: number, violations: number, silent: number, drained: number, cut: number, expired: number, items: number, open: number } | null
   received: number
   malformed: number
   flpPings: number
@@ -271,5 +288,5 @@ export declare class Peer extends EventEmitter {
 export declare const membershipDefaults: Readonly<Required<MembershipOptions>>
 
 export declare const peerDefaults: Readonly<Required<Pick<PeerOptions,
-  'bind' | 'maxInflight' | 'maxInflightBytes' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch'>>>
+  'bind' | 'maxInflight' | 'maxInflightBytes' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch' | 'maxStreams' | 'maxStreamsPerConnection' | 'streamIdleTimeout'>>> & { readonly inputWindow: Readonly<{ items: number, bytes: number }> }
 

@@ -26,7 +26,14 @@ async function main (): Promise<void> {
   const dropped: boolean = peer.unserve('gamma')
   console.log(dropped, peer.service().methods, peer.service().digest)
   const first: Strategy = { select: (peers) => peers[0], onResult: (p, r) => { console.log(p.load, r.latencyMs) } }
-  const client = new Client({ seeds: [endpoint], timeout: 1000, strategy: first })
+  const client = new Client({ seeds: [endpoint], timeout: 1000, strategy: first, streamWindow: { items: 16 } })
+  // Streams: a generator handler, a reader that iterates, a request stream.
+  peer.serve('rows', async function * (args: { n: number }, ctx) { for (let i = 0; i < args.n && !ctx.signal.aborted; i++) yield { i } })
+  peer.serve('sum', async function * (_args, ctx) { let t = 0; for await (const x of ctx.input ?? []) t += x as number; yield t })
+  const rows = client.stream<{ i: number }>('rows', { n: 3 }, { idleTimeout: 500, window: { bytes: 1 << 20 } })
+  for await (const row of rows) console.log(row.i, rows.received)
+  for await (const total of client.stream<number>('sum', null, { input: [1, 2, 3] })) console.log(total)
+  console.log(peer.stats().streams?.open)
   client.on('peer', (p: PeerInfo) => { console.log(p.endpoint, p.state) })
   const ac = new AbortController()
   try {
