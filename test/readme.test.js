@@ -44,7 +44,7 @@ describe('README', function () {
   it('reads in a newcomer\'s order (issue 25, item 7), and its Architecture table names every folder of code', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
     const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1])
-    expect(headings).to.deep.equal(['Set-up and the demo', 'Quick start', 'Concepts', 'Command line', 'API', 'Services',
+    expect(headings).to.deep.equal(['Set-up and the demo', 'Quick start', 'Concepts', 'Command line', 'API', 'Services', 'Streams',
       'Running it as a service', 'Rolling restarts', 'Security', 'Threat model', 'Numbers', 'Status', 'Architecture',
       'Stability', 'Protocol', 'Packages'])
     const status = readme.slice(readme.indexOf('## Status'), readme.indexOf('## Architecture'))
