@@ -20,7 +20,8 @@ export class StreamProducer {
    * @param {AsyncIterator<unknown>} o.source
    * @param {number} o.items      first credit, in items...
    * @param {number} o.bytes      ...and in bytes
-   * @param {number} [o.maxFrame] largest frame to send (the receiver's maxMessageSize)
+   * @param {number} [o.maxFrame] largest frame to send: one item may take this much
+   * @param {number} [o.maxBatchFrame] largest frame of several items (default: maxFrame, at most the default 1 MiB limit every side accepts)
    * @param {number} [o.maxBatch] most items in one frame
    * @param {(frame: Buffer) => void} o.send
    * @param {(err: Error|null, count: number) => void} o.end  the source ended (null) or threw, or an item could not be sent; not called after cancel()
@@ -31,6 +32,7 @@ export class StreamProducer {
     this.items = o.items
     this.bytes = o.bytes
     this.maxFrame = o.maxFrame ?? Limits.maxMessageSize
+    this.maxBatchFrame = o.maxBatchFrame ?? Math.min(this.maxFrame, Limits.maxMessageSize)
     this.maxBatch = o.maxBatch ?? Limits.maxBatch
     this.send = o.send
     this.onEnd = o.end
@@ -97,7 +99,7 @@ export class StreamProducer {
       if (itemFrameOverhead(this.id, 1) + packed.length > this.maxFrame) {
         throw new ZeromeshError(`stream item ${this.count + this.batch.length} of ${packed.length} bytes is larger than a frame may be (maxMessageSize ${this.maxFrame})`, { code: RemoteCode.TOO_LARGE })
       }
-      if (this.batch.length > 0 && (this.batch.length >= this.maxBatch || itemFrameOverhead(this.id, this.batch.length + 1) + this.batchBytes + packed.length > this.maxFrame)) this.flush()
+      if (this.batch.length > 0 && (this.batch.length >= this.maxBatch || itemFrameOverhead(this.id, this.batch.length + 1) + this.batchBytes + packed.length > this.maxBatchFrame)) this.flush()
       this.batch.push(packed)
       this.batchBytes += packed.length
       if (!this.flushQueued) {

@@ -27,6 +27,14 @@ describe('request/reply over ZeroMQ', () => {
   const h = harness()
   afterEach(() => h.cleanup())
 
+  it('replies coalesced into one frame never pass the default frame limit, whatever the peer\'s own (a client at the default drops a larger frame)', async () => {
+    const p = await h.peer({ handlers: { big: () => Buffer.alloc(600000, 1) }, maxMessageSize: 4 * 1024 * 1024 })
+    const c = h.client({ seeds: [p.endpoint], timeout: 3000 })
+    await c.request('big')
+    const replies = await Promise.all([1, 2, 3, 4].map(() => c.request('big')))
+    expect(replies.map((r) => r.length)).to.deep.equal([600000, 600000, 600000, 600000])
+  })
+
   it('returns what the handler returns, sync or async, for many value types', async () => {
     const p = await h.peer({ handlers })
     const c = h.client({ seeds: [p.endpoint] })
