@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { systemClock, timerDelay } from '../protocol/clock.js'
 import { Fifo } from './fifo.js'
 import { Packed } from '../protocol/codec.js'
+import { ThreadStream } from './thread-stream.js'
 
 const RESPAWN_MIN_MS = 100 //  first pause before starting a failed replacement again...
 const RESPAWN_MAX_MS = 5000 // ...doubling up to this
@@ -428,66 +429,4 @@ class Task {
     this.pool.counts.cancelled++
     this.thread.worker.postMessage({ type: 'cancel', id: this.id })
   }
-}
-
-/**
- * The main thread's handle on a stream a thread produces: passes the client's credit on, keeps
- * a copy of the credit left (so the peer knows when the stream waits for it), and sends the
- * thread's item frames as they are.
- */
-class ThreadStream {
-  constructor (t, sid, o) {
-    this.t = t
-    this.sid = sid
-    this.o = o
-    this.items = o.items
-    this.bytes = o.bytes
-    this.count = 0
-    this.over = false
-  }
-
-  get blocked () {
-    return !this.over && (this.items <= 0 || this.bytes <= 0)
-  }
-
-  grant (items, bytes) {
-    if (this.over) return
-    this.items += items
-    this.bytes += bytes
-    this.t.worker.postMessage({ type: 'stream-credit', sid: this.sid, items, bytes })
-  }
-
-  cancel () {
-    if (this.over) return
-    this.over = true
-    this.t?.streams.delete(this.sid)
-    this.t?.worker.postMessage({ type: 'stream-cancel', sid: this.sid })
-  }
-
-  /** An item frame from the thread (it counted the credit there; the count here mirrors it). */
-  item (frame) {
-    if (this.over) return
-    const n = frameItems(frame)
-    this.items -= n
-    this.bytes -= frame.length
-    this.count += n
-    this.o.send(frame)
-  }
-
-  ended (error, count) {
-    if (this.over) return
-    this.over = true
-    this.count = count
-    this.o.end(error === null ? null : error[1] === null ? new Error(error[0]) : failed(error[0], error[1]), count)
-  }
-}
-
-/** How many items an item frame carries, from its array header after the id (stream-codec.js). */
-function frameItems (frame) {
-  let at = 6 // header (5) and 0x92
-  const b = frame[at]
-  at += b < 0x80 ? 1 : b === 0xcc ? 2 : b === 0xcd ? 3 : b === 0xce ? 5 : 9
-  const h = frame[at]
-  if ((h & 0xf0) === 0x90) return h & 0x0f
-  return h === 0xdc ? frame.readUInt16BE(at + 1) : frame.readUInt32BE(at + 1)
 }

@@ -1,0 +1,67 @@
+// The main thread's side of a stream a handler thread produces (worker-pool.js stream()): the
+// thread runs the generator and its credit (protocol/stream-producer.js) and sends item frames
+// made there; this side passes the client's credit on, sends the frames as they are, and keeps
+// a copy of the credit left, so the peer knows when the stream waits for its client.
+import { ZeromeshError } from '../protocol/errors.js'
+
+/**
+ * The main thread's handle on a stream a thread produces: passes the client's credit on, keeps
+ * a copy of the credit left (so the peer knows when the stream waits for it), and sends the
+ * thread's item frames as they are.
+ */
+export class ThreadStream {
+  constructor (t, sid, o) {
+    this.t = t
+    this.sid = sid
+    this.o = o
+    this.items = o.items
+    this.bytes = o.bytes
+    this.count = 0
+    this.over = false
+  }
+
+  get blocked () {
+    return !this.over && (this.items <= 0 || this.bytes <= 0)
+  }
+
+  grant (items, bytes) {
+    if (this.over) return
+    this.items += items
+    this.bytes += bytes
+    this.t.worker.postMessage({ type: 'stream-credit', sid: this.sid, items, bytes })
+  }
+
+  cancel () {
+    if (this.over) return
+    this.over = true
+    this.t?.streams.delete(this.sid)
+    this.t?.worker.postMessage({ type: 'stream-cancel', sid: this.sid })
+  }
+
+  /** An item frame from the thread (it counted the credit there; the count here mirrors it). */
+  item (frame) {
+    if (this.over) return
+    const n = frameItems(frame)
+    this.items -= n
+    this.bytes -= frame.length
+    this.count += n
+    this.o.send(frame)
+  }
+
+  ended (error, count) {
+    if (this.over) return
+    this.over = true
+    this.count = count
+    this.o.end(error === null ? null : error[1] === null ? new Error(error[0]) : new ZeromeshError(error[0], { code: error[1] }), count)
+  }
+}
+
+/** How many items an item frame carries, from its array header after the id (stream-codec.js). */
+function frameItems (frame) {
+  let at = 6 // header (5) and 0x92
+  const b = frame[at]
+  at += b < 0x80 ? 1 : b === 0xcc ? 2 : b === 0xcd ? 3 : b === 0xce ? 5 : 9
+  const h = frame[at]
+  if ((h & 0xf0) === 0x90) return h & 0x0f
+  return h === 0xdc ? frame.readUInt16BE(at + 1) : frame.readUInt32BE(at + 1)
+}
