@@ -141,7 +141,7 @@ export class ClientStreams {
   /** The peer's side of `s` is over. */
   ended (s, msg) {
     const peer = s.peer
-    const where = `${peer.endpoint}`
+    const where = peer.endpoint
     const received = s.consumer.received
     if (msg.status === Status.OK) {
       if (msg.count !== received) return s.fail(s.with(new ConnectionLostError(`zeromesh: ${where} sent ${msg.count} items of "${s.method}", ${received} arrived`)))

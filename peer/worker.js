@@ -114,25 +114,11 @@ async function runOne (task) {
   if (cancelled.has(task.id) || deadline <= Date.now()) return [task.id, 2, 'deadline passed while queued', RemoteCode.EXPIRED]
   runningId = task.id
   running = null
-  let signal = null
-  const ctx = {
-    method: task.method,
-    requestId: task.requestId,
-    endpoint: task.endpoint,
-    timeoutMs: task.timeoutMs,
-    deadline,
-    remaining: () => Math.max(0, deadline - Date.now()),
-    // Made when first read: most handlers never look, and a signal costs a timer.
-    get signal () {
-      if (signal === null) {
-        running = new AbortController()
-        const ms = deadline === Infinity ? 2 ** 31 - 1 : Math.min(2 ** 31 - 1, Math.max(1, deadline - Date.now()))
-        signal = AbortSignal.any([running.signal, AbortSignal.timeout(ms)])
-        if (cancelled.has(task.id)) running.abort(new Error('cancelled by the client'))
-      }
-      return signal
-    },
-  }
+  const ctx = contextOf(task.method, task.requestId, task.endpoint, task.timeoutMs, deadline, () => {
+    running = new AbortController()
+    if (cancelled.has(task.id)) running.abort(new Error('cancelled by the client'))
+    return running
+  })
   try {
     const out = handlers[task.method](task.args, ctx)
     const value = out !== null && typeof out === 'object' && typeof out.then === 'function' ? await out : out
@@ -153,6 +139,30 @@ async function runOne (task) {
   }
 }
 
+/**
+ * A handler's `ctx` in this thread, as the main thread's has it, with the deadline on this
+ * thread's clock. Its signal follows `controller()` (the client's cancel) and the deadline;
+ * it is made when first read: most handlers never look, and a signal costs a timer.
+ */
+function contextOf (method, requestId, endpoint, timeoutMs, deadline, controller) {
+  let signal = null
+  return {
+    method,
+    requestId,
+    endpoint,
+    timeoutMs,
+    deadline,
+    remaining: () => Math.max(0, deadline - Date.now()),
+    get signal () {
+      if (signal === null) {
+        const ac = controller()
+        signal = deadline === Infinity ? ac.signal : AbortSignal.any([ac.signal, AbortSignal.timeout(Math.min(2 ** 31 - 1, Math.max(1, deadline - Date.now())))])
+      }
+      return signal
+    },
+  }
+}
+
 const streams = new Map() // sid -> { producer, abort } of the streams this thread runs
 
 /**
@@ -164,19 +174,7 @@ const streams = new Map() // sid -> { producer, abort } of the streams this thre
 function openStream (m) {
   const abort = new AbortController()
   const deadline = m.remaining > 0 ? Date.now() + m.remaining : Infinity
-  let signal = null
-  const ctx = {
-    method: m.method,
-    requestId: m.requestId,
-    endpoint: m.endpoint,
-    timeoutMs: m.timeoutMs,
-    deadline,
-    remaining: () => Math.max(0, deadline - Date.now()),
-    get signal () {
-      if (signal === null) signal = deadline === Infinity ? abort.signal : AbortSignal.any([abort.signal, AbortSignal.timeout(Math.min(2 ** 31 - 1, Math.max(1, deadline - Date.now())))])
-      return signal
-    },
-  }
+  const ctx = contextOf(methods[m.method], m.requestId, m.endpoint, m.timeoutMs, deadline, () => abort)
   const end = (err, count) => {
     streams.delete(m.sid)
     parentPort.postMessage({ type: 'stream-end', sid: m.sid, count, error: err === null ? null : [err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null] })

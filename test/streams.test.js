@@ -125,7 +125,7 @@ describe('streams', function () {
     const p = await h.peer({ handlers })
     const c = h.client({ seeds: [p.endpoint] })
     let n = 0
-    for await (const r of c.stream('rows', { n: 1e9, ms: 1 })) if (++n === 5 || r === null) break
+    for await (const r of c.stream('rows', { n: 1e9, ms: 1 })) if (++n === 5 && r.i === 4) break
     const t0 = Date.now()
     await eventually(() => expect(log.finally).to.equal(1), { timeout: 2000 })
     expect(Date.now() - t0).to.be.below(200)
@@ -231,7 +231,8 @@ describe('streams', function () {
       export async function * rows (a) { for (let i = 0; i < a.n; i++) { globalThis.made = i + 1; yield { i, pad: a.size ? new Uint8Array(a.size) : null } } }
       export function made () { return globalThis.made ?? 0 }
       export async function * boom () { yield 1; throw Object.assign(new Error('thread broke'), { code: 'E_T' }) }
-      export function echo (a) { return a }`)
+      export function echo (a) { return a }
+      export async function * who (a, ctx) { yield ctx.method; yield ctx.timeoutMs }`)
     const p = await h.peer({ handlers: mod, threads: 1 })
     const c = h.client({ seeds: [p.endpoint], streamWindow: { items: 4, bytes: 1 << 20 } })
     expect((await collect(c.stream('rows', { n: 500 }))).map((r) => r.i)).to.deep.equal(Array.from({ length: 500 }, (_, i) => i))
@@ -248,6 +249,7 @@ describe('streams', function () {
     expect(got).to.deep.equal([1])
     expect(err).to.include({ remoteCode: 'E_T', items: 1 })
     expect((await c.request('rows', { n: 1 }).catch((e) => e)).remoteCode).to.equal('ERR_ZEROMESH_STREAM_ONLY')
+    expect(await collect(c.stream('who', null, { timeout: 4000 }))).to.deep.equal(['who', 4000]) // its ctx names the method, as on the main thread
     await eventually(() => expect(p.stats().inflight).to.equal(0))
   })
 
@@ -316,7 +318,7 @@ describe('streams', function () {
     expect(await collect(c.stream('rows', { n: 3 }))).to.have.length(3)
   })
 
-  it('a peer ends a stream waiting for credit whose client went silent (streamIdleTimeout); a client that only reads slowly keeps it', async () => {
+  it('a peer ends a stream waiting for credit whose client went silent (streamIdleTimeout), and its generator', async () => {
     const p = await h.peer({ handlers, streamIdleTimeout: 300 })
     const raw = new zmq.Dealer({ linger: 0 })
     raw.connect(p.endpoint)
