@@ -28,7 +28,7 @@ async function main () {
     rows.push(['stream', size, median(z), median(r)])
   }
   for (const size of [64000, 1000000]) {
-    const n = Math.max(64, Math.round(total / 4 / size))
+    const n = Math.max(256, Math.round(total / size))
     const z = []; const r = []
     for (let i = 0; i < rounds; i++) {
       z.push(await measure('zeromesh-request', size, n))
@@ -64,11 +64,12 @@ async function measure (mode, size, n) {
           for await (const x of c.stream('bytes', { size, n })) bytes += x.length
           return bytes / 1e6 / (Number(process.hrtime.bigint() - t0) / 1e9)
         }
-        for (let i = 0; i < 100; i++) await c.request('one', { size })
+        for (let i = 0; i < 300; i++) await c.request('one', { size }) // as many as the raw warm-up, and its JIT
         const t0 = process.hrtime.bigint()
         let bytes = 0
         let left = n
-        const worker = async () => { while (left-- > 0) bytes += (await c.request('one', { size })).length }
+        // Not `bytes += await ...`: that reads `bytes` before the await and loses the other workers' counts.
+        const worker = async () => { while (left-- > 0) { const b = await c.request('one', { size }); bytes += b.length } }
         await Promise.all([worker(), worker(), worker(), worker()])
         return bytes / 1e6 / (Number(process.hrtime.bigint() - t0) / 1e9)
       } finally {
@@ -89,7 +90,7 @@ async function measure (mode, size, n) {
         return bytes / 1e6 / (Number(process.hrtime.bigint() - t0) / 1e9)
       }
       const ask = JSON.stringify({ size, n: 1 })
-      for (let i = 0; i < 100; i++) { await d.send(ask); await d.receive() }
+      for (let i = 0; i < 300; i++) { await d.send(ask); await d.receive() }
       const t0 = process.hrtime.bigint()
       let bytes = 0
       for (let i = 0; i < 4; i++) await d.send(ask)

@@ -13,6 +13,7 @@
 // the reader waits for one, or when its whole timeout passes.
 import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
+import { OrderedSender } from '../transport/ordered-sender.js'
 import { encodeStreamOpen, encodeStreamCredit, encodeStreamEnd } from '../protocol/stream-codec.js'
 import { encodeCancel } from '../protocol/codec.js'
 import { MessageType, Status } from '../protocol/constants.js'
@@ -24,6 +25,7 @@ import { pickByKey } from './strategies/rendezvous.js'
 import { ANY } from './services.js'
 
 const KEEPALIVE_MS = 10000 // an open stream says "still here" this often (a peer waits 30 s by default)
+const GIVE_UP_MS = 30000 //   a full pipe that takes nothing this long ends a stream with no idle timeout
 
 export class ClientStreams {
   /** @param {import('./client.js').Client} client */
@@ -102,6 +104,16 @@ export class ClientStreams {
     s.consumer.credit.items = s.o.window.items // a new peer gets the whole window (nothing arrived from the last)
     s.consumer.credit.bytes = s.o.window.bytes
     s.creditAt = c.clock.now()
+    s.out?.close()
+    // After the open, the stream's frames to this peer (credit, its input, its end) leave in
+    // order through one sender that holds them while the pipe is full.
+    s.out = new OrderedSender({
+      send: (frames, done) => c.transport.send(peer.endpoint, frames, done),
+      clock: c.clock,
+      giveUpMs: s.o.idleTimeout > 0 ? s.o.idleTimeout : GIVE_UP_MS,
+      onDrain: () => s.input?.wake(),
+      onFail: (code) => { if (s.peer === peer) s.fail(s.with(new ConnectionLostError(`zeromesh: could not send to ${peer.endpoint} (${code}) after ${s.consumer.received} items of the stream "${s.method}"`))) },
+    })
     c.transport.send(peer.endpoint, [frame], (code) => {
       if (code === null || s.over || s.peer !== peer) return
       s.lastError = new NoPeersError(`zeromesh: could not send the stream "${s.method}" to ${peer.endpoint} (${code})`)
@@ -230,6 +242,7 @@ export class ClientStream {
     this.onAbort = null
     this.creditAt = 0
     this.input = null // the StreamProducer of a request stream's items
+    this.out = null //   the OrderedSender to the current attempt's peer
     this.consumer = new StreamConsumer({ ...o.window, grant: (items, bytes) => this.sendCredit(items, bytes), onRead: () => { if (this.idleTimer === null && !this.over) this.armIdle() } })
   }
 
@@ -262,6 +275,7 @@ export class ClientStream {
     if (this.over) return
     this.over = true
     const c = this.mgr.c
+    this.out?.close() // what it held is of no use now; the cancel goes at once
     if (this.peer !== null && this.peer.connected) c.transport.send(this.peer.endpoint, [encodeCancel([this.id])], () => {})
     this.peer = null
     this.input?.cancel()
@@ -283,6 +297,8 @@ export class ClientStream {
 
   cleanup () {
     const clock = this.mgr.c.clock
+    this.out?.close()
+    this.input?.cancel() // the peer's side is over: the caller's input is not read further (its finally runs)
     if (this.deadlineTimer !== null) clock.clearTimeout(this.deadlineTimer)
     if (this.idleTimer !== null) clock.clearTimeout(this.idleTimer)
     this.deadlineTimer = this.idleTimer = null
@@ -312,7 +328,7 @@ export class ClientStream {
   sendCredit (items, bytes) {
     if (this.peer === null) return
     this.creditAt = this.mgr.c.clock.now()
-    this.mgr.c.transport.send(this.peer.endpoint, [encodeStreamCredit(this.id, items, bytes)], () => {})
+    this.out.push(encodeStreamCredit(this.id, items, bytes))
   }
 
   /** The peer grants credit for a request stream's items: the first grant starts sending them. */
@@ -320,7 +336,8 @@ export class ClientStream {
     if (this.o.input === null) return
     if (this.input !== null) { this.input.grant(items, bytes); return }
     const peer = this.peer
-    const send = (frame) => { if (this.peer === peer) this.mgr.c.transport.send(peer.endpoint, [frame], () => {}) }
+    const out = this.out
+    const send = (frame) => { if (this.peer === peer) out.push(frame) }
     const src = this.o.input
     this.committed = true // items of the caller's input cannot be sent twice
     this.input = new StreamProducer({
@@ -330,6 +347,7 @@ export class ClientStream {
       bytes,
       maxFrame: this.mgr.c.options.maxMessageSize,
       send,
+      room: () => out.bytes < this.mgr.c.options.maxMessageSize,
       end: (err, count) => send(err === null
         ? encodeStreamEnd(this.id, Status.OK, null, count)
         : encodeStreamEnd(this.id, Status.REMOTE, [err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null], count)),

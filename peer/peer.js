@@ -233,7 +233,7 @@ export class Peer extends EventEmitter {
       dispatcher: this.dispatcher,
       clock: o.clock,
       endpoint,
-      send: (clientId, frame) => this.transport.send(clientId, [frame]),
+      send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
       limits: o,
       reserve: (bytes) => {
         if (this.inflightBytes + bytes > o.maxInflightBytes) return false

@@ -20,8 +20,10 @@ import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js
 import { Status, Limits } from '../protocol/constants.js'
 import { DrainingError, ConnectionLostError, RemoteError } from '../protocol/errors.js'
 import { RequestContext, isStream } from './dispatch.js'
+import { OrderedSender } from '../transport/ordered-sender.js'
 
 const SWEEP_MS = 1000 // how often streams waiting for credit are checked for a silent client
+const DEFAULT_GIVE_UP_MS = 30000 // a full pipe that takes nothing this long ends the stream (when streamIdleTimeout is 0)
 
 export class PeerStreams {
   /**
@@ -29,7 +31,7 @@ export class PeerStreams {
    * @param {import('./dispatch.js').Dispatcher} o.dispatcher
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {string} o.endpoint
-   * @param {(clientId: Buffer, frame: Buffer) => void} o.send
+   * @param {(clientId: Buffer, frames: Buffer[], done?: (code: string|null) => void) => void} o.send  the listener's send (done: see ordered-sender.js)
    * @param {object} o.limits  maxStreams, maxStreamsPerConnection, maxMessageSize, maxBatch, streamIdleTimeout, inputWindow { items, bytes }
    * @param {(bytes: number) => boolean} o.reserve  takes bytes of the peer's budget (false: none left)
    * @param {(bytes: number) => void} o.unreserve
@@ -39,14 +41,14 @@ export class PeerStreams {
     this.byConnection = new Map() // connection key -> Map(stream id -> PeerStream)
     this.size = 0
     this.sweeper = null
-    this.counts = { opened: 0, ended: 0, failed: 0, cancelled: 0, refused: 0, reused: 0, stray: 0, violations: 0, silent: 0, drained: 0, cut: 0, expired: 0, items: 0 }
+    this.counts = { opened: 0, ended: 0, failed: 0, cancelled: 0, refused: 0, reused: 0, stray: 0, violations: 0, silent: 0, drained: 0, cut: 0, expired: 0, undeliverable: 0, items: 0 }
   }
 
   /** A STREAM_OPEN from connection `key` (routing id `clientId`). */
   open (clientId, key, msg) {
     const refuse = (status, message) => {
       this.counts.refused++
-      this.o.send(clientId, encodeStreamEnd(msg.id, status, [message, null], 0))
+      this.o.send(clientId, [encodeStreamEnd(msg.id, status, [message, null], 0)])
     }
     let streams = this.byConnection.get(key)
     if (streams?.has(msg.id)) { this.counts.reused++; return } // an id in use: dropped, the first stream goes on
@@ -67,21 +69,30 @@ export class PeerStreams {
     if (streams === undefined) this.byConnection.set(key, streams = new Map())
     const now = this.o.clock.now()
     const s = new PeerStream(msg, clientId, key, new RequestContext({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs }, this.o.endpoint, this.o.clock, now), reserved, now)
+    // Every frame of the stream from here on leaves through its own sender, in order: items,
+    // credit for its input, and its end after the items.
+    s.out = new OrderedSender({
+      send: (frames, done) => this.o.send(clientId, frames, done),
+      clock: this.o.clock,
+      giveUpMs: l.streamIdleTimeout > 0 ? l.streamIdleTimeout : DEFAULT_GIVE_UP_MS,
+      onFail: () => { this.counts.undeliverable++; this.stop(s, null) },
+      onDrain: () => s.producer?.wake?.(),
+    })
     streams.set(msg.id, s)
     this.size++
     this.counts.opened++
     if (msg.timeoutMs > 0) s.deadlineTimer = this.o.clock.setTimeout(() => { s.deadlineTimer = null; this.counts.expired++; this.stop(s, null) }, Math.min(msg.timeoutMs, 2 ** 31 - 1))
     if (msg.input) {
-      s.input = new StreamConsumer({ ...l.inputWindow, grant: (items, bytes) => this.o.send(clientId, encodeStreamCredit(msg.id, items, bytes)) })
+      s.input = new StreamConsumer({ ...l.inputWindow, grant: (items, bytes) => s.out.push(encodeStreamCredit(msg.id, items, bytes)) })
       s.ctx.input = { [Symbol.asyncIterator]: () => ({ next: () => s.input.next(), return: () => { s.input.abandon(null); return Promise.resolve({ value: undefined, done: true }) } }) }
-      this.o.send(clientId, encodeStreamCredit(msg.id, l.inputWindow.items, l.inputWindow.bytes))
+      s.out.push(encodeStreamCredit(msg.id, l.inputWindow.items, l.inputWindow.bytes))
     }
     this.sweep()
     const grant = { items: Math.min(msg.items, Limits.maxCreditItems), bytes: Math.min(msg.bytes, Limits.maxCreditBytes) }
-    const send = (frame) => { this.counts.items++; this.o.send(clientId, frame) }
+    const send = (frame) => { this.counts.items++; s.out.push(frame) }
     const end = (err, count) => this.finish(s, err, count)
     if (typeof fn.stream === 'function') { // a handler in a thread: it runs its producer there (worker-pool.js)
-      s.producer = fn.stream(msg.args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end })
+      s.producer = fn.stream(msg.args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end, input: s.input })
       return
     }
     let out
@@ -90,7 +101,9 @@ export class PeerStreams {
     } catch (err) {
       return this.finish(s, err, 0)
     }
-    s.producer = new StreamProducer({ id: msg.id, source: sourceOf(out), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end })
+    // The handler waits while a full pipe holds a frame's worth of its items here (a thread's
+    // producer does not: what its stream holds is bounded by the credit).
+    s.producer = new StreamProducer({ id: msg.id, source: sourceOf(out), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end, room: () => s.out.bytes < Limits.maxMessageSize })
     s.producer.start()
   }
 
@@ -113,8 +126,7 @@ export class PeerStreams {
     const broken = s.input.receive(msg.items, bytes)
     if (broken === null) return
     this.counts.violations++
-    this.o.send(clientId, encodeStreamEnd(msg.id, Status.INVALID_REQUEST, [`stream ${msg.id} broke the credit rule: ${broken}`, null], s.producer?.count ?? 0))
-    this.stop(s, null)
+    this.stop(s, encodeStreamEnd(msg.id, Status.INVALID_REQUEST, [`stream ${msg.id} broke the credit rule: ${broken}`, null], s.producer?.count ?? 0))
   }
 
   /** STREAM_END from the client: its items are over (a request stream). */
@@ -157,14 +169,19 @@ export class PeerStreams {
     }
   }
 
-  /** Ends `s` from outside its handler: the signal aborts, the producer stops, `frame` (if any) tells the client. */
+  /**
+   * Ends `s` from outside its handler: the signal aborts, the producer stops, `frame` (if any)
+   * tells the client after the items already sent; with none, items still held are dropped
+   * (the client cancelled, or its connection is gone).
+   */
   stop (s, frame) {
     if (!this.remove(s)) return
     s.ctx.cancel()
     s.producer?.cancel()
     s.input?.abandon(null)
     this.o.dispatcher.release(s.method, false)
-    if (frame !== null) this.o.send(s.clientId, frame)
+    if (frame !== null) s.out.push(frame)
+    else s.out.close()
   }
 
   /** The handler's side is over: done (err null) or failed. */
@@ -173,11 +190,11 @@ export class PeerStreams {
     s.ctx.done()
     s.input?.abandon(null)
     this.o.dispatcher.release(s.method, err !== null)
-    if (err === null) { this.counts.ended++; this.o.send(s.clientId, encodeStreamEnd(s.id, Status.OK, null, count)); return }
+    if (err === null) { this.counts.ended++; s.out.push(encodeStreamEnd(s.id, Status.OK, null, count)); return }
     this.counts.failed++
     const code = typeof err?.code === 'string' ? err.code : null
     const status = code === DrainingError.code ? Status.DRAINING : Status.REMOTE
-    this.o.send(s.clientId, encodeStreamEnd(s.id, status, [err instanceof Error ? err.message : String(err), status === Status.DRAINING ? null : code], count))
+    s.out.push(encodeStreamEnd(s.id, status, [err instanceof Error ? err.message : String(err), status === Status.DRAINING ? null : code], count))
   }
 
   remove (s) {
@@ -226,6 +243,7 @@ class PeerStream {
     this.ctx = ctx
     this.reserved = reserved // bytes of the peer's budget held for its input
     this.producer = null
+    this.out = null //       its OrderedSender
     this.input = null //     a StreamConsumer of the client's items, for a request stream
     this.deadlineTimer = null
     this.heardAt = now //    when the client last sent something for it

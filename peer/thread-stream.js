@@ -3,6 +3,10 @@
 // made there; this side passes the client's credit on, sends the frames as they are, and keeps
 // a copy of the credit left, so the peer knows when the stream waits for its client.
 import { ZeromeshError } from '../protocol/errors.js'
+import { packr } from '../protocol/msgpack.js'
+
+/** Items of a request stream forwarded to the thread and not yet read there, at most. */
+export const THREAD_INPUT_AHEAD = 16
 
 /**
  * The main thread's handle on a stream a thread produces: passes the client's credit on, keeps
@@ -18,6 +22,44 @@ export class ThreadStream {
     this.bytes = o.bytes
     this.count = 0
     this.over = false
+    this.input = o.input ?? null // the client's items (a StreamConsumer), for ctx.input in the thread
+    this.ahead = THREAD_INPUT_AHEAD // items the thread has room for
+    this.waiting = null
+    if (this.input !== null && t !== null) this.forwardInput()
+  }
+
+  /**
+   * A request stream: the client's items go to the thread as it reads them (packed, so the
+   * handler sees the values a main-thread handler would), at most THREAD_INPUT_AHEAD ahead;
+   * items are taken from the client's window only as they go, so its credit paces the client.
+   */
+  async forwardInput () {
+    try {
+      while (!this.over) {
+        if (this.ahead <= 0) { await new Promise((resolve) => { this.waiting = resolve }); continue }
+        const r = await this.input.next()
+        if (this.over) return
+        if (r.done) { this.t.worker.postMessage({ type: 'stream-input-end', sid: this.sid, error: null }); return }
+        this.ahead--
+        const item = new Uint8Array(packr.pack(r.value)) // its own bytes, to transfer
+        this.t.worker.postMessage({ type: 'stream-input', sid: this.sid, item: item.buffer }, [item.buffer])
+      }
+    } catch (err) {
+      if (!this.over) this.t.worker.postMessage({ type: 'stream-input-end', sid: this.sid, error: [err?.message ?? String(err), typeof err?.code === 'string' ? err.code : null] })
+    }
+  }
+
+  /** The thread read `items` of the input: room for as many more. */
+  inputRead (items) {
+    this.ahead += items
+    const w = this.waiting
+    this.waiting = null
+    w?.()
+  }
+
+  /** The handler stopped reading its input (it left its loop): the rest is not wanted. */
+  inputStop () {
+    this.input?.abandon(null)
   }
 
   get blocked () {
@@ -34,6 +76,7 @@ export class ThreadStream {
   cancel () {
     if (this.over) return
     this.over = true
+    this.inputRead(0)
     this.t?.streams.delete(this.sid)
     this.t?.worker.postMessage({ type: 'stream-cancel', sid: this.sid })
   }
@@ -51,6 +94,7 @@ export class ThreadStream {
   ended (error, count) {
     if (this.over) return
     this.over = true
+    this.inputRead(0)
     this.count = count
     this.o.end(error === null ? null : error[1] === null ? new Error(error[0]) : new ZeromeshError(error[0], { code: error[1] }), count)
   }

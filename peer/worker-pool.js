@@ -93,6 +93,10 @@ export class WorkerPool {
           this.results(t, m.results, m.bytes, m.ranMs)
         } else if (m.type === 'stream-item') {
           t.streams.get(m.sid)?.item(Buffer.from(m.frame))
+        } else if (m.type === 'stream-input-read') {
+          t.streams.get(m.sid)?.inputRead(m.items)
+        } else if (m.type === 'stream-input-stop') {
+          t.streams.get(m.sid)?.inputStop()
         } else if (m.type === 'stream-end') {
           const s = t.streams.get(m.sid)
           if (s !== undefined) { t.streams.delete(m.sid); s.ended(m.error, m.count) }
@@ -153,7 +157,7 @@ export class WorkerPool {
     const s = new ThreadStream(t, this.nextId++, o)
     t.streams.set(s.sid, s)
     const remaining = ctx.remaining()
-    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, remaining: remaining === Infinity ? 0 : Math.ceil(remaining), endpoint: ctx.endpoint, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch })
+    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, remaining: remaining === Infinity ? 0 : Math.ceil(remaining), endpoint: ctx.endpoint, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, input: o.input != null })
     return s
   }
 

@@ -18,6 +18,9 @@ import { StreamProducer } from '../protocol/stream-producer.js'
 import { sourceOf } from './streams.js'
 import { isStream } from './dispatch.js'
 import { closeSource } from '../protocol/stream-producer.js'
+import { StreamConsumer } from '../protocol/stream-consumer.js'
+import { unpackr } from '../protocol/msgpack.js'
+import { THREAD_INPUT_AHEAD } from './thread-stream.js'
 
 const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
 const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving average)
@@ -40,6 +43,10 @@ parentPort.on('message', (m) => {
     openStream(m)
   } else if (m.type === 'stream-credit') {
     streams.get(m.sid)?.producer.grant(m.items, m.bytes)
+  } else if (m.type === 'stream-input') {
+    streams.get(m.sid)?.input?.receive([unpackr.unpack(Buffer.from(m.item))], m.item.byteLength)
+  } else if (m.type === 'stream-input-end') {
+    streams.get(m.sid)?.input?.end(m.error === null ? null : Object.assign(new Error(m.error[0]), m.error[1] === null ? {} : { code: m.error[1] }))
   } else if (m.type === 'stream-cancel') {
     const s = streams.get(m.sid)
     if (s !== undefined) { streams.delete(m.sid); s.abort.abort(new Error('cancelled by the client')); s.producer.cancel() }
@@ -179,6 +186,13 @@ function openStream (m) {
     streams.delete(m.sid)
     parentPort.postMessage({ type: 'stream-end', sid: m.sid, count, error: err === null ? null : [err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null] })
   }
+  let input = null
+  if (m.input) {
+    // ctx.input: the client's items, which the main thread forwards THREAD_INPUT_AHEAD at a
+    // time; each one read here asks for the next.
+    input = new StreamConsumer({ items: THREAD_INPUT_AHEAD, bytes: Number.MAX_SAFE_INTEGER, grant: (items) => parentPort.postMessage({ type: 'stream-input-read', sid: m.sid, items }) })
+    ctx.input = { [Symbol.asyncIterator]: () => ({ next: () => input.next(), return: () => { input.abandon(null); parentPort.postMessage({ type: 'stream-input-stop', sid: m.sid }); return Promise.resolve({ value: undefined, done: true }) } }) }
+  }
   let out
   try {
     out = handlers[methods[m.method]](m.args, ctx)
@@ -199,6 +213,6 @@ function openStream (m) {
     },
     end,
   })
-  streams.set(m.sid, { producer, abort })
+  streams.set(m.sid, { producer, abort, input })
   producer.start()
 }

@@ -16,9 +16,34 @@ export function encodeStreamOpen (id, method, args, timeoutMs, items, bytes, inp
   return frame(MessageType.STREAM_OPEN, [id, method, args, timeoutMs, items, bytes, input])
 }
 
-/** One item packed on its own, to be joined into an item frame by streamItemFrame. */
+const BIN_BY_REFERENCE = 16384 // a Buffer item this large is copied once, into its frame, not packed first
+
+/**
+ * One item packed on its own, to be joined into an item frame by streamItemFrame. A large
+ * Buffer or Uint8Array is not packed: it is kept as it is with its MessagePack bin header
+ * (a BinItem) and copied once, into the frame, instead of twice. Either way `.length` is the
+ * item's packed size. A BinItem still refers to the caller's bytes: its frame must be joined
+ * before the source runs again (a generator may refill the same Buffer), as the producer does.
+ */
 export function packItem (value) {
+  if (value instanceof Uint8Array && value.length >= BIN_BY_REFERENCE && (value.constructor === Buffer || value.constructor === Uint8Array)) return new BinItem(value)
   return packr.pack(value)
+}
+
+/** A bin item not yet copied: `length` is its packed size (bin 16 or bin 32 header and the bytes). */
+export class BinItem {
+  constructor (bytes) {
+    this.bytes = bytes
+    this.head = bytes.length < 0x10000 ? 3 : 5
+    this.length = this.head + bytes.length
+  }
+
+  /** Writes the packed item at `at`, as msgpackr would have packed it. */
+  writeTo (out, at) {
+    const n = this.bytes.length
+    if (this.head === 3) { out[at] = 0xc5; out[at + 1] = n >> 8; out[at + 2] = n & 0xff } else { out[at] = 0xc6; out.writeUInt32BE(n, at + 1) }
+    out.set(this.bytes, at + this.head)
+  }
 }
 
 /** Bytes an item frame of `n` items for stream `id` takes besides the items themselves. */
@@ -26,23 +51,83 @@ export function itemFrameOverhead (id, n) {
   return HEADER_SIZE + 1 + uintSize(id) + arrayHeaderSize(n)
 }
 
-/** A STREAM_ITEM frame `[id, [item, ...]]` from items packed with packItem: the same bytes as packing the whole. */
-export function streamItemFrame (id, packed) {
-  const n = packed.length
-  let size = itemFrameOverhead(id, n)
-  for (let i = 0; i < n; i++) size += packed[i].length
-  const out = Buffer.allocUnsafe(size)
-  writeHead(out, 0, MessageType.STREAM_ITEM)
-  out[HEADER_SIZE] = 0x92
-  let at = writeUint(out, HEADER_SIZE + 1, id)
-  at = writeArrayHeader(out, at, n)
-  for (let i = 0; i < n; i++) { out.set(packed[i], at); at += packed[i].length }
-  return out
+// The most an item frame's head takes: header, the fixarray of 2, the id, the items' array header.
+const HEAD_ROOM = HEADER_SIZE + 1 + 9 + 5
+
+/**
+ * Builds a stream's item frames `[id, [item, ...]]` (the same bytes as packing the whole):
+ * each item is copied in as it is added, so the caller's bytes are free again at once, and a
+ * large Buffer item is copied once in all (see packItem). Items go into a slab after room
+ * for the longest head; take() writes the head just before them and cuts the frame out, with
+ * no further copy. Slabs start small and double up to `4 x maxFrame`, so a short stream takes
+ * little memory and a long one few allocations; a frame pins its slab until ZeroMQ lets go.
+ */
+export class ItemFrameBuilder {
+  /**
+   * @param {number} id        the stream's id
+   * @param {number} maxFrame  the largest frame of several items (the producer's maxBatchFrame)
+   */
+  constructor (id, maxFrame) {
+    this.id = id
+    this.maxFrame = maxFrame
+    this.slab = null
+    this.slabSize = 16384
+    this.start = 0 //    where the items of the frame being built begin
+    this.pos = 0 //      where the next item goes
+    this.n = 0 //        items in it
+  }
+
+  /** Bytes of the items added since the last frame. */
+  get bytes () {
+    return this.pos - this.start
+  }
+
+  /** Copies a packed item (packItem's) in. */
+  add (packed) {
+    const len = packed.length
+    if (this.slab === null || this.pos + len > this.slab.length) this.move(len)
+    if (packed instanceof BinItem) packed.writeTo(this.slab, this.pos)
+    else this.slab.set(packed, this.pos)
+    this.pos += len
+    this.n++
+  }
+
+  /** A fresh slab with room for `len` more bytes; the items of the frame begun so far move with it. */
+  move (len) {
+    const held = this.n > 0 ? this.slab.subarray(this.start, this.pos) : null
+    const heldLen = held === null ? 0 : held.length
+    this.slabSize = Math.min(this.slabSize * 2, 4 * this.maxFrame)
+    const slab = Buffer.allocUnsafeSlow(Math.max(this.slabSize, HEAD_ROOM + heldLen + len))
+    if (held !== null) slab.set(held, HEAD_ROOM)
+    this.slab = slab
+    this.start = HEAD_ROOM
+    this.pos = HEAD_ROOM + heldLen
+  }
+
+  /** The frame of the items added since the last one, or null when there are none. */
+  take () {
+    const n = this.n
+    if (n === 0) return null
+    const slab = this.slab
+    const at = this.start - itemFrameOverhead(this.id, n)
+    writeHead(slab, at, MessageType.STREAM_ITEM)
+    slab[at + HEADER_SIZE] = 0x92
+    writeArrayHeader(slab, writeUint(slab, at + HEADER_SIZE + 1, this.id), n)
+    const frame = slab.subarray(at, this.pos)
+    this.n = 0
+    this.start = this.pos + HEAD_ROOM
+    this.pos = this.start
+    // A frame never has to move once begun: a slab without room for a whole one is left.
+    if (slab.length - this.start < this.maxFrame) this.slab = null
+    return frame
+  }
 }
 
-/** A STREAM_ITEM frame of `items` (values), for tests and other tools: a producer packs items as they come. */
+/** A STREAM_ITEM frame of `items` (values), for tests and other tools: a producer adds items as they come. */
 export function encodeStreamItems (id, items) {
-  return streamItemFrame(id, items.map(packItem))
+  const b = new ItemFrameBuilder(id, Limits.maxMessageSize)
+  for (const v of items) b.add(packItem(v))
+  return b.take() ?? frame(MessageType.STREAM_ITEM, [id, []])
 }
 
 /** STREAM_CREDIT `[id, items, bytes]`: more credit for the other side; 0 and 0 say "still here". */

@@ -24,6 +24,7 @@ export class StreamConsumer {
     this.received = 0 // items that arrived
     this.read = 0 //     items handed to the reader
     this.ended = false
+    this.abandoned = false // the reader left (abandon): what still arrives is dropped
     this.error = null
     this.waiters = [] // [resolve, reject] of next() calls waiting for an item
   }
@@ -38,6 +39,7 @@ export class StreamConsumer {
    * credit rule (nothing is taken then).
    */
   receive (items, bytes) {
+    if (this.abandoned) return null // the reader left: items the sender sent before it knew are dropped
     if (this.ended) return 'items after the end of the stream'
     if (items.length > this.credit.items) return `${items.length} items with credit for ${this.credit.items}`
     if (this.credit.bytes <= 0) return `a frame of ${bytes} bytes with no byte credit left (${this.credit.bytes})`
@@ -64,6 +66,7 @@ export class StreamConsumer {
 
   /** Ends at once, dropping what was not read (the reader went away, or the stream failed for good). */
   abandon (err) {
+    this.abandoned = true
     this.queue = []
     this.head = 0
     this.ended = true

@@ -9,7 +9,7 @@
 // frame leaves only while at least 1 item and 1 byte of credit are left, and never with more
 // items than are left; it may overdraw the bytes, after which nothing leaves until the
 // receiver has granted enough to bring them above 0 again.
-import { packItem, streamItemFrame, itemFrameOverhead } from './stream-codec.js'
+import { packItem, itemFrameOverhead, ItemFrameBuilder } from './stream-codec.js'
 import { RemoteCode, ZeromeshError } from './errors.js'
 import { Limits } from './constants.js'
 
@@ -24,6 +24,7 @@ export class StreamProducer {
    * @param {number} [o.maxBatchFrame] largest frame of several items (default: maxFrame, at most the default 1 MiB limit every side accepts)
    * @param {number} [o.maxBatch] most items in one frame
    * @param {(frame: Buffer) => void} o.send
+   * @param {() => boolean} [o.room] false while what was sent still waits to leave (a full pipe): pulling pauses until wake()
    * @param {(err: Error|null, count: number) => void} o.end  the source ended (null) or threw, or an item could not be sent; not called after cancel()
    */
   constructor (o) {
@@ -35,10 +36,10 @@ export class StreamProducer {
     this.maxBatchFrame = o.maxBatchFrame ?? Math.min(this.maxFrame, Limits.maxMessageSize)
     this.maxBatch = o.maxBatch ?? Limits.maxBatch
     this.send = o.send
+    this.room = o.room ?? null
     this.onEnd = o.end
     this.count = 0 //    items sent
-    this.batch = [] //   packed items waiting for the end of this turn
-    this.batchBytes = 0
+    this.frame = new ItemFrameBuilder(this.id, this.maxBatchFrame) // the items waiting for the end of this turn
     this.flushQueued = false
     this.over = false
     this.waiting = null // resolves the wait for credit
@@ -50,7 +51,7 @@ export class StreamProducer {
     return this.done
   }
 
-  /** The receiver granted more credit. */
+  /** The receiver granted more credit (wake() alone: room to send again). */
   grant (items, bytes) {
     this.items += items
     this.bytes += bytes
@@ -66,7 +67,7 @@ export class StreamProducer {
   cancel () {
     if (this.over) return
     this.over = true
-    this.batch = []
+    this.frame = new ItemFrameBuilder(this.id, this.maxBatchFrame) // what waited is dropped
     this.wake()
     closeSource(this.source)
   }
@@ -79,9 +80,14 @@ export class StreamProducer {
 
   async pump () {
     while (!this.over) {
-      if (this.items - this.batch.length <= 0 || this.bytes - this.batchBytes <= 0) {
+      if (this.items - this.frame.n <= 0 || this.bytes - this.frame.bytes <= 0) {
         this.flush()
         if (this.items <= 0 || this.bytes <= 0) await new Promise((resolve) => { this.waiting = resolve })
+        continue
+      }
+      if (this.room !== null && !this.room()) {
+        this.flush()
+        if (!this.room()) await new Promise((resolve) => { this.waiting = resolve })
         continue
       }
       const r = await this.source.next()
@@ -94,14 +100,14 @@ export class StreamProducer {
       try {
         packed = packItem(r.value)
       } catch (err) {
-        throw new ZeromeshError(`stream item ${this.count + this.batch.length} could not be encoded: ${err?.message ?? err}`, { code: RemoteCode.ENCODE })
+        throw new ZeromeshError(`stream item ${this.count + this.frame.n} could not be encoded: ${err?.message ?? err}`, { code: RemoteCode.ENCODE })
       }
       if (itemFrameOverhead(this.id, 1) + packed.length > this.maxFrame) {
-        throw new ZeromeshError(`stream item ${this.count + this.batch.length} of ${packed.length} bytes is larger than a frame may be (maxMessageSize ${this.maxFrame})`, { code: RemoteCode.TOO_LARGE })
+        throw new ZeromeshError(`stream item ${this.count + this.frame.n} of ${packed.length} bytes is larger than a frame may be (maxMessageSize ${this.maxFrame})`, { code: RemoteCode.TOO_LARGE })
       }
-      if (this.batch.length > 0 && (this.batch.length >= this.maxBatch || itemFrameOverhead(this.id, this.batch.length + 1) + this.batchBytes + packed.length > this.maxBatchFrame)) this.flush()
-      this.batch.push(packed)
-      this.batchBytes += packed.length
+      const f = this.frame
+      if (f.n > 0 && (f.n >= this.maxBatch || itemFrameOverhead(this.id, f.n + 1) + f.bytes + packed.length > this.maxBatchFrame)) this.flush()
+      f.add(packed) // copied now: the source may reuse its Buffer when it runs again
       if (!this.flushQueued) {
         this.flushQueued = true
         setImmediate(() => { this.flushQueued = false; if (!this.over) this.flush() })
@@ -110,11 +116,9 @@ export class StreamProducer {
   }
 
   flush () {
-    const n = this.batch.length
+    const n = this.frame.n
     if (n === 0) return
-    const frame = streamItemFrame(this.id, this.batch)
-    this.batch = []
-    this.batchBytes = 0
+    const frame = this.frame.take()
     this.items -= n
     this.bytes -= frame.length
     this.count += n

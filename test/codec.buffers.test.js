@@ -65,3 +65,36 @@ describe('codec buffers', () => {
     }
   })
 })
+
+describe('stream item frames', () => {
+  it('frames built item by item are byte-identical to [id, [items]] packed whole: large Buffers copied once, ids and counts of every size, slabs moved and left', async () => {
+    const { ItemFrameBuilder, packItem } = await import('../protocol/stream-codec.js')
+    const { frame } = await import('../protocol/msgpack.js')
+    const { MessageType } = await import('../protocol/constants.js')
+    const whole = (id, items) => frame(MessageType.STREAM_ITEM, [id, items])
+    const big = (n, fill) => Buffer.alloc(n, fill)
+    const cases = [
+      [1, [1, 'a', null]],
+      [200, [big(16384, 1), { x: 1 }, big(70000, 2), new Uint8Array(20000).fill(3)]], // bin 16 and bin 32 headers, a Uint8Array
+      [70000, Array.from({ length: 20 }, (_, i) => big(30000 + i, i))], // the slab moves mid-frame (it starts small)
+      [2 ** 33, Array.from({ length: 70000 }, (_, i) => i)], // a 9-byte id, a 5-byte array header
+      [5, [big(3 << 20, 9)]], // one item larger than the largest frame of several
+    ]
+    const b = new ItemFrameBuilder(0, 1 << 20)
+    const frames = []
+    for (const [id, items] of cases) {
+      b.id = id
+      for (const v of items) b.add(packItem(v))
+      frames.push(b.take())
+    }
+    for (let i = 0; i < cases.length; i++) expect(frames[i].equals(whole(...cases[i])), `case ${i}`).to.equal(true)
+    expect(b.take()).to.equal(null)
+    // The caller's Buffer is free once added: refilling it changes no frame.
+    const reused = big(40000, 1)
+    const c = new ItemFrameBuilder(7, 1 << 20)
+    c.add(packItem(reused)); reused.fill(2); c.add(packItem(reused))
+    const f = c.take()
+    expect(f.equals(whole(7, [big(40000, 1), big(40000, 2)]))).to.equal(true)
+    for (const [i, fr] of frames.entries()) expect(fr.equals(whole(...cases[i])), `case ${i} after later frames`).to.equal(true)
+  })
+})

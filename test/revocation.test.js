@@ -27,12 +27,21 @@ describe('revocation cuts open connections', function () {
   const bob = newKeyPair()
   const as = (k) => ({ clusterPublicKey: cluster.publicKey, secretKey: k.secretKey })
 
+  const ended = [] // the ticks generators that ran their finally, by who
+  async function * ticks (who, ctx) {
+    try {
+      for (let i = 0; ; i++) { yield i; await delay(20) }
+    } finally {
+      ended.push({ who, aborted: ctx.signal.aborted })
+    }
+  }
+
   async function securedPeer () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zeromesh-revoke-'))
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }))
     fs.writeFileSync(path.join(dir, 'alice.pub'), alice.publicKey + '\n')
     fs.writeFileSync(path.join(dir, 'bob.pub'), bob.publicKey + '\n')
-    const p = await h.peer({ handlers: { echo: (x) => x }, security: { clusterKey: cluster.secretKey, allow: [dir] } })
+    const p = await h.peer({ handlers: { echo: (x) => x, ticks }, security: { clusterKey: cluster.secretKey, allow: [dir] } })
     return { p, dir }
   }
 
@@ -78,6 +87,41 @@ describe('revocation cuts open connections', function () {
     expect(lb.ok).to.be.above(100)
     expect(bDown).to.equal(0) // bob's connection was never closed
     expect(p.stats().security.keys.resets).to.equal(0)
+  })
+
+  it('a removed key\'s streams end with its connection: the generator\'s finally runs on the peer, the client\'s stream fails coded with its count; another client\'s stream goes on', async () => {
+    ended.length = 0
+    const { p, dir } = await securedPeer()
+    const a = h.client({ seeds: p.endpoint, security: as(alice) })
+    const b = h.client({ seeds: p.endpoint, security: as(bob) })
+    await a.request('echo', 1)
+    await b.request('echo', 1)
+    await eventually(() => expect(p.stats().security.keys.proven).to.equal(2))
+    const read = (client, who) => {
+      const r = { items: 0, err: null }
+      r.done = (async () => {
+        try {
+          for await (const i of client.stream('ticks', who, { idleTimeout: 1500 })) { r.items = i + 1; if (who === 'bob' && r.stop) break }
+        } catch (err) { r.err = err }
+      })()
+      return r
+    }
+    const ra = read(a, 'alice')
+    const rb = read(b, 'bob')
+    await eventually(() => expect(ra.items).to.be.above(5))
+    fs.rmSync(path.join(dir, 'alice.pub'))
+    await eventually(() => expect(p.stats().streams.cut).to.equal(1), { timeout: 3000 })
+    await eventually(() => expect(ended).to.deep.equal([{ who: 'alice', aborted: true }])) // alice's generator ended with the cut (at its next await); bob's runs on
+    const bobAtCut = rb.items
+    await ra.done
+    expect(ra.err).to.include({ code: 'ERR_ZEROMESH_TIMEOUT' }) // nothing more came: the idle timeout, never a hang
+    expect(ra.err.items).to.equal(ra.items)
+    expect(rb.items).to.be.above(bobAtCut + 20) // bob's stream went on the whole time
+    rb.stop = true
+    await rb.done
+    expect(rb.err).to.equal(null)
+    await eventually(() => expect(ended.map((e) => e.who)).to.deep.equal(['alice', 'bob']))
+    expect(p.stats().streams.open).to.equal(0)
   })
 
   it('a KEY_PROOF with a wrong mac, or without a challenge, proves nothing', async () => {

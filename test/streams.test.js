@@ -15,6 +15,7 @@ const handlers = {
       for (let i = a.from ?? 0; i < a.n; i++) {
         log.produced = i + 1
         if (a.ms) await delay(a.ms)
+        else if (a.every && i % a.every === 0) await new Promise(setImmediate)
         yield a.size ? { i, pad: Buffer.alloc(a.size, i & 0xff) } : { i }
       }
     } finally {
@@ -36,6 +37,10 @@ const handlers = {
   },
   async * double (a, ctx) {
     for await (const x of ctx.input) yield x * 2
+  },
+  async * firstOf (a, ctx) {
+    for await (const x of ctx.input) { yield x; break }
+    yield 'left'
   },
   async * never (a, ctx) {
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
@@ -99,6 +104,12 @@ describe('streams', function () {
     async function * slowly () { for (let i = 0; i < 300; i++) { if (i % 50 === 0) await delay(5); yield i } }
     expect(await collect(c.stream('double', null, { input: slowly() }))).to.deep.equal(Array.from({ length: 300 }, (_, i) => i * 2))
     expect(await collect(c.stream('sum', null, { input: [] }))).to.deep.equal([0])
+    // A handler that stops reading its input early: what the client still sends is dropped, the stream ends well, the client's source is closed.
+    let closed = 0
+    async function * endless () { try { for (let i = 0; ; i++) { await delay(1); yield i } } finally { closed++ } }
+    expect(await collect(c.stream('firstOf', null, { input: endless() }))).to.deep.equal([0, 'left'])
+    await eventually(() => expect(closed).to.equal(1))
+    expect(p.stats().streams.violations).to.equal(0)
   })
 
   it('flow control: a reader that stops holds the handler to its window; it goes on as the reader reads', async () => {
@@ -119,6 +130,20 @@ describe('streams', function () {
     await delay(300)
     expect(log.produced).to.be.at.most(5)
     await it2.return()
+  })
+
+  it('a window larger than the pipes hold: every item arrives, in order, once (a full pipe holds frames back, never drops or reorders them)', async () => {
+    // 64 MiB of credit is far more than ZeroMQ's queues and the kernel's buffers take at once:
+    // the producer outruns the connection, and frames meet a full pipe (EAGAIN).
+    const p = await h.peer({ handlers })
+    const c = h.client({ seeds: [p.endpoint], streamWindow: { items: 1024, bytes: 64 << 20 } })
+    const seen = []
+    for await (const r of c.stream('rows', { n: 400, size: 500000 })) seen.push(r.i)
+    expect(seen).to.deep.equal(Array.from({ length: 400 }, (_, i) => i))
+    // Many small frames too (one item a frame, the generator pausing between items), three streams at once on one connection.
+    const many = await Promise.all([0, 1, 2].map(() => collect(c.stream('rows', { n: 3000, size: 2000, every: 1 }))))
+    for (const got of many) expect(got.map((r) => r.i)).to.deep.equal(Array.from({ length: 3000 }, (_, i) => i))
+    expect(p.stats().drops).to.deep.equal({})
   })
 
   it('a reader that breaks out ends the generator on the peer (finally runs, ctx.signal aborts) within a round trip', async () => {
@@ -232,7 +257,10 @@ describe('streams', function () {
       export function made () { return globalThis.made ?? 0 }
       export async function * boom () { yield 1; throw Object.assign(new Error('thread broke'), { code: 'E_T' }) }
       export function echo (a) { return a }
-      export async function * who (a, ctx) { yield ctx.method; yield ctx.timeoutMs }`)
+      export async function * who (a, ctx) { yield ctx.method; yield ctx.timeoutMs }
+      export async function * double (a, ctx) { for await (const x of ctx.input) yield x * 2 }
+      export async function * kinds (a, ctx) { for await (const x of ctx.input) yield x?.constructor?.name ?? String(x) }
+      export async function * firstOf (a, ctx) { for await (const x of ctx.input) { yield x; break } yield 'left' }`)
     const p = await h.peer({ handlers: mod, threads: 1 })
     const c = h.client({ seeds: [p.endpoint], streamWindow: { items: 4, bytes: 1 << 20 } })
     expect((await collect(c.stream('rows', { n: 500 }))).map((r) => r.i)).to.deep.equal(Array.from({ length: 500 }, (_, i) => i))
@@ -250,6 +278,11 @@ describe('streams', function () {
     expect(err).to.include({ remoteCode: 'E_T', items: 1 })
     expect((await c.request('rows', { n: 1 }).catch((e) => e)).remoteCode).to.equal('ERR_ZEROMESH_STREAM_ONLY')
     expect(await collect(c.stream('who', null, { timeout: 4000 }))).to.deep.equal(['who', 4000]) // its ctx names the method, as on the main thread
+    // Request streams too: ctx.input in the thread, the values a main-thread handler sees, paced by the client's credit.
+    async function * slowly () { for (let i = 0; i < 400; i++) { if (i % 100 === 0) await delay(5); yield i } }
+    expect(await collect(c.stream('double', null, { input: slowly() }))).to.deep.equal(Array.from({ length: 400 }, (_, i) => i * 2))
+    expect(await collect(c.stream('kinds', null, { input: [Buffer.from('x'), new Date(5), { a: 1 }, null] }))).to.deep.equal(['Buffer', 'Date', 'Object', 'null'])
+    expect(await collect(c.stream('firstOf', null, { input: slowly() }))).to.deep.equal([0, 'left']) // a handler that stops reading its input ends fine
     await eventually(() => expect(p.stats().inflight).to.equal(0))
   })
 

@@ -206,12 +206,18 @@ export class MemoryListener {
     return this.endpoint !== null
   }
 
-  /** A reply to the connection `clientId`; dropped (and counted) when it is gone. */
-  send (clientId, frames) {
+  /**
+   * A reply to the connection `clientId`; dropped (and counted) when it is gone. With `done`,
+   * nothing is counted: done(code) once, asynchronously (null, EHOSTUNREACH or EAGAIN), as
+   * the ZeroMQ listener does.
+   */
+  send (clientId, frames, done) {
     const pipe = this.pipes.get(clientId.toString('latin1'))
-    if (pipe === undefined || !pipe.up) { this.o.onDrop?.('client-gone'); return }
-    const c = pipe.connector
-    if (!this.host.net.carry(pipe, this.host, c.host, () => c.receive(pipe, frames))) this.o.onDrop?.('client-not-reading')
+    let code = null
+    if (pipe === undefined || !pipe.up) code = 'EHOSTUNREACH'
+    else if (!this.host.net.carry(pipe, this.host, pipe.connector.host, () => pipe.connector.receive(pipe, frames))) code = 'EAGAIN'
+    if (done !== undefined) queueMicrotask(() => done(code))
+    else if (code !== null) this.o.onDrop?.(code === 'EAGAIN' ? 'client-not-reading' : 'client-gone')
   }
 
   receive (pipe, frames) {

@@ -220,12 +220,22 @@ export class ZmqListener {
     return this.socket !== null
   }
 
-  /** Sends a reply. Never throws and never blocks; a reply to a client that left is dropped. */
-  send (clientId, frames) {
+  /**
+   * Sends a reply. Never throws and never blocks; a reply to a client that left is dropped.
+   * With `done`, nothing is retried or counted here: `done(code)` is called once,
+   * asynchronously, with null when ZeroMQ took the message or the error's code ('EAGAIN' for
+   * a full pipe), for a sender that keeps its own order (ordered-sender.js).
+   */
+  send (clientId, frames, done) {
     const s = this.socket
-    if (s === null) { this.o.onDrop('closed'); return } // close() sets it null first
+    if (s === null) { // close() sets it null first
+      if (done === undefined) this.o.onDrop('closed')
+      else queueMicrotask(() => done('CLOSED'))
+      return
+    }
     const msg = frames.length === 1 ? [clientId, frames[0]] : [clientId, ...frames]
-    s.send(msg).catch((err) => this.sendFailed(err, msg, this.clock.now() + EAGAIN_GIVE_UP_MS))
+    if (done === undefined) s.send(msg).catch((err) => this.sendFailed(err, msg, this.clock.now() + EAGAIN_GIVE_UP_MS))
+    else s.send(msg).then(() => done(null), (err) => done(err?.code ?? 'ERROR'))
   }
 
   /**
