@@ -28,7 +28,7 @@ async function main () {
     rows.push(['stream', size, median(z), median(r)])
   }
   for (const size of [64000, 1000000]) {
-    const n = Math.max(256, Math.round(total / size))
+    const n = Math.max(1000, Math.round(2 * total / size))
     const z = []; const r = []
     for (let i = 0; i < rounds; i++) {
       z.push(await measure('zeromesh-request', size, n))
@@ -64,7 +64,7 @@ async function measure (mode, size, n) {
           for await (const x of c.stream('bytes', { size, n })) bytes += x.length
           return bytes / 1e6 / (Number(process.hrtime.bigint() - t0) / 1e9)
         }
-        for (let i = 0; i < 300; i++) await c.request('one', { size }) // as many as the raw warm-up, and its JIT
+        for (let i = 0; i < 2000; i++) await c.request('one', { size }) // as many as the raw warm-up: both JITs warm
         const t0 = process.hrtime.bigint()
         let bytes = 0
         let left = n
@@ -90,7 +90,7 @@ async function measure (mode, size, n) {
         return bytes / 1e6 / (Number(process.hrtime.bigint() - t0) / 1e9)
       }
       const ask = JSON.stringify({ size, n: 1 })
-      for (let i = 0; i < 300; i++) { await d.send(ask); await d.receive() }
+      for (let i = 0; i < 2000; i++) { await d.send(ask); await d.receive() }
       const t0 = process.hrtime.bigint()
       let bytes = 0
       for (let i = 0; i < 4; i++) await d.send(ask)

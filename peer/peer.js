@@ -17,7 +17,7 @@ import { resolvePeerOptions } from './options.js'
 import { VERSION } from './version.js'
 import {
   decode, encodePong, encodeError, encodeGossip, encodeMembers, encodeService, packEntryWithRoom, replyFrame, replyHead, replyRoom,
-  loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM,
+  loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM, Packed,
 } from '../protocol/codec.js'
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, FLP_PONG, Feature, Limits } from '../protocol/constants.js'
@@ -32,6 +32,7 @@ import { SILENT_LOGGER } from '../protocol/options.js'
 
 const PONG = Buffer.from(FLP_PONG)
 const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
+const LARGE_REPLY = 16384 // a reply value this large (bytes, characters) leaves in a frame of its own
 const LIST_ROOM = 512 // bytes a SYNC or MEMBERS frame takes besides its claims (header, seq, from, digest)
 const QUIET_MS = 100 //     a stopping peer closes once no message came for this long...
 const QUIET_STEP_MS = 20 // ...checked this often
@@ -502,7 +503,9 @@ export class Peer extends EventEmitter {
    * lone request is packed with its frame's room in front and leaves as it is, without a copy.
    */
   answer (clientId, client, entry) {
-    if (this.loneClient === client) {
+    // A large reply leaves at once in a frame of its own too: joined with others it would be
+    // copied again, for a frame header it has no need to share.
+    if (this.loneClient === client || isLarge(entry[2])) {
       const head = this.replyHead()
       const room = replyRoom(head)
       if (room <= MAX_ROOM) {
@@ -738,4 +741,10 @@ function toFrame (x) {
   if (Buffer.isBuffer(x)) return x
   if (x instanceof Uint8Array) return Buffer.from(x.buffer, x.byteOffset, x.byteLength)
   return Buffer.from(String(x))
+}
+
+/** A result large enough to leave in a frame of its own (answer): bytes, a string, a thread's packed value. */
+function isLarge (v) {
+  if (v instanceof Uint8Array || typeof v === 'string') return v.length >= LARGE_REPLY
+  return v instanceof Packed && v.bytes.length >= LARGE_REPLY
 }
