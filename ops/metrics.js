@@ -3,6 +3,10 @@
 // so the request path pays only for the latency histogram, and only once metrics are on.
 import promClient from 'prom-client'
 import { LatencyHistogram } from './histogram.js'
+import {
+  TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ClosedError,
+  InvalidArgumentError, ConnectionLostError, AbortError, HandshakeError,
+} from '../protocol/errors.js'
 
 /** Registers a metric whose values `read()` gives at each scrape. */
 function gauge (registry, name, help, type, read) {
@@ -17,6 +21,10 @@ const byLabel = (label, record, known = []) => {
 // The values a labelled series can take that are known in advance, so a fresh peer exports
 // each at 0 (dashboards and alerts see a series before its first event).
 const DROP_REASONS = ['client-gone', 'client-not-reading', 'closed', 'handler-error']
+// How a stream ended (streams_total's outcome) and the peer's counter of each (peer/streams.js).
+const STREAM_OUTCOMES = [['ok', 'ended'], ['failed', 'failed'], ['cancelled', 'cancelled'], ['refused', 'refused'], ['drained', 'drained'], ['cut', 'cut'], ['expired', 'expired'], ['silent', 'silent'], ['undeliverable', 'undeliverable']]
+// The codes a client's request may fail with (failed_total's code).
+const FAILURE_CODES = [TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, HandshakeError].map((e) => e.code)
 const REFUSAL_REASONS = ['key not allowed', 'not CURVE', 'wrong cluster key', 'handshake rate', 'too many connections', 'too many connections from this address']
 
 /**
@@ -59,6 +67,12 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
   gauge(registry, n('dropped_total'), 'Replies and messages dropped, by reason.', 'counter', () => byLabel('reason', s().drops, DROP_REASONS))
   gauge(registry, n('malformed_total'), 'Frames that broke the wire format, or membership requests unsealed in a secured cluster.', 'counter', () => [{ value: s().malformed }])
   gauge(registry, n('ready'), '1 when the peer has joined and serves; 0 from the moment it drains.', 'gauge', () => [{ value: peer.ready ? 1 : 0 }])
+  gauge(registry, n('streams_open'), 'Streams open now.', 'gauge', () => [{ value: s().streams?.open ?? 0 }])
+  gauge(registry, n('streams_total'), 'Streams over, by how they ended.', 'counter', () => {
+    const c = s().streams ?? {}
+    return STREAM_OUTCOMES.map(([outcome, field]) => ({ labels: { outcome }, value: c[field] ?? 0 }))
+  })
+  gauge(registry, n('stream_item_frames_total'), 'Item frames sent on streams.', 'counter', () => [{ value: s().streams?.items ?? 0 }])
   return registry
 }
 
@@ -75,7 +89,7 @@ export function clientMetrics (client, { registry = new promClient.Registry(), p
   const n = (x) => `${prefix}${x}`
   gauge(registry, n('requests_total'), 'Requests made.', 'counter', () => [{ value: s().requests }])
   gauge(registry, n('succeeded_total'), 'Requests that got a result.', 'counter', () => [{ value: s().ok }])
-  gauge(registry, n('failed_total'), 'Requests that failed, by error code.', 'counter', () => byLabel('code', s().failed))
+  gauge(registry, n('failed_total'), 'Requests that failed, by error code.', 'counter', () => byLabel('code', s().failed, FAILURE_CODES))
   registry.registerMetric({
     name: n('request_duration_seconds'), help: 'Whole time of a request, retries included.', type: 'histogram',
     get: async () => ({ name: n('request_duration_seconds'), help: 'Whole time of a request, retries included.', type: 'histogram', values: latency.values(n('request_duration_seconds')) }),
