@@ -16,12 +16,12 @@ import { loadHandlerModules, loadFailure } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
 import { VERSION } from './version.js'
 import {
-  decode, encodePong, encodeError, encodeGossip, encodeMembers, encodeService, packEntryWithRoom, replyFrame, replyHead, replyRoom,
-  loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM, Packed,
+  decode, encodePong, encodeError, encodeGossip, encodeMembers, encodeService,
 } from '../protocol/codec.js'
+import { ReplyOutbox } from './reply-outbox.js'
 import { classify, Kind } from '../protocol/flp.js'
-import { MessageType, Status, FLP_PONG, Feature, Limits } from '../protocol/constants.js'
-import { ClosedError, ProtocolError, RemoteCode, invalidArgument } from '../protocol/errors.js'
+import { MessageType, Status, FLP_PONG, Feature } from '../protocol/constants.js'
+import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
 import { sealKey, seal, unseal } from '../protocol/seal.js'
 import { peerCredentials, clusterSecretBytes } from '../transport/security.js'
 import { readPublicKeys, z85Decode, z85Encode } from '../transport/keys.js'
@@ -31,8 +31,6 @@ import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
 import { SILENT_LOGGER } from '../protocol/options.js'
 
 const PONG = Buffer.from(FLP_PONG)
-const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
-const LARGE_REPLY = 16384 // a reply value this large (bytes, characters) leaves in a frame of its own
 const LIST_ROOM = 512 // bytes a SYNC or MEMBERS frame takes besides its claims (header, seq, from, digest)
 const QUIET_MS = 100 //     a stopping peer closes once no message came for this long...
 const QUIET_STEP_MS = 20 // ...checked this often
@@ -57,9 +55,12 @@ export class Peer extends EventEmitter {
     this.gossip = null
     this.membership = null
     this.pool = null
-    this.outboxes = new Map() // client id -> replies waiting for the end of this turn
-    this.loneClient = null // set while a lone request runs: its reply leaves at once
-    this.head = null //       the packed start of reply frames, see replyHead()
+    this.replies = new ReplyOutbox({
+      send: (clientId, frames) => this.transport.send(clientId, frames),
+      mv: () => this.replyMeta.mv,
+      load: () => this.dispatcher.inflight,
+      limits: this.options,
+    })
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
     const sec = this.options.security
     this.sealKey = sec ? sealKey(clusterSecretBytes(sec)) : null // membership requests need it when secured
@@ -399,24 +400,24 @@ export class Peer extends EventEmitter {
     if (this.keyProofs !== null) this.keyProofs.asked(client, now)
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
     // at once when its handler returns synchronously: no added latency at low load.
-    if (requests.length + invalid.length === 1 && !this.outboxes.has(client)) this.loneClient = client
+    if (requests.length + invalid.length === 1 && !this.replies.waiting(client)) this.replies.loneClient = client
     try {
-      for (let i = 0; i < invalid.length; i++) this.dispatcher.invalid(invalid[i], (entry) => { this.answer(clientId, client, entry) })
+      for (let i = 0; i < invalid.length; i++) this.dispatcher.invalid(invalid[i], (entry) => { this.replies.answer(clientId, client, entry) })
       for (let i = 0; i < requests.length; i++) {
         const req = requests[i]
         const seen = recent.begin(req.id)
         if (seen === 'running') { this.counts.duplicates++; continue }
-        if (seen !== 'new') { this.counts.duplicates++; this.sendReply(clientId, client, seen); continue }
+        if (seen !== 'new') { this.counts.duplicates++; this.replies.send(clientId, client, seen); continue }
         if (this.inflightBytes + share > this.options.maxInflightBytes) {
           recent.forget(req.id)
-          this.dispatcher.busy(req, (entry) => { this.answer(clientId, client, entry) }, `peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`)
+          this.dispatcher.busy(req, (entry) => { this.replies.answer(clientId, client, entry) }, `peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`)
           continue
         }
         this.inflightBytes += share
         this.dispatcher.run(req, (entry) => {
           this.inflightBytes -= share
           if (entry === null) return // cancelled by its client: no reply
-          const packed = this.answer(clientId, client, entry) // first: remembering is off the reply's path
+          const packed = this.replies.answer(clientId, client, entry) // first: remembering is off the reply's path
           if (this.latency !== null) this.latency.observe(this.options.clock.now() - now)
           // Refusals are not remembered: a request refused busy or draining may come back.
           // A reply is remembered as its packed bytes, ready to be sent again as they are.
@@ -425,7 +426,7 @@ export class Peer extends EventEmitter {
         }, recent, now)
       }
     } finally {
-      this.loneClient = null
+      this.replies.loneClient = null
     }
   }
 
@@ -496,99 +497,6 @@ export class Peer extends EventEmitter {
     this.membership.handle(msg.gossip).then((reply) => {
       if (reply !== null && this.transport?.open) this.transport.send(clientId, [encodeGossip(msg.seq, reply)])
     }, () => { this.counts.dropped++ })
-  }
-
-  /**
-   * Packs a reply entry and sends it (see sendReply); returns the packed entry. The reply to a
-   * lone request is packed with its frame's room in front and leaves as it is, without a copy.
-   */
-  answer (clientId, client, entry) {
-    // A large reply leaves at once in a frame of its own too: joined with others it would be
-    // copied again, for a frame header it has no need to share.
-    if (this.loneClient === client || isLarge(entry[2])) {
-      const head = this.replyHead()
-      const room = replyRoom(head)
-      if (room <= MAX_ROOM) {
-        const out = this.packReply(entry, room)
-        this.transport.send(clientId, [loneReplyFrame(head, out)])
-        return out.subarray(room)
-      }
-    }
-    const packed = this.packReply(entry)
-    this.sendReply(clientId, client, packed)
-    return packed
-  }
-
-  /**
-   * A reply entry packed, with `room` free bytes in front of it (packEntryWithRoom); a result
-   * that cannot be encoded or sent becomes a coded error.
-   */
-  packReply (entry, room = 0) {
-    let packed
-    try {
-      packed = packEntryWithRoom(entry, room)
-    } catch (err) {
-      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, RemoteCode.ENCODE]], room)
-    }
-    const max = this.options.maxMessageSize
-    const size = packed.length - room
-    const fits = max - FRAME_OVERHEAD - META_ROOM // a reply frame's header, meta and list take the rest
-    if (size > fits) {
-      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`reply of ${size} bytes is larger than the ${fits} bytes a reply may take (maxMessageSize ${max} less ${max - fits} bytes of frame)`, RemoteCode.TOO_LARGE]], room)
-    }
-    return packed
-  }
-
-  /**
-   * Queues a packed reply for its client. Replies for one client that are ready in the same
-   * turn of the event loop leave together in one frame (coalescing), at the end of the turn;
-   * the reply to a lone request leaves at once.
-   */
-  sendReply (clientId, client, packed) {
-    if (this.loneClient === client) {
-      this.transport.send(clientId, [replyFrame(this.replyHead(), [packed])])
-      return
-    }
-    let box = this.outboxes.get(client)
-    if (box === undefined) {
-      this.outboxes.set(client, box = { clientId, entries: [] })
-      if (this.outboxes.size === 1) setImmediate(() => this.flushReplies())
-    }
-    box.entries.push(packed)
-  }
-
-  /**
-   * The start of every reply frame: the membership digest and this peer's load (the client
-   * balances on it), packed again only when one of them changed.
-   */
-  replyHead () {
-    const mv = this.replyMeta.mv
-    const load = this.dispatcher.inflight
-    let h = this.head
-    if (h === null || h.mv !== mv || h.load !== load) this.head = h = { mv, load, bytes: replyHead({ mv, load }) }
-    return h.bytes
-  }
-
-  flushReplies () {
-    if (this.outboxes.size === 0) return // flushed early by stop()
-    const boxes = this.outboxes
-    this.outboxes = new Map()
-    const meta = this.replyHead()
-    // A reply of one entry may take this peer's maxMessageSize; several in one frame at most
-    // the default limit, which every client accepts (a client with the default limit drops
-    // the connection of a larger frame: seen with 4 replies of 1 MB, bench/streams.js).
-    const max = Math.min(this.options.maxMessageSize, Limits.maxMessageSize)
-    for (const { clientId, entries } of boxes.values()) {
-      let batch = []; let bytes = FRAME_OVERHEAD + META_ROOM
-      for (const packed of entries) {
-        if (batch.length > 0 && (batch.length >= this.options.maxBatch || bytes + packed.length > max)) {
-          this.transport.send(clientId, [replyFrame(meta, batch)])
-          batch = []; bytes = FRAME_OVERHEAD + META_ROOM
-        }
-        batch.push(packed); bytes += packed.length
-      }
-      this.transport.send(clientId, [replyFrame(meta, batch)])
-    }
   }
 
   onFlpRequest (clientId, frames) {
@@ -720,7 +628,7 @@ export class Peer extends EventEmitter {
     if (this.debugging) logger.debug({ received: this.counts.received }, `no request for ${QUIET_MS} ms (or the drain timeout): closing`)
     this.streams?.close()
     await this.pool?.stop()
-    if (this.outboxes.size > 0) this.flushReplies() // replies still waiting for their turn to end
+    this.replies.flush() // replies still waiting for their turn to end
     await this.gossip?.close()
     await this.transport?.close()
     this.state = 'stopped'
@@ -743,8 +651,3 @@ function toFrame (x) {
   return Buffer.from(String(x))
 }
 
-/** A result large enough to leave in a frame of its own (answer): bytes, a string, a thread's packed value. */
-function isLarge (v) {
-  if (v instanceof Uint8Array || typeof v === 'string') return v.length >= LARGE_REPLY
-  return v instanceof Packed && v.bytes.length >= LARGE_REPLY
-}

@@ -1,0 +1,124 @@
+// The replies a peer sends (PROTOCOL.md 4.3): each packed once, as its handler finishes.
+// Replies for one client that are ready in the same turn of the event loop leave together in
+// one frame at the end of the turn (coalescing). Two kinds leave at once, in a frame written
+// around their entry in place (no copy): the reply to a lone request (the only one in its
+// frame, nothing waiting for its client: no added latency at low load), and a large one
+// (joined with others it would be copied again, for a header it has no need to share).
+import {
+  packEntryWithRoom, replyFrame, replyHead, replyRoom, loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM, Packed,
+} from '../protocol/codec.js'
+import { Status, Limits } from '../protocol/constants.js'
+import { RemoteCode } from '../protocol/errors.js'
+
+const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
+const LARGE_REPLY = 16384 // a reply value this large (bytes, characters) leaves in a frame of its own
+
+export class ReplyOutbox {
+  /**
+   * @param {object} o
+   * @param {(clientId: Buffer, frames: Buffer[]) => void} o.send  the listener's send
+   * @param {() => number} o.mv    the membership digest every reply carries
+   * @param {() => number} o.load  this peer's requests in flight (clients balance on it)
+   * @param {{ maxMessageSize: number, maxBatch: number }} o.limits
+   */
+  constructor (o) {
+    this.o = o
+    this.boxes = new Map() // client -> { clientId, entries } waiting for the end of this turn
+    this.loneClient = null // the client whose lone request runs now (set by the peer around it)
+    this.head = null //       the packed start of reply frames, see replyHead()
+  }
+
+  /** Whether replies for `client` wait for the end of this turn. */
+  waiting (client) {
+    return this.boxes.has(client)
+  }
+
+  /** Packs a reply entry and sends it; returns the packed entry (to send again as it is: send()). */
+  answer (clientId, client, entry) {
+    if (this.loneClient === client || isLarge(entry[2])) {
+      const head = this.replyHead()
+      const room = replyRoom(head)
+      if (room <= MAX_ROOM) {
+        const out = this.pack(entry, room)
+        this.o.send(clientId, [loneReplyFrame(head, out)])
+        return out.subarray(room)
+      }
+    }
+    const packed = this.pack(entry)
+    this.send(clientId, client, packed)
+    return packed
+  }
+
+  /**
+   * A reply entry packed, with `room` free bytes in front of it (packEntryWithRoom); a result
+   * that cannot be encoded or sent becomes a coded error.
+   */
+  pack (entry, room = 0) {
+    let packed
+    try {
+      packed = packEntryWithRoom(entry, room)
+    } catch (err) {
+      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`result could not be encoded: ${err?.message ?? err}`, RemoteCode.ENCODE]], room)
+    }
+    const max = this.o.limits.maxMessageSize
+    const size = packed.length - room
+    const fits = max - FRAME_OVERHEAD - META_ROOM // a reply frame's header, meta and list take the rest
+    if (size > fits) {
+      packed = packEntryWithRoom([entry[0], Status.REMOTE, [`reply of ${size} bytes is larger than the ${fits} bytes a reply may take (maxMessageSize ${max} less ${max - fits} bytes of frame)`, RemoteCode.TOO_LARGE]], room)
+    }
+    return packed
+  }
+
+  /** Queues a packed reply for its client (at the end of this turn; a lone request's at once). */
+  send (clientId, client, packed) {
+    if (this.loneClient === client) {
+      this.o.send(clientId, [replyFrame(this.replyHead(), [packed])])
+      return
+    }
+    let box = this.boxes.get(client)
+    if (box === undefined) {
+      this.boxes.set(client, box = { clientId, entries: [] })
+      if (this.boxes.size === 1) setImmediate(() => this.flush())
+    }
+    box.entries.push(packed)
+  }
+
+  /** The start of every reply frame, packed again only when the digest or the load changed. */
+  replyHead () {
+    const mv = this.o.mv()
+    const load = this.o.load()
+    let h = this.head
+    if (h === null || h.mv !== mv || h.load !== load) this.head = h = { mv, load, bytes: replyHead({ mv, load }) }
+    return h.bytes
+  }
+
+  /** Sends every reply waiting (at the end of the turn, or early when the peer stops). */
+  flush () {
+    if (this.boxes.size === 0) return
+    const boxes = this.boxes
+    this.boxes = new Map()
+    const meta = this.replyHead()
+    // A reply of one entry may take this peer's maxMessageSize; several in one frame at most
+    // the default limit, which every client accepts (a client with the default limit drops
+    // the connection of a larger frame: seen with 4 replies of 1 MB, bench/streams.js).
+    const { maxMessageSize, maxBatch } = this.o.limits
+    const max = Math.min(maxMessageSize, Limits.maxMessageSize)
+    for (const { clientId, entries } of boxes.values()) {
+      let batch = []; let bytes = FRAME_OVERHEAD + META_ROOM
+      for (const packed of entries) {
+        if (batch.length > 0 && (batch.length >= maxBatch || bytes + packed.length > max)) {
+          this.o.send(clientId, [replyFrame(meta, batch)])
+          batch = []; bytes = FRAME_OVERHEAD + META_ROOM
+        }
+        batch.push(packed); bytes += packed.length
+      }
+      this.o.send(clientId, [replyFrame(meta, batch)])
+    }
+  }
+}
+
+/** A result large enough to leave in a frame of its own: bytes, a string, a thread's packed value. */
+function isLarge (v) {
+  if (v instanceof Uint8Array || typeof v === 'string') return v.length >= LARGE_REPLY
+  return v instanceof Packed && v.bytes.length >= LARGE_REPLY
+}
