@@ -1,17 +1,15 @@
 // The replies a peer sends (PROTOCOL.md 4.3): each packed once, as its handler finishes.
 // Replies for one client that are ready in the same turn of the event loop leave together in
-// one frame at the end of the turn (coalescing). Two kinds leave at once, in a frame written
-// around their entry in place (no copy): the reply to a lone request (the only one in its
-// frame, nothing waiting for its client: no added latency at low load), and a large one
-// (joined with others it would be copied again, for a header it has no need to share).
+// one frame at the end of the turn (coalescing). The reply to a lone request (the only one in
+// its frame, nothing waiting for its client) leaves at once, in a frame written around its
+// entry in place (no copy): no added latency at low load.
 import {
-  packEntryWithRoom, replyFrame, replyHead, replyRoom, loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM, Packed,
+  packEntryWithRoom, replyFrame, replyHead, replyRoom, loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM,
 } from '../protocol/codec.js'
 import { Status, Limits } from '../protocol/constants.js'
 import { RemoteCode } from '../protocol/errors.js'
 
 const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
-const LARGE_REPLY = 16384 // a reply value this large (bytes, characters) leaves in a frame of its own
 
 export class ReplyOutbox {
   /**
@@ -35,7 +33,7 @@ export class ReplyOutbox {
 
   /** Packs a reply entry and sends it; returns the packed entry (to send again as it is: send()). */
   answer (clientId, client, entry) {
-    if (this.loneClient === client || isLarge(entry[2])) {
+    if (this.loneClient === client) {
       const head = this.replyHead()
       const room = replyRoom(head)
       if (room <= MAX_ROOM) {
@@ -115,10 +113,4 @@ export class ReplyOutbox {
       this.o.send(clientId, [replyFrame(meta, batch)])
     }
   }
-}
-
-/** A result large enough to leave in a frame of its own: bytes, a string, a thread's packed value. */
-function isLarge (v) {
-  if (v instanceof Uint8Array || typeof v === 'string') return v.length >= LARGE_REPLY
-  return v instanceof Packed && v.bytes.length >= LARGE_REPLY
 }
