@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import os from 'node:os'
-import { child, drive, rawClient, killChildren, PAYLOAD } from './harness.js'
+import { child, drive, rawClient, killChildren, median, PAYLOAD } from './harness.js'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -35,11 +35,6 @@ async function zeromesh (root) {
   const client = new Client({ seeds: [line], timeout: 30000 })
   await client.request('echo', PAYLOAD)
   return { one: () => client.request('echo', PAYLOAD), close: () => client.close() }
-}
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
 const systems = {

@@ -35,6 +35,12 @@ export function child (args) {
   })
 }
 
+/** The median of `xs` (the mean of the middle two for an even count). */
+export function median (xs) {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
 /**
  * Runs `one()` from `concurrency` loops: a warm-up, then `seconds` measured. Resolves with
  * req/s and latency percentiles in ms. `onTick(fraction)` is called as time passes.

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import os from 'node:os'
 import { Client } from '../index.js'
-import { child, drive, killChildren, PAYLOAD } from './harness.js'
+import { child, drive, killChildren, median, PAYLOAD } from './harness.js'
 
 const { values } = parseArgs({
   options: {
@@ -21,10 +21,6 @@ const BIN = fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url))
 const seconds = Number(values.seconds)
 const rounds = Number(values.rounds)
 const levels = values.concurrency.split(',').map(Number)
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-}
 
 async function peer (extra) {
   const { child: c, line } = await child([BIN, 'peer', '--demo-handlers', '--threads', '0', '--log-level', 'silent', ...extra])

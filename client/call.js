@@ -37,6 +37,8 @@ export class Call {
     this.lost = false // an earlier attempt was lost with its connection: it may have run
     this.lastError = null // why the last peer refused (busy, draining)
     this.settled = false
+    this.span = null //  its CLIENT span, when traced (client/tracing.js)
+    this.trace = null // the trace field its entries carry: the span's context, as the propagator wrote it
     this.promise = new Promise((resolve, reject) => { this.resolve = resolve; this.reject = reject })
   }
 

@@ -24,6 +24,7 @@ import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
+import { ClientTracing } from './tracing.js'
 import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
 import { MessageType, Status, Feature, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits, INCARNATION_HORIZON_MS } from '../protocol/constants.js'
 import {
@@ -84,6 +85,7 @@ export class Client extends EventEmitter {
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: each request's whole time
+    this.tracing = new ClientTracing() // CLIENT spans, when a tracer provider is registered
     this.deadlines = new TimerLists(o.clock, (call) => this.onDeadline(call))
     this.attemptLimits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call))
     const makeTransport = o.transport ?? ((t) => new ZmqConnector(t))
@@ -368,6 +370,7 @@ export class Client extends EventEmitter {
       return call.promise
     }
     this.counts.requests++
+    this.tracing.start(call)
     if (!this.roster.methods.has(method) && this.roster.called(method)) this.queueResubset() // the subset must hold peers that serve it
     this.budget.deposit(now)
     this.pending.add(call)
@@ -487,7 +490,7 @@ export class Client extends EventEmitter {
     // send their next requests: the first of them waits for the others, or it would leave
     // alone and split one frame's worth in two, every round.
     const lone = peer.outbox.length === 0 && peer.calls.size === 0 && !peer.burst
-    const entry = [call.id, call.method, call.args, remaining]
+    const entry = call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]
     let packed
     try {
       packed = lone ? encodeRequest([entry]) : packEntry(entry)
@@ -501,6 +504,7 @@ export class Client extends EventEmitter {
     if (call.attempts > 0) this.counts.retries++
     call.attempts++
     call.sentTo(peer.endpoint)
+    if (call.span !== null) this.tracing.attempt(call, peer.endpoint, false)
     call.peer = peer
     call.sent = false
     call.sentAt = now
@@ -593,8 +597,9 @@ export class Client extends EventEmitter {
     if (!candidates.includes(peer)) return
     const remaining = Math.max(1, Math.ceil(call.deadline - this.clock.now()))
     let frame
-    try { frame = encodeRequest([[call.id, call.method, call.args, remaining]]) } catch { return }
+    try { frame = encodeRequest([call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]]) } catch { return }
     call.sentTo(peer.endpoint)
+    if (call.span !== null) this.tracing.attempt(call, peer.endpoint, true)
     this.counts.hedges++
     this.transport.send(peer.endpoint, [frame], () => {})
   }
@@ -693,6 +698,7 @@ export class Client extends EventEmitter {
     const call = this.pending.get(r.id)
     if (call === undefined) return // late: timed out, aborted or answered by another peer
     call.answeredBy(peer.endpoint)
+    if (call.span !== null) this.tracing.reply(call, peer.endpoint, r.status)
     switch (r.status) {
       case Status.OK:
         this.measured(call, peer, null)
@@ -874,6 +880,7 @@ export class Client extends EventEmitter {
     if (call.retryTimer !== null) this.clock.clearTimeout(call.retryTimer)
     if (call.hedgeTimer !== null) this.clock.clearTimeout(call.hedgeTimer)
     if (this.latency !== null) this.latency.observe(this.clock.now() - (call.deadline - call.timeout))
+    if (call.span !== null) this.tracing.end(call, err)
     if (err === null) {
       this.counts.ok++
       call.succeed(value)

@@ -42,6 +42,7 @@ export class ClientStreams {
     const s = new ClientStream(this, id, method, args, o)
     this.open.set(id, s)
     this.counts.opened++
+    this.c.tracing.start(s)
     if (o.signal?.aborted) { s.fail(s.abortError()); return s }
     if (o.timeout > 0) s.deadlineTimer = this.c.clock.setTimeout(() => { s.deadlineTimer = null; s.fail(s.timedOut(`no end within its timeout of ${o.timeout} ms`)) }, o.timeout)
     if (o.signal !== undefined) {
@@ -92,7 +93,7 @@ export class ClientStreams {
     const c = this.c
     let frame
     try {
-      frame = encodeStreamOpen(s.id, s.method, s.args, s.o.timeout > 0 ? Math.max(1, Math.ceil(s.deadline - c.clock.now())) : 0, s.o.window.items, s.o.window.bytes, s.o.input !== null)
+      frame = encodeStreamOpen(s.id, s.method, s.args, s.o.timeout > 0 ? Math.max(1, Math.ceil(s.deadline - c.clock.now())) : 0, s.o.window.items, s.o.window.bytes, s.o.input !== null, s.trace)
     } catch (err) {
       return s.fail(invalidArgument(`args of "${s.method}" could not be encoded: ${err?.message ?? err}`))
     }
@@ -100,6 +101,7 @@ export class ClientStreams {
     if (s.attempts > 0) this.counts.failovers++
     s.attempts++
     s.tried.push(peer.endpoint)
+    if (s.span !== null) c.tracing.attempt(s, peer.endpoint, false)
     s.peer = peer
     s.consumer.credit.items = s.o.window.items // a new peer gets the whole window (nothing arrived from the last)
     s.consumer.credit.bytes = s.o.window.bytes
@@ -243,6 +245,8 @@ export class ClientStream {
     this.creditAt = 0
     this.input = null // the StreamProducer of a request stream's items
     this.out = null //   the OrderedSender to the current attempt's peer
+    this.span = null //  its CLIENT span, when traced (client/tracing.js)
+    this.trace = null // the trace field its open carries
     this.consumer = new StreamConsumer({ ...o.window, grant: (items, bytes) => this.sendCredit(items, bytes), onRead: () => { if (this.idleTimer === null && !this.over) this.armIdle() } })
   }
 
@@ -280,6 +284,7 @@ export class ClientStream {
     this.peer = null
     this.input?.cancel()
     this.cleanup()
+    if (this.span !== null) c.tracing.end(this, err, this.consumer.received)
     if (err === null) { this.consumer.abandon(null); return }
     this.mgr.counts.failed++
     c.counts.failed[err.code] = (c.counts.failed[err.code] ?? 0) + 1
@@ -292,6 +297,7 @@ export class ClientStream {
     this.peer = null
     this.mgr.counts.ok++
     this.cleanup()
+    if (this.span !== null) this.mgr.c.tracing.end(this, null, this.consumer.received)
     this.consumer.end(null)
   }
 

@@ -5,6 +5,7 @@ import { Status } from '../protocol/constants.js'
 import { IdTable } from '../protocol/id-table.js'
 import { DrainingError, RemoteCode } from '../protocol/errors.js'
 import { closeSource } from '../protocol/stream-producer.js'
+import { PeerTracing } from './tracing.js'
 
 const RUNNING_CAPACITY = 64 // buckets of a connection's table of running requests, to start with
 
@@ -23,6 +24,7 @@ export class Dispatcher {
     this.clock = o.clock
     this.endpoint = o.endpoint
     this.debug = o.debug ?? null
+    this.tracing = new PeerTracing() // SERVER spans, when a tracer provider is registered
     this.inflight = 0
     this.draining = false
     this.idleWaiters = []
@@ -66,9 +68,11 @@ export class Dispatcher {
       return reply([req.id, Status.BUSY, [`peer busy: ${this.inflight} requests in flight`, null]])
     }
     const ctx = new RequestContext(req, this.endpoint, this.clock, now)
+    const traced = this.tracing.start(req, ctx) // null unless traced: then the reply ends the span
+    if (traced !== null) reply = traced.replying(reply)
     let out
     try {
-      out = fn(req.args, ctx)
+      out = traced === null ? fn(req.args, ctx) : traced.run(fn, req.args, ctx)
     } catch (err) {
       ctx.done()
       mc.errors++
@@ -202,6 +206,7 @@ export class RequestContext {
     this._timer = null
     this._next = null // link in its connection's table of running requests
     this.cancelled = false
+    this.traced = null // its SERVER span (peer/tracing.js), when traced
     this.runner = null // whoever runs the handler elsewhere (a worker thread's task): told of a cancel by runner.cancel()
   }
 
@@ -210,6 +215,11 @@ export class RequestContext {
     this.cancelled = true
     this._ac?.abort(new Error('cancelled by the client'))
     this.runner?.cancel()
+  }
+
+  /** The SERVER span's context as the propagator writes it, or null when not traced (README, Observing it). */
+  get trace () {
+    return this.traced === null ? null : this.traced.carrier()
   }
 
   /** Milliseconds left before the client gives up (Infinity without a deadline). */

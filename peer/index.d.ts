@@ -22,6 +22,12 @@ export interface RequestContext {
   readonly signal: AbortSignal
   /** In a request stream (the client gave `input`): the client's items, as they come. */
   readonly input?: AsyncIterable<unknown>
+  /**
+   * The request's SERVER span context as the global OpenTelemetry propagator writes it
+   * (`traceparent`, `tracestate`...), or null when not traced. In a worker thread, hand it to
+   * `propagation.extract()` to continue the trace (README, Observing it).
+   */
+  readonly trace: Readonly<Record<string, string>> | null
 }
 
 /**

@@ -14,7 +14,7 @@ import { OwnService } from './service.js'
 import { WorkerPool } from './worker-pool.js'
 import { loadHandlerModules, loadFailure } from './handler-module.js'
 import { resolvePeerOptions } from './options.js'
-import { VERSION } from './version.js'
+import { VERSION } from '../protocol/version.js'
 import {
   decode, encodePong, encodeError, encodeGossip, encodeMembers, encodeService,
 } from '../protocol/codec.js'

@@ -79,6 +79,7 @@ export class PeerStreams {
       onDrain: () => s.producer?.wake?.(),
     })
     streams.set(msg.id, s)
+    s.traced = d.tracing.start(msg, s.ctx)
     this.size++
     this.counts.opened++
     if (msg.timeoutMs > 0) s.deadlineTimer = this.o.clock.setTimeout(() => { s.deadlineTimer = null; this.counts.expired++; this.stop(s, null) }, Math.min(msg.timeoutMs, 2 ** 31 - 1))
@@ -97,13 +98,13 @@ export class PeerStreams {
     }
     let out
     try {
-      out = fn(msg.args, s.ctx)
+      out = s.traced === null ? fn(msg.args, s.ctx) : s.traced.run(fn, msg.args, s.ctx)
     } catch (err) {
       return this.finish(s, err, 0)
     }
     // The handler waits while a full pipe holds a frame's worth of its items here (a thread's
     // producer does not: what its stream holds is bounded by the credit).
-    s.producer = new StreamProducer({ id: msg.id, source: sourceOf(out), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end, room: () => s.out.bytes < Limits.maxMessageSize })
+    s.producer = new StreamProducer({ id: msg.id, source: s.traced === null ? sourceOf(out) : s.traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end, room: () => s.out.bytes < Limits.maxMessageSize })
     s.producer.start()
   }
 
@@ -180,6 +181,7 @@ export class PeerStreams {
     s.producer?.cancel()
     s.input?.abandon(null)
     this.o.dispatcher.release(s.method, false)
+    s.traced?.endWith(Status.REMOTE, ['stopped before its end (cancelled, deadline, drain or client gone)', 'STOPPED'], s.producer?.count ?? 0)
     if (frame !== null) s.out.push(frame)
     else s.out.close()
   }
@@ -190,11 +192,18 @@ export class PeerStreams {
     s.ctx.done()
     s.input?.abandon(null)
     this.o.dispatcher.release(s.method, err !== null)
-    if (err === null) { this.counts.ended++; s.out.push(encodeStreamEnd(s.id, Status.OK, null, count)); return }
+    if (err === null) {
+      this.counts.ended++
+      s.traced?.endWith(Status.OK, null, count)
+      s.out.push(encodeStreamEnd(s.id, Status.OK, null, count))
+      return
+    }
     this.counts.failed++
     const code = typeof err?.code === 'string' ? err.code : null
     const status = code === DrainingError.code ? Status.DRAINING : Status.REMOTE
-    s.out.push(encodeStreamEnd(s.id, status, [err instanceof Error ? err.message : String(err), status === Status.DRAINING ? null : code], count))
+    const value = [err instanceof Error ? err.message : String(err), status === Status.DRAINING ? null : code]
+    s.traced?.endWith(status, value, count)
+    s.out.push(encodeStreamEnd(s.id, status, value, count))
   }
 
   remove (s) {
@@ -247,6 +256,7 @@ class PeerStream {
     this.input = null //     a StreamConsumer of the client's items, for a request stream
     this.deadlineTimer = null
     this.heardAt = now //    when the client last sent something for it
+    this.traced = null //    its SERVER span (peer/tracing.js), when traced
   }
 }
 

@@ -157,7 +157,7 @@ export class WorkerPool {
     const s = new ThreadStream(t, this.nextId++, o)
     t.streams.set(s.sid, s)
     const remaining = ctx.remaining()
-    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, remaining: remaining === Infinity ? 0 : Math.ceil(remaining), endpoint: ctx.endpoint, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, input: o.input != null })
+    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, remaining: remaining === Infinity ? 0 : Math.ceil(remaining), endpoint: ctx.endpoint, trace: ctx.trace, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, input: o.input != null })
     return s
   }
 
@@ -210,7 +210,7 @@ export class WorkerPool {
         // A cancel from the client reaches the thread: its ctx.signal aborts there too.
         task.thread = t
         task.ctx.runner = task
-        message[i] = [task.id, this.methodIndex.get(task.method) ?? task.method, task.args, task.ctx.requestId, task.ctx.timeoutMs, remaining === Infinity ? 0 : Math.ceil(remaining)]
+        message[i] = [task.id, this.methodIndex.get(task.method) ?? task.method, task.args, task.ctx.requestId, task.ctx.timeoutMs, remaining === Infinity ? 0 : Math.ceil(remaining), task.ctx.trace]
       }
       t.worker.postMessage({ type: 'run', endpoint: batch[0].ctx.endpoint, tasks: message })
       this.watch(t)

@@ -59,14 +59,14 @@ parentPort.on('message', (m) => {
 
 /**
  * Runs a batch of [id, method (its place in `methods`), args, requestId, timeoutMs,
- * remainingMs] in order; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
+ * remainingMs, trace] in order; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
  * 2 not run. A result is encoded here, as the reply will carry it (MessagePack), so the main
  * thread only copies its bytes into the reply (see post).
  */
 async function runBatch (endpoint, batch) {
   const arrived = Date.now()
-  const tasks = batch.map(([id, method, args, requestId, timeoutMs, remainingMs]) => ({
-    id, method: typeof method === 'number' ? methods[method] : method, args, requestId, endpoint, timeoutMs, deadline: remainingMs > 0 ? arrived + remainingMs : Infinity,
+  const tasks = batch.map(([id, method, args, requestId, timeoutMs, remainingMs, trace]) => ({
+    id, method: typeof method === 'number' ? methods[method] : method, args, requestId, endpoint, timeoutMs, deadline: remainingMs > 0 ? arrived + remainingMs : Infinity, trace,
   }))
   let results = []
   let ranMs = 0 //  time spent running the tasks of `results`
@@ -121,7 +121,7 @@ async function runOne (task) {
   if (cancelled.has(task.id) || deadline <= Date.now()) return [task.id, 2, 'deadline passed while queued', RemoteCode.EXPIRED]
   runningId = task.id
   running = null
-  const ctx = contextOf(task.method, task.requestId, task.endpoint, task.timeoutMs, deadline, () => {
+  const ctx = contextOf(task.method, task.requestId, task.endpoint, task.timeoutMs, task.trace, deadline, () => {
     running = new AbortController()
     if (cancelled.has(task.id)) running.abort(new Error('cancelled by the client'))
     return running
@@ -151,13 +151,14 @@ async function runOne (task) {
  * thread's clock. Its signal follows `controller()` (the client's cancel) and the deadline;
  * it is made when first read: most handlers never look, and a signal costs a timer.
  */
-function contextOf (method, requestId, endpoint, timeoutMs, deadline, controller) {
+function contextOf (method, requestId, endpoint, timeoutMs, trace, deadline, controller) {
   let signal = null
   return {
     method,
     requestId,
     endpoint,
     timeoutMs,
+    trace, // the SERVER span's context (the main thread's) as its propagator wrote it, or null: README, Observing it
     deadline,
     remaining: () => Math.max(0, deadline - Date.now()),
     get signal () {
@@ -181,7 +182,7 @@ const streams = new Map() // sid -> { producer, abort } of the streams this thre
 function openStream (m) {
   const abort = new AbortController()
   const deadline = m.remaining > 0 ? Date.now() + m.remaining : Infinity
-  const ctx = contextOf(methods[m.method], m.requestId, m.endpoint, m.timeoutMs, deadline, () => abort)
+  const ctx = contextOf(methods[m.method], m.requestId, m.endpoint, m.timeoutMs, m.trace ?? null, deadline, () => abort)
   const end = (err, count) => {
     streams.delete(m.sid)
     parentPort.postMessage({ type: 'stream-end', sid: m.sid, count, error: err === null ? null : [err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null] })

@@ -5,7 +5,7 @@ import {
   HEADER_SIZE, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX,
   MessageType, Status, ProtocolErrorCode, Limits, SIGNATURE,
 } from './constants.js'
-import { checkValue, checkList, checkMeta, isUint, fail } from './validate.js'
+import { checkValue, checkList, checkMeta, isUint, fail, traceCarrier } from './validate.js'
 import { isWireEndpoint } from './endpoint.js'
 import { descriptorProblem, describe, serviceDigest } from './service.js'
 import { packr, unpackr, writeHead, frame, writeArrayHeader, arrayHeaderSize, RESERVE_START_SPACE } from './msgpack.js'
@@ -409,7 +409,7 @@ function decodeRequest (body, version, maxBatch, maxDepth, maxMethodLength) {
     } else {
       reason = checkValue(args, maxDepth)
     }
-    if (reason === null) requests.push({ id, method, args, timeoutMs })
+    if (reason === null) requests.push({ id, method, args, timeoutMs, trace: e.length > 4 ? traceCarrier(e[4]) : null })
     else invalid.push({ id, reason })
   }
   return { type: MessageType.REQUEST, version, requests, invalid }

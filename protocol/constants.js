@@ -67,6 +67,9 @@ export const Status = Object.freeze({
   INVALID_REQUEST: 5, // the entry failed validation and was not run
 })
 
+/** A status's name by its number (`statusNames[3]` is 'BUSY'). */
+export const statusNames = Object.freeze(Object.fromEntries(Object.entries(Status).map(([name, n]) => [n, name])))
+
 /** Codes of an ERROR message. Append only. */
 export const ProtocolErrorCode = Object.freeze({
   UNSUPPORTED_VERSION: 1,
@@ -102,6 +105,10 @@ export const Limits = Object.freeze({
   // Most labels on one peer, and the longest label key or value.
   maxLabels: 32,
   maxLabelLength: 63,
+  // A request's trace field (a propagator's carrier): most fields, longest key, longest value.
+  maxTraceFields: 8,
+  maxTraceKeyLength: 64,
+  maxTraceValueLength: 1024,
   // Streams open on one peer, over all its connections, and on one connection.
   maxStreams: 1024,
   maxStreamsPerConnection: 64,

@@ -3,17 +3,18 @@
 // producer checks each against its credit) and joined into an item frame without being packed
 // again, as request entries are.
 import { HEADER_SIZE, MessageType, Status, Limits } from './constants.js'
-import { checkValue, checkList, isUint, fail } from './validate.js'
+import { checkValue, checkList, isUint, fail, traceCarrier } from './validate.js'
 import { packr, frame, writeHead, writeArrayHeader, arrayHeaderSize } from './msgpack.js'
 
 export const STREAM_TYPES = new Set([MessageType.STREAM_OPEN, MessageType.STREAM_ITEM, MessageType.STREAM_CREDIT, MessageType.STREAM_END])
 
 /**
- * A STREAM_OPEN frame: `[id, method, args, timeoutMs, items, bytes, input]`. `items` and
- * `bytes` are the first credit the client grants; `input` says the client will send items too.
+ * A STREAM_OPEN frame: `[id, method, args, timeoutMs, items, bytes, input, trace?]`. `items` and
+ * `bytes` are the first credit the client grants; `input` says the client will send items too;
+ * `trace` (left out when null) is the trace field of PROTOCOL.md 4.1.
  */
-export function encodeStreamOpen (id, method, args, timeoutMs, items, bytes, input) {
-  return frame(MessageType.STREAM_OPEN, [id, method, args, timeoutMs, items, bytes, input])
+export function encodeStreamOpen (id, method, args, timeoutMs, items, bytes, input, trace = null) {
+  return frame(MessageType.STREAM_OPEN, trace === null ? [id, method, args, timeoutMs, items, bytes, input] : [id, method, args, timeoutMs, items, bytes, input, trace])
 }
 
 const BIN_BY_REFERENCE = 16384 // a Buffer item this large is copied once, into its frame, not packed first
@@ -176,7 +177,7 @@ export function decodeStream (type, body, version, limits) {
       else if (!isUint(bytes, maxCreditBytes) || bytes === 0) reason = `bytes must be an integer from 1 to ${maxCreditBytes}`
       else if (typeof input !== 'boolean') reason = 'input must be true or false'
       else reason = checkValue(args, limits.maxDepth ?? Limits.maxDepth)
-      return { type, version, id, method, args, timeoutMs, items, bytes, input, invalid: reason }
+      return { type, version, id, method, args, timeoutMs, items, bytes, input, trace: traceCarrier(body[7]), invalid: reason }
     }
     case MessageType.STREAM_ITEM: {
       const items = checkList(body[1], 'item list', limits.maxBatch ?? Limits.maxBatch)

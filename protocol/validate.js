@@ -1,7 +1,7 @@
 // Shape checks for decoded frames. Everything decoded from the wire passes through here
 // before any other code looks at it; a failure is a ProtocolError, never anything else.
 import { ProtocolError } from './errors.js'
-import { MAX_REQUEST_ID } from './constants.js'
+import { MAX_REQUEST_ID, Limits } from './constants.js'
 
 const objectProto = Object.prototype
 
@@ -59,4 +59,22 @@ export function checkMeta (meta) {
     throw fail('meta must be a map')
   }
   return meta
+}
+
+/**
+ * A `trace` field as it came off the wire (PROTOCOL.md 4.1), as a carrier for a propagator's
+ * extract(): a map of at most Limits.maxTraceFields strings, or null when it is absent or
+ * breaks a limit (then it is ignored: the request is served without a parent).
+ */
+export function traceCarrier (v) {
+  if (v === undefined || v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array || v instanceof Date) return null
+  const out = Object.create(null)
+  let n = 0
+  for (const k in v) {
+    const value = v[k]
+    if (++n > Limits.maxTraceFields || k.length === 0 || k.length > Limits.maxTraceKeyLength) return null
+    if (typeof value !== 'string' || value.length > Limits.maxTraceValueLength) return null
+    out[k] = value
+  }
+  return n === 0 ? null : out
 }

@@ -76,7 +76,8 @@ describe('package contents', function () {
       }
       for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s+'([^.'][^']*)'|import\('([^.'][^']*)'\)/g)) {
         const name = (m[1] ?? m[2]).split('/').slice(0, (m[1] ?? m[2]).startsWith('@') ? 2 : 1).join('/')
-        if (!name.startsWith('node:') && !Object.hasOwn(pkg.dependencies, name)) devImports.push(`${rel}: ${name}`)
+        const optional = pkg.peerDependenciesMeta?.[name]?.optional === true // imported only if installed (protocol/trace-context.js)
+        if (!name.startsWith('node:') && !Object.hasOwn(pkg.dependencies, name) && !optional) devImports.push(`${rel}: ${name}`)
       }
     }
     for (const entry of ['index.js', 'peer/index.js', 'client/index.js', 'protocol/index.js', 'ops/metrics.js', 'bin/zeromesh.js']) visit(entry)
@@ -87,6 +88,15 @@ describe('package contents', function () {
     const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8')
     const dirs = new Set([...seen].filter((f) => f.includes('/') && !f.startsWith('bench/')).map((f) => f.split('/')[0]))
     for (const d of dirs) expect(dockerfile, `Dockerfile copies ${d}/`).to.match(new RegExp(`^COPY ${d} \\./${d}$`, 'm'))
+  })
+})
+
+describe('without @opentelemetry/api (an optional peer dependency)', function () {
+  this.timeout(30000)
+  it('loads, serves requests and streams, and traces nothing', async () => {
+    const { execFile } = await import('node:child_process')
+    const out = await new Promise((resolve, reject) => execFile(process.execPath, [new URL('./fixtures/no-otel.mjs', import.meta.url).pathname], { timeout: 20000 }, (err, stdout, stderr) => err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)))
+    expect(JSON.parse(out)).to.deep.equal({ otel: 'absent', result: 'no trace', items: ['no trace'] })
   })
 })
 

@@ -31,7 +31,7 @@ const specEncoders = {
   sealed: (v) => seal(sealKeyOf(v.clusterSecretKey), Buffer.from(v.frame, 'hex')),
   'service-get': (v) => encodeServiceGet(v.seq),
   service: (v) => encodeService(v.seq, describeService(v.service), v.features),
-  'stream-open': (v) => encodeStreamOpen(v.id, v.method, v.args, v.timeoutMs, v.items, v.bytes, v.input),
+  'stream-open': (v) => encodeStreamOpen(v.id, v.method, v.args, v.timeoutMs, v.items, v.bytes, v.input, v.trace ?? null),
   'stream-item': (v) => encodeStreamItems(v.id, v.items.map(fromJson)),
   'stream-credit': (v) => encodeStreamCredit(v.id, v.items, v.bytes),
   'stream-end': (v) => encodeStreamEnd(v.id, v.status, v.value, v.count),
@@ -46,7 +46,7 @@ const specDecoded = {
   cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
   'service-get': (m) => ({ kind: 'service-get', seq: m.seq }),
   service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity }, features: m.features }),
-  'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input }),
+  'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input, ...(m.trace === null ? {} : { trace: { ...m.trace } }) }),
   'stream-item': (m) => ({ kind: 'stream-item', id: m.id, items: m.items.map(toJson) }),
   'stream-credit': (m) => ({ kind: 'stream-credit', id: m.id, items: m.items, bytes: m.bytes }),
   'stream-end': (m) => ({ kind: 'stream-end', id: m.id, status: m.status, value: m.status === 0 ? null : [m.message, m.code], count: m.count }),
@@ -59,7 +59,7 @@ const specDecoded = {
 
 function decodedBody (msg) {
   switch (msg.type) {
-    case MessageType.REQUEST: return msg.requests.map((r) => [r.id, r.method, r.args, r.timeoutMs])
+    case MessageType.REQUEST: return msg.requests.map((r) => r.trace === null ? [r.id, r.method, r.args, r.timeoutMs] : [r.id, r.method, r.args, r.timeoutMs, { ...r.trace }])
     case MessageType.REPLY: return [msg.meta, msg.replies.map((r) => [r.id, r.status, r.status === 0 ? r.value : [r.message, r.code]])]
     case MessageType.PING: return [msg.seq]
     case MessageType.PONG: return [msg.seq, msg.meta]
@@ -71,7 +71,7 @@ describe('PROTOCOL.md test vectors', () => {
   it('the document has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
     expect([...kinds].sort()).to.deep.equal(['cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
-    expect(vectors.length).to.be.at.least(38)
+    expect(vectors.length).to.be.at.least(40)
   })
 
   it('the service digest check values of 4.8 hold', () => {

@@ -22,7 +22,7 @@ async function main (): Promise<void> {
   const endpoint: string = await peer.start()
   const pooled = new Peer({ handlers: [new URL('./work.js', import.meta.url), './orders.js'], threads: 2, maxQueue: 16, labels: { zone: 'a' }, serviceVersion: '2.1.0', capacity: 2 })
   void pooled
-  peer.serve('gamma', (args, ctx) => ctx.method)
+  peer.serve('gamma', (args, ctx) => ctx.method + (ctx.trace?.traceparent ?? ''))
   const dropped: boolean = peer.unserve('gamma')
   console.log(dropped, peer.service().methods, peer.service().digest)
   const first: Strategy = { select: (peers) => peers[0], onResult: (p, r) => { console.log(p.load, r.latencyMs) } }

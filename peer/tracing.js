@@ -1,0 +1,80 @@
+// A SERVER span per request or stream a handler runs (README, Observing it), when
+// @opentelemetry/api is installed and a tracer provider registered: a child of the client's span
+// (the request's `trace` field, through the global propagator), active while the handler runs,
+// so a client it calls continues the trace. A handler on a worker thread runs inside the span
+// of the main thread that hands it over; `ctx.trace` carries the span's context to it. Spans
+// never hold arguments or results.
+import { otel, TracerSource, extractContext, injectContext, serverAttributes, endSpan } from '../protocol/trace-context.js'
+import { Status, statusNames } from '../protocol/constants.js'
+
+export class PeerTracing {
+  constructor () {
+    this.source = new TracerSource()
+    this.endpoint = null
+    this.address = null // the peer's own server.address and server.port (null for ipc and inproc)
+    this.port = null
+  }
+
+  /**
+   * Starts the SERVER span of `req` (`{ method, trace }`) for `ctx` (whose `trace` then gives
+   * the span's context as the propagator writes it), or returns null when no tracer is
+   * registered.
+   */
+  start (req, ctx) {
+    const tracer = this.source.get()
+    if (tracer === null) return null
+    if (ctx.endpoint !== this.endpoint) {
+      const a = serverAttributes(this.endpoint = ctx.endpoint, {})
+      this.address = a['server.address']
+      this.port = a['server.port'] ?? null
+    }
+    const parent = req.trace == null ? otel.context.active() : extractContext(req.trace)
+    const attributes = this.port === null
+      ? { 'rpc.system': 'zeromesh', 'rpc.method': req.method, 'server.address': this.address }
+      : { 'rpc.system': 'zeromesh', 'rpc.method': req.method, 'server.address': this.address, 'server.port': this.port }
+    const span = tracer.startSpan(req.method, { kind: otel.SpanKind.SERVER, attributes }, parent)
+    return (ctx.traced = new ServerSpan(span, otel.trace.setSpan(parent, span)))
+  }
+}
+
+class ServerSpan {
+  constructor (span, active) {
+    this.span = span
+    this.active = active // the context the handler runs in
+    this.written = undefined
+  }
+
+  /** The span's context as the propagator writes it (ctx.trace), made when first asked for. */
+  carrier () {
+    if (this.written === undefined) this.written = injectContext(this.active)
+    return this.written
+  }
+
+  /** Calls fn(args, ctx) with the span as the active context. */
+  run (fn, args, ctx) {
+    return otel.context.with(this.active, fn, undefined, args, ctx)
+  }
+
+  /** `reply` that ends the span with the outcome of the reply entry it is given (null: cancelled). */
+  replying (reply) {
+    return (entry) => {
+      this.endWith(entry === null ? Status.REMOTE : entry[1], entry === null ? ['cancelled by the client', 'CANCELLED'] : entry[2])
+      reply(entry)
+    }
+  }
+
+  /** A stream's items (an async iterator) pulled with the span as the active context: a generator's code runs in it. */
+  bind (source) {
+    const active = this.active
+    const call = (name, v) => typeof source[name] === 'function' ? otel.context.with(active, () => source[name](v)) : Promise.resolve({ value: v, done: true })
+    return { next: (v) => call('next', v), return: (v) => call('return', v), throw: (e) => call('throw', e), [Symbol.asyncIterator] () { return this } }
+  }
+
+  /** Ends the span: OK, or failed with a REPLY status and its `[message, code]`; a stream's with the `items` it sent. */
+  endWith (status, value, items) {
+    if (items !== undefined) this.span.setAttribute('zeromesh.items', items)
+    if (status === Status.OK) return endSpan(this.span)
+    const type = typeof value?.[1] === 'string' ? value[1] : (statusNames[status] ?? 'REMOTE')
+    endSpan(this.span, type, typeof value?.[0] === 'string' ? value[0] : type)
+  }
+}
