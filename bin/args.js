@@ -100,11 +100,20 @@ export function unknownEnvironment (flags, env = process.env) {
   return out.map(([name, near]) => [name, near === null ? null : `ZEROMESH_${near}`])
 }
 
-/** --http [HOST:]PORT: loopback unless a host is given (a container binds 0.0.0.0:PORT). */
-export function httpOption (v, usage) {
-  if (v === undefined) return null
+/**
+ * --http [HOST:]PORT: loopback unless a host is given (a container binds 0.0.0.0:PORT), and
+ * --http-view on|off: the live view at /, on by default on a loopback host only.
+ */
+export function httpOption (v, viewFlag, usage) {
+  if (v === undefined) {
+    if (viewFlag !== undefined) throw new UsageError(`--http-view goes with --http: the view is a page of the operations endpoint\n\n${usage}`)
+    return null
+  }
   const m = /^(?:(.+):)?(\d{1,5})$/.exec(v)
   const port = m === null ? NaN : Number(m[2])
   if (!(port >= 0 && port <= 65535)) throw new UsageError(`--http must be PORT or HOST:PORT, such as 9090 or 0.0.0.0:9090, got "${v}"\n\n${usage}`)
-  return { host: m[1]?.replace(/^\[(.*)\]$/, '$1') ?? '127.0.0.1', port }
+  const host = m[1]?.replace(/^\[(.*)\]$/, '$1') ?? '127.0.0.1'
+  if (viewFlag !== undefined && viewFlag !== 'on' && viewFlag !== 'off') throw new UsageError(`--http-view must be on or off, got "${viewFlag}"\n\n${usage}`)
+  const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host)
+  return { host, port, view: viewFlag === undefined ? loopback : viewFlag === 'on' }
 }

@@ -3,7 +3,7 @@
 // commandLineBlock() (test/usage.test.js), so the two cannot drift.
 
 const SYNOPSIS = {
-  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--drain-timeout MS] [--http [HOST:]PORT] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
+  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--drain-timeout MS] [--http [HOST:]PORT [--http-view on|off]] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
   request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--stream] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
   demo: 'zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]',
@@ -90,6 +90,8 @@ exits 0.
                      (at most 512 bytes; routing uses --labels, not --meta)
   --http [HOST:]PORT operations endpoint: /metrics (Prometheus), /healthz, /readyz; on
                      127.0.0.1 unless HOST is given (0.0.0.0:9090 in a container)
+  --http-view on|off the live view of the cluster at / of --http (default: on when --http is
+                     on loopback, off otherwise; README, Observing it)
   --log-level LEVEL  trace, debug, info (default), warn, error, fatal or silent; logs are
                      JSON lines on stderr, pretty on a terminal
 

@@ -106,6 +106,7 @@ const PEER_FLAGS = {
   'max-queue': { type: 'string' },
   'max-inflight-bytes': { type: 'string' },
   http: { type: 'string' },
+  'http-view': { type: 'string' },
   'log-level': { type: 'string' },
   'dns-servers': { type: 'string' },
   ...SECURITY_PEER_FLAGS,
@@ -146,7 +147,7 @@ async function runPeer (args) {
   if (values.meta !== undefined) {
     try { meta = JSON.parse(values.meta) } catch (err) { throw new UsageError(`--meta is not valid JSON: ${err.message}`) }
   }
-  const ops = httpOption(values.http, USAGE.peer)
+  const ops = httpOption(values.http, values['http-view'], USAGE.peer)
   const peer = new Peer({
     meta,
     labels: labelsOption(values.labels, '--labels', USAGE.peer),
@@ -168,9 +169,17 @@ async function runPeer (args) {
   // joins, rather than leaving a peer in the cluster without its endpoint.
   let opsServer = null
   if (ops !== null) {
-    const [{ peerMetrics }, { startOpsServer }] = await Promise.all([import('../ops/metrics.js'), import('../ops/http.js')])
+    const [{ peerMetrics }, { startOpsServer }, { ClusterView }] = await Promise.all([import('../ops/metrics.js'), import('../ops/http.js'), import('../ops/view.js')])
+    const registry = peerMetrics(peer)
+    // What other members serve, for the view: a client of the cluster asks them, while the page
+    // is open (in a secured cluster this peer has no client key: only its own service shows).
+    const watch = peer.options.security ? null : () => {
+      const c = new Client({ seeds: [peer.endpoint] })
+      return { services: () => new Map(c.peers().map((p) => [p.endpoint, p.service])), close: () => c.close() }
+    }
+    const view = ops.view ? new ClusterView(peer, peer.latency, { watch }) : null
     try {
-      opsServer = await startOpsServer({ ...ops, registry: peerMetrics(peer), ready: () => peer.ready })
+      opsServer = await startOpsServer({ host: ops.host, port: ops.port, registry, ready: () => peer.ready, view })
     } catch (err) {
       const why = err?.code === 'EADDRINUSE' ? 'address in use' : err?.code === 'EACCES' ? 'permission denied' : err?.code === 'EADDRNOTAVAIL' ? 'no such local address' : (err?.message ?? String(err))
       throw invalidArgument(`cannot listen on --http ${ops.host}:${ops.port}: ${why}`)
@@ -185,7 +194,7 @@ async function runPeer (args) {
   }
   process.stdout.write(endpoint + '\n')
   if (handlers === undefined) logger.warn({ methods: [] }, 'serves no methods: give --handlers MODULE (or --demo-handlers for the demo\'s echo, whoami, spin, sleep and count)')
-  if (opsServer !== null) logger.info({ http: `${ops.host}:${opsServer.port}` }, `operations endpoint on http://${ops.host.includes(':') ? `[${ops.host}]` : ops.host}:${opsServer.port} (/metrics, /healthz, /readyz)`)
+  if (opsServer !== null) logger.info({ http: `${ops.host}:${opsServer.port}`, view: ops.view }, `operations endpoint on http://${ops.host.includes(':') ? `[${ops.host}]` : ops.host}:${opsServer.port} (/metrics, /healthz, /readyz${ops.view ? ', and the live view at /' : ''})`)
   // Under a supervisor that waits for it (pm2's wait_ready), "ready" once the peer joined.
   if (typeof process.send === 'function') {
     const ready = () => { try { process.send('ready') } catch { /* the channel closed */ } }

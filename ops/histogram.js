@@ -1,6 +1,6 @@
 // A latency histogram cheap enough for the request path (a few comparisons and an increment
 // per observation, no labels, no allocation), shown to Prometheus as a histogram in seconds.
-const BOUNDS_MS = Object.freeze([0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000])
+export const BOUNDS_MS = Object.freeze([0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000])
 
 export class LatencyHistogram {
   constructor () {

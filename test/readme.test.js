@@ -45,7 +45,7 @@ describe('README', function () {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
     const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1])
     expect(headings).to.deep.equal(['Set-up and the demo', 'Quick start', 'Concepts', 'Command line', 'API', 'Services', 'Streams',
-      'Running it as a service', 'Rolling restarts', 'Security', 'Threat model', 'Numbers', 'Status', 'Architecture',
+      'Running it as a service', 'Observing it', 'Rolling restarts', 'Security', 'Threat model', 'Numbers', 'Status', 'Architecture',
       'Stability', 'Protocol', 'Packages'])
     const status = readme.slice(readme.indexOf('## Status'), readme.indexOf('## Architecture'))
     for (const item of status.split(/\n\n|\n(?=- )/).slice(1)) expect(item.split(/\s+/).length, `Status is a short list, not a paragraph: ${item}`).to.be.below(50)
