@@ -25,8 +25,9 @@ import { decide, Outcome } from './failover.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
 import { ClientTracing } from './tracing.js'
+import { MemberLists } from './member-lists.js'
 import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
-import { MessageType, Status, Feature, MemberState, memberStateNames, outranks, MAX_REQUEST_ID, Limits, INCARNATION_HORIZON_MS } from '../protocol/constants.js'
+import { MessageType, Status, Feature, memberStateNames, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
 import {
   ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ProtocolError, invalidArgument,
@@ -41,7 +42,6 @@ const LOST_GRACE_MS = 50 //       time for replies already received to be read a
 const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
 const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
 const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
-const REDIAL_MIN_MS = 500 //       a peer alive again by the lists is dialled at once, at most this often
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -65,7 +65,6 @@ export class Client extends EventEmitter {
     }, () => o.clock.now())
     this.router = new Router(this.table) // which peers may take a request (method, version, labels)
     this.zones = o.zone === null ? null : new ZonePreference({ zone: o.zone, random: o.random })
-    this.subsetQueued = false
     this.methodWaiters = new MethodWaiters({ router: this.router, clock: o.clock, timeout: o.timeout, where: o.where })
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
@@ -120,6 +119,7 @@ export class Client extends EventEmitter {
     // client's own random key, is connected (the table).
     this.roster = new Roster({ maxPeers: o.maxPeers, subset: o.subset, key: Math.floor(o.random() * 2 ** 32).toString(36), table: this.table, services: this.services })
     this.seeds = new Set(o.seeds)
+    this.lists = new MemberLists(this) // member lists and DNS seeds taken in, the subset connected (member-lists.js)
     for (const ep of o.seeds) this.addPeer(ep)
     this.discovery = new Discovery({
       send: (ep, frames, done) => this.transport.send(ep, frames, done),
@@ -131,30 +131,13 @@ export class Client extends EventEmitter {
       onList: (list) => this.learn(list.members),
     })
     this.discovery.start()
-    this.dnsFound = new Set() // endpoints the DNS seeds gave last
-    this.dns = dnsSeedsOf(o, (found) => this.onDnsSeeds(found))
+    this.dns = dnsSeedsOf(o, (found) => this.lists.onDnsSeeds(found))
     this.dns?.start()
   }
 
-  /**
-   * The DNS seeds resolved to a new set. Each endpoint is a seed (kept as the way back in)
-   * while DNS names it; one DNS no longer names goes back to being an ordinary peer, dropped
-   * when it is down. A plain client (no security option) takes only loopback endpoints.
-   */
-  onDnsSeeds (found) {
-    if (this.closing !== null) return
-    const usable = new Set(found.filter((ep) => this.options.security !== null || isLoopback(ep)))
-    for (const ep of this.dnsFound) {
-      if (usable.has(ep) || this.options.seeds.includes(ep)) continue
-      this.seeds.delete(ep)
-      const peer = this.table.get(ep)
-      if (peer !== undefined && peer.state === 'down') this.removePeer(peer)
-    }
-    for (const ep of usable) {
-      this.seeds.add(ep)
-      if (this.table.get(ep) === undefined && this.table.entries.size < this.options.maxPeers) this.addPeer(ep)
-    }
-    this.dnsFound = usable
+  /** Takes in a member list (MemberLists.learn). */
+  learn (members) {
+    this.lists.learn(members)
   }
 
   /** Connects to a peer and adds it to the table; undefined when refused (off loopback for a plain client, or by ZeroMQ). */
@@ -162,131 +145,6 @@ export class Client extends EventEmitter {
     if (this.options.security === null && !isLoopback(endpoint)) { this.counts.offLoopback++; return undefined }
     if (this.transport.connect(endpoint) === false) { this.counts.peersRefused++; return undefined }
     return this.table.add(endpoint)
-  }
-
-  /**
-   * Takes in a member list: alive and suspect members are connected and used; dead and left
-   * ones stop getting new requests and are dropped once their connection closes. A claim
-   * counts only when it is newer than what the client holds for that peer, by the rule
-   * members use (a higher incarnation, or at the same one a graver state), so lists from
-   * peers that disagree for a while do not flip a peer back and forth. A peer the lists
-   * showed gone and now show alive again (it refuted a false death) is back in rotation at
-   * once if its connection is up. Seeds are kept whatever the list says, as the way back in
-   * when every known peer is gone. At most `maxPeers` peers are kept.
-   */
-  learn (members) {
-    if (this.closing !== null) return
-    const outside = this.roster.outside() // connected peers no list named (seeds): they count toward maxPeers too
-    const now = this.clock.now()
-    this.roster.reap(now)
-    const horizon = this.options.wallClock() + INCARNATION_HORIZON_MS
-    for (const m of members) {
-      // A plain client stays on loopback, whoever names the endpoint (README, Security).
-      if (this.options.security === null && !isLoopback(m.endpoint)) { this.counts.offLoopback++; continue }
-      // As peers do: no claim can push a member beyond the reach of its own refutation.
-      if (m.incarnation > horizon) { this.counts.beyondHorizon++; continue }
-      const alive = m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT
-      const known = this.table.get(m.endpoint)
-      if (known === undefined) {
-        // A member not connected: remembered, for the subset to choose from.
-        if (!this.roster.offer(m, outside, now)) this.counts.peersRefused++
-        continue
-      }
-      if (known.claim !== null && !outranks(m, known.claim)) continue
-      const newLife = known.claim !== null && m.incarnation > known.claim.incarnation && m.state === MemberState.ALIVE
-      known.claim = { incarnation: m.incarnation, state: m.state }
-      if (newLife && !known.connected) this.redial(known)
-      this.hinted(known, m.service ?? null)
-      this.roster.record(m, known.hint, now)
-      if (alive) {
-        this.relisted(known)
-      } else {
-        if (!this.seeds.has(m.endpoint)) {
-          known.gone = true
-          if (known.state === 'up') this.liveness.verifyGone(known, stateName(m.state)) // asks the peer itself first
-          else if (known.state === 'down') this.removePeer(known)
-        }
-      }
-    }
-    this.resubset() // and the calls waiting for a first list, or for a peer that may serve them, look again
-  }
-
-  /**
-   * A peer whose connection is down is alive again by the lists (restarted, or back from a
-   * partition): dial it now instead of waiting for ZeroMQ's reconnect backoff (up to 2 s), so
-   * a rolling restart's next step does not find this client with one peer fewer than the
-   * cluster has. At most once per REDIAL_MIN_MS per peer.
-   */
-  redial (peer) {
-    const now = this.clock.now()
-    if (now - peer.redialedAt < REDIAL_MIN_MS) return
-    peer.redialedAt = now
-    this.counts.redials++
-    this.transport.disconnect(peer.endpoint)
-    this.transport.connect(peer.endpoint)
-  }
-
-  /** The subset is chosen again at the end of this turn (once, however often this is called). */
-  queueResubset () {
-    if (this.subsetQueued || this.closing !== null) return
-    this.subsetQueued = true
-    setImmediate(() => this.resubset())
-  }
-
-  /**
-   * Connects the subset of the members (subset.js) and lets go of connected peers outside it
-   * once their calls are done. Subsetting is at work only when there are more members than
-   * `subset`; below that every member is connected and the seeds are kept, as before.
-   */
-  resubset () {
-    this.subsetQueued = false
-    if (this.closing !== null) return
-    const alive = this.roster.alive()
-    if (alive.length === 0) return this.routesChanged()
-    const want = this.roster.choose(alive)
-    for (const ep of want) {
-      const peer = this.table.get(ep)
-      if (peer !== undefined) { if (peer.retiring) this.unretire(peer); continue }
-      const m = this.roster.get(ep)
-      const added = this.addPeer(ep)
-      if (added !== undefined) { added.claim = { incarnation: m.incarnation, state: m.state }; added.hint = m.service }
-    }
-    if (this.roster.limited(alive.length)) {
-      for (const peer of [...this.table.entries.values()]) if (!want.has(peer.endpoint) && !peer.retiring) this.retire(peer)
-    }
-    this.routesChanged() // calls waiting for a first list, or for a peer that may serve them
-  }
-
-  /** A connected peer left out of the subset: no new calls; dropped once the calls on it are done. */
-  retire (peer) {
-    peer.retiring = true
-    if (peer.calls.size === 0) return this.removePeer(peer)
-    this.table.setState(peer, 'draining', 'left out of the subset')
-  }
-
-  unretire (peer) {
-    peer.retiring = false
-    if (peer.state === 'draining' && peer.connected && !peer.listedGone) this.table.setState(peer, 'up', 'back in the subset')
-  }
-
-  /** Every peer of the subset is down: the seeds are dialled again, as the way back in. */
-  restoreSeeds () {
-    for (const ep of this.seeds) {
-      if (this.table.get(ep) !== undefined) continue
-      const peer = this.addPeer(ep)
-      if (peer !== undefined) peer.hint = this.roster.get(ep)?.service ?? null
-    }
-  }
-
-  /**
-   * A claim about `peer` carries service digest `digest`: when it is not the digest of what
-   * the peer last said it serves, the peer is asked again (on its own connection). The claim
-   * itself never changes where requests go.
-   */
-  hinted (peer, digest) {
-    if (digest === null || digest === peer.hint) return
-    peer.hint = digest
-    if (peer.connected && peer.service?.digest !== digest) this.services.ask(peer.endpoint)
   }
 
   /** `endpoint` said what it serves (a descriptor, or ANY for an older peer), and what it can do (`features`). */
@@ -321,14 +179,6 @@ export class Client extends EventEmitter {
     const parked = [...this.parked]
     this.parked.clear()
     for (const call of parked) this.dispatch(call)
-  }
-
-  /** A member list shows `peer` alive. */
-  relisted (peer) {
-    peer.gone = false
-    if (!peer.listedGone) return
-    peer.listedGone = false
-    if (peer.state === 'draining' && peer.connected) this.onUp(peer.endpoint, 'alive again')
   }
 
   removePeer (peer) {
@@ -371,7 +221,7 @@ export class Client extends EventEmitter {
     }
     this.counts.requests++
     this.tracing.start(call)
-    if (!this.roster.methods.has(method) && this.roster.called(method)) this.queueResubset() // the subset must hold peers that serve it
+    if (!this.roster.methods.has(method) && this.roster.called(method)) this.lists.queueResubset() // the subset must hold peers that serve it
     this.budget.deposit(now)
     this.pending.add(call)
     call.deadlineTimer = this.deadlines.add(call, o.timeout, now)
@@ -400,7 +250,7 @@ export class Client extends EventEmitter {
     if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
     const id = this.nextId
     this.nextId = id === MAX_REQUEST_ID ? 1 : id + 1
-    if (!this.roster.methods.has(method) && this.roster.called(method)) this.queueResubset()
+    if (!this.roster.methods.has(method) && this.roster.called(method)) this.lists.queueResubset()
     return this.streams.start(id, method, args, o)
   }
 
@@ -412,7 +262,7 @@ export class Client extends EventEmitter {
       // Every peer refused this client at the handshake: waiting would not help.
       if (allRefused(this.table)) return this.settle(call, refusalError(this.table))
       this.dns?.refresh() // nothing reachable: the names may point elsewhere now
-      this.restoreSeeds()
+      this.lists.restoreSeeds()
       this.parked.add(call)
       return
     }
@@ -466,7 +316,7 @@ export class Client extends EventEmitter {
     const may = (this.options.discover && this.discovery.known === null) ||
       this.router.mayCome(method, version, where, (digest) => this.services.known(digest)) ||
       this.roster.outsideMayServe(method)
-    if (may && this.roster.limited()) this.queueResubset() // a member not connected may serve it: the subset takes it in
+    if (may && this.roster.limited()) this.lists.queueResubset() // a member not connected may serve it: the subset takes it in
     return may
   }
 

@@ -75,7 +75,7 @@ export class ClientStreams {
       if (c.table.up().length > 0 && !c.mayStillRoute(s.method, s.o.version, s.o.where)) {
         return s.fail(new UnknownMethodError(`zeromesh: ${c.router.explain(s.method, s.o.version, s.o.where)}`))
       }
-      if (c.table.up().length === 0) c.restoreSeeds()
+      if (c.table.up().length === 0) c.lists.restoreSeeds()
       this.waiting.add(s) // until a peer that may take it is up (routesChanged), or the idle timeout
       return
     }
