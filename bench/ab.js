@@ -5,11 +5,11 @@
 //
 //   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/node_modules
 //   node bench/ab.js /tmp/before --rounds 7 --seconds 2 --concurrency 1,256
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import os from 'node:os'
-import { child, drive, rawClient, killChildren, median, PAYLOAD } from './harness.js'
+import { child, drive, rawClient, killChildren, median, zeromeshSystem } from './harness.js'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -29,18 +29,10 @@ const seconds = Number(values.seconds)
 const rounds = Number(values.rounds)
 const levels = values.concurrency.split(',').map(Number)
 
-async function zeromesh (root) {
-  const { Client } = await import(pathToFileURL(path.join(root, 'index.js')).href)
-  const { line } = await child([path.join(root, 'bin/zeromesh.js'), 'peer', '--handlers', path.join(root, 'demo/handlers.js'), '--threads', '0'])
-  const client = new Client({ seeds: [line], timeout: 30000 })
-  await client.request('echo', PAYLOAD)
-  return { one: () => client.request('echo', PAYLOAD), close: () => client.close() }
-}
-
 const systems = {
   raw: rawClient((await child([fileURLToPath(new URL('./raw-echo-server.js', import.meta.url))])).line),
-  other: await zeromesh(other),
-  this: await zeromesh(here),
+  other: await zeromeshSystem(other),
+  this: await zeromeshSystem(here),
 }
 try {
   process.stdout.write(`${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}; other = ${other}, this = ${here}; ${rounds} rounds of ${seconds} s\n\n`)

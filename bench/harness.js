@@ -1,6 +1,8 @@
 // Shared pieces of the benchmarks: child servers, a closed-loop driver with HDR percentiles,
 // and the raw zeromq.js Dealer client that the baselines use.
 import { spawn } from 'node:child_process'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import * as zmq from 'zeromq'
 import hdr from 'hdr-histogram-js'
 import { packValue, unpackValue } from '../protocol/codec.js'
@@ -33,6 +35,19 @@ export function child (args) {
     })
     c.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)))
   })
+}
+
+/**
+ * A checkout of zeromesh at `root` as a system to drive: its `zeromesh peer` child (the demo's
+ * handlers on the main thread; `nodeFlags` before the script) and its own Client, warmed by
+ * one request. Returns { one(), close() }.
+ */
+export async function zeromeshSystem (root, nodeFlags = []) {
+  const { Client } = await import(pathToFileURL(path.join(root, 'index.js')).href)
+  const { line } = await child([...nodeFlags, path.join(root, 'bin/zeromesh.js'), 'peer', '--handlers', path.join(root, 'demo/handlers.js'), '--threads', '0', '--log-level', 'silent'])
+  const client = new Client({ seeds: [line], timeout: 30000 })
+  await client.request('echo', PAYLOAD)
+  return { one: () => client.request('echo', PAYLOAD), close: () => client.close() }
 }
 
 /** The median of `xs` (the mean of the middle two for an even count). */

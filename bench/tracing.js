@@ -7,11 +7,11 @@
 //
 //   git worktree add /tmp/before <commit> && ln -s "$PWD/node_modules" /tmp/before/node_modules
 //   node bench/tracing.js [/tmp/before] --rounds 7 --seconds 2 --concurrency 1,256 --sample 0.01
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import os from 'node:os'
-import { child, drive, killChildren, median, PAYLOAD } from './harness.js'
+import { drive, killChildren, median, zeromeshSystem } from './harness.js'
 import { startTracing, stopTracing, tracingImport } from './tracing-setup.js'
 
 const { values, positionals } = parseArgs({
@@ -30,16 +30,8 @@ const rounds = Number(values.rounds)
 const levels = values.concurrency.split(',').map(Number)
 const ratio = Number(values.sample)
 
-async function zeromesh (root, nodeFlags = []) {
-  const { Client } = await import(pathToFileURL(path.join(root, 'index.js')).href)
-  const { line } = await child([...nodeFlags, path.join(root, 'bin/zeromesh.js'), 'peer', '--handlers', path.join(root, 'demo/handlers.js'), '--threads', '0', '--log-level', 'silent'])
-  const client = new Client({ seeds: [line], timeout: 30000 })
-  await client.request('echo', PAYLOAD)
-  return { one: () => client.request('echo', PAYLOAD), close: () => client.close() }
-}
-
-const systems = { off: await zeromesh(here), on: await zeromesh(here, ['--import', tracingImport()]), sampled: await zeromesh(here, ['--import', tracingImport(ratio)]) }
-if (other !== null) systems.other = await zeromesh(other)
+const systems = { off: await zeromeshSystem(here), on: await zeromeshSystem(here, ['--import', tracingImport()]), sampled: await zeromeshSystem(here, ['--import', tracingImport(ratio)]) }
+if (other !== null) systems.other = await zeromeshSystem(other)
 const names = Object.keys(systems)
 
 /** One measurement of `name`; "on" and "sampled" register the tracer in this process (the client's) for its time. */

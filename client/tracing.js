@@ -12,7 +12,7 @@ const MAX_ENDPOINTS = 1024 // endpoints whose span attributes are kept parsed
 export class ClientTracing {
   constructor () {
     this.source = new TracerSource()
-    this.servers = new Map() // endpoint -> { 'server.address', 'server.port' }
+    this.servers = new Map() // endpoint -> { attributes: its server.*, once: those with zeromesh.attempts 1 }
   }
 
   /** Starts `call`'s span (call.span) and sets the trace field its attempts carry (call.trace), if a tracer is registered. */
@@ -28,7 +28,7 @@ export class ClientTracing {
   /** An attempt (or, with `hedge`, a hedged copy) left for `endpoint`: the span names it as its server until an answer says otherwise. */
   attempt (call, endpoint, hedge) {
     const s = call.span
-    if (hedge || s.server !== null) s.span.addEvent(hedge ? 'hedge' : 'retry', { ...this.server(endpoint), 'zeromesh.attempt': call.attempts })
+    if (hedge || s.server !== null) s.span.addEvent(hedge ? 'hedge' : 'retry', { ...this.server(endpoint).attributes, 'zeromesh.attempt': call.attempts })
     if (!hedge) s.server = endpoint
   }
 
@@ -36,7 +36,7 @@ export class ClientTracing {
   reply (call, endpoint, status) {
     const s = call.span
     if (status === Status.BUSY || status === Status.DRAINING || status === Status.UNKNOWN_METHOD) {
-      s.span.addEvent('refused', { ...this.server(endpoint), 'zeromesh.status': statusNames[status] })
+      s.span.addEvent('refused', { ...this.server(endpoint).attributes, 'zeromesh.status': statusNames[status] })
     } else {
       s.server = endpoint
     }
@@ -46,7 +46,7 @@ export class ClientTracing {
   end (call, err, items) {
     const span = call.span.span
     const server = call.span.server
-    if (server !== null) span.setAttributes(call.attempts === 1 ? this.server(server).once : { ...this.server(server), 'zeromesh.attempts': call.attempts })
+    if (server !== null) span.setAttributes(call.attempts === 1 ? this.server(server).once : { ...this.server(server).attributes, 'zeromesh.attempts': call.attempts })
     else span.setAttribute('zeromesh.attempts', call.attempts)
     if (items !== undefined) span.setAttribute('zeromesh.items', items)
     if (err === null) return endSpan(span)
@@ -58,10 +58,9 @@ export class ClientTracing {
     let s = this.servers.get(endpoint)
     if (s === undefined) {
       if (this.servers.size >= MAX_ENDPOINTS) this.servers.clear()
-      s = serverAttributes(endpoint, {})
-      // The attributes of a call answered at its first attempt, made once: most calls end so.
-      Object.defineProperty(s, 'once', { value: Object.freeze({ ...s, 'zeromesh.attempts': 1 }) })
-      this.servers.set(endpoint, s)
+      const attributes = serverAttributes(endpoint)
+      // `once`: the attributes of a call answered at its first attempt, made once (most calls end so).
+      this.servers.set(endpoint, s = { attributes, once: { ...attributes, 'zeromesh.attempts': 1 } })
     }
     return s
   }

@@ -24,7 +24,7 @@ export class PeerTracing {
     const tracer = this.source.get()
     if (tracer === null) return null
     if (ctx.endpoint !== this.endpoint) {
-      const a = serverAttributes(this.endpoint = ctx.endpoint, {})
+      const a = serverAttributes(this.endpoint = ctx.endpoint)
       this.address = a['server.address']
       this.port = a['server.port'] ?? null
     }

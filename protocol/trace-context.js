@@ -3,6 +3,7 @@
 // is an optional peer dependency: without it, or without a registered tracer provider,
 // zeromesh makes no spans and sends no trace field.
 import { VERSION } from './version.js'
+import { parseEndpoint } from './endpoint.js'
 
 let api = null
 try {
@@ -56,19 +57,14 @@ export function injectContext (context) {
   return null
 }
 
-/** `server.address` and `server.port` of an endpoint (tcp://host:port; ipc and inproc give the path). */
-export function serverAttributes (endpoint, attributes) {
-  const sep = endpoint.indexOf('://')
-  const rest = sep < 0 ? endpoint : endpoint.slice(sep + 3)
-  const colon = endpoint.startsWith('tcp://') ? rest.lastIndexOf(':') : -1
-  if (colon < 0) {
-    attributes['server.address'] = rest
-  } else {
-    const host = rest.slice(0, colon)
-    attributes['server.address'] = host.startsWith('[') ? host.slice(1, -1) : host
-    attributes['server.port'] = Number(rest.slice(colon + 1))
-  }
-  return attributes
+/**
+ * `server.address` and `server.port` of an endpoint, as span attributes (parseEndpoint's host
+ * and port; an ipc or inproc endpoint, which has neither, is its own address).
+ */
+export function serverAttributes (endpoint) {
+  const p = parseEndpoint(endpoint)
+  if (p.error !== undefined || p.host === null) return { 'server.address': endpoint }
+  return { 'server.address': p.host.startsWith('[') ? p.host.slice(1, -1) : p.host, 'server.port': p.port }
 }
 
 /** Ends `span`: OK, or failed (`errorType` as its `error.type`, `message` as its status). */
