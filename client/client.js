@@ -2,6 +2,7 @@
 // strategy, sends, and fails over. No promise outlives its deadline.
 import { EventEmitter } from 'node:events'
 import { ZmqConnector } from '../transport/zmq-connector.js'
+import { Outbox } from '../transport/outbox.js'
 import { PeerTable } from './peer-table.js'
 import { resolveClientOptions, requestOptionsChecker, streamOptionsChecker } from './options.js'
 import { ClientStreams } from './streams.js'
@@ -40,8 +41,6 @@ import { dnsSeedsOf } from '../transport/dns-seeds.js'
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
 const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
 const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
-const EARLY_FLUSH = 32 //          requests waiting for a peer that may leave before the turn ends
-const MAX_BATCH = Limits.maxBatch // requests per frame at most (what a peer accepts by default)
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -87,6 +86,16 @@ export class Client extends EventEmitter {
     this.tracing = new ClientTracing() // CLIENT spans, when a tracer provider is registered
     this.deadlines = new TimerLists(o.clock, (call) => this.onDeadline(call))
     this.attemptLimits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call))
+    // Requests for one peer made in the same turn leave together (coalescing); each in a frame
+    // still fails over on its own.
+    this.outbox = new Outbox({
+      send: (peer, entries, calls) => this.transport.send(peer.endpoint, [requestFrame(entries)], (code) => { for (const c of calls) this.onSent(c, peer, code) }),
+      keep: (call, peer) => !call.settled && call.peer === peer, // not aborted or moved on before it left
+      maxBatch: Limits.maxBatch, // what a peer accepts by default
+      maxBytes: o.maxMessageSize,
+      overhead: FRAME_OVERHEAD,
+      early: true,
+    })
     const makeTransport = o.transport ?? ((t) => new ZmqConnector(t))
     this.transport = makeTransport({
       maxMessageSize: o.maxMessageSize,
@@ -334,12 +343,9 @@ export class Client extends EventEmitter {
 
   attempt (call, peer, now = this.clock.now()) {
     const remaining = Math.max(1, Math.ceil(call.deadline - now))
-    // A lone request (see enqueue) is packed as its whole frame, to leave at once as it is;
-    // any other as an entry, to be joined with the others of this turn. Just after a reply
-    // frame of several answers, nothing may be in flight but the callers it woke are about to
-    // send their next requests: the first of them waits for the others, or it would leave
-    // alone and split one frame's worth in two, every round.
-    const lone = peer.outbox.length === 0 && peer.calls.size === 0 && !peer.burst
+    // A lone request is packed as its whole frame, to leave at once as it is; any other as an
+    // entry, to be joined with the others of this turn (transport/outbox.js).
+    const lone = this.outbox.lone(peer, peer.calls.size)
     const entry = call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]
     let packed
     try {
@@ -368,62 +374,7 @@ export class Client extends EventEmitter {
       this.transport.send(peer.endpoint, [packed], (code) => this.onSent(call, peer, code))
       return
     }
-    this.enqueue(peer, call, packed)
-  }
-
-  /**
-   * Coalescing: requests for one peer made in the same turn of the event loop leave together,
-   * in as few frames as the size and count limits allow, at the end of the turn (setImmediate).
-   * A request that is alone (nothing else in flight to its peer, nothing waiting) does not
-   * come here: attempt() sends it at once, so low load pays no added latency. Under heavy
-   * load, once half the requests in flight to the peer (and at least EARLY_FLUSH) are
-   * waiting, they leave before the turn ends. Each request in a frame still fails over on
-   * its own.
-   */
-  enqueue (peer, call, packed) {
-    this.queueFlush(peer)
-    peer.outbox.push(call, packed)
-    // Pipelining: once half the requests in flight to this peer wait here (at least
-    // EARLY_FLUSH), they leave without waiting for the turn to end, so the peer works on them
-    // while this process makes the rest: the two ends overlap instead of taking turns.
-    if (peer.outbox.length >= 2 * Math.max(EARLY_FLUSH, peer.calls.size >> 1)) this.flush(peer)
-  }
-
-  /** The peer's outbox leaves at the end of this turn (once, however often this is called). */
-  queueFlush (peer) {
-    if (peer.flushQueued) return
-    peer.flushQueued = true
-    setImmediate(() => { peer.flushQueued = false; this.flush(peer) })
-  }
-
-  /**
-   * A reply frame of several answers woke several callers, and their next requests come in
-   * this turn: until it ends none of them leaves alone (see attempt), so they go in one frame.
-   */
-  holdForTurn (peer) {
-    peer.burst = true
-    this.queueFlush(peer)
-  }
-
-  flush (peer) {
-    peer.burst = false
-    const box = peer.outbox
-    peer.outbox = []
-    const max = this.options.maxMessageSize
-    let calls = []; let entries = []; let bytes = FRAME_OVERHEAD
-    const send = () => {
-      const batch = calls
-      this.transport.send(peer.endpoint, [requestFrame(entries)], (code) => { for (const c of batch) this.onSent(c, peer, code) })
-      calls = []; entries = []; bytes = FRAME_OVERHEAD
-    }
-    for (let i = 0; i < box.length; i += 2) {
-      const call = box[i]
-      const packed = box[i + 1]
-      if (call.settled || call.peer !== peer) continue // aborted or moved on before it left
-      if (entries.length > 0 && (entries.length >= MAX_BATCH || bytes + packed.length > max)) send()
-      calls.push(call); entries.push(packed); bytes += packed.length
-    }
-    if (entries.length > 0) send()
+    this.outbox.add(peer, peer, packed, call, peer.calls.size)
   }
 
   /**
@@ -525,7 +476,7 @@ export class Client extends EventEmitter {
     if (peer === undefined) return
     if (msg.type === MessageType.REPLY) {
       if (typeof msg.meta.load === 'number') { peer.load = msg.meta.load; if (this.zones !== null) peer.loadAt = this.clock.now() }
-      if (msg.replies.length > 1) this.holdForTurn(peer)
+      if (msg.replies.length > 1) this.outbox.hold(peer, peer) // the callers it wakes send in one frame
       for (const r of msg.replies) this.onReply(peer, r)
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
     } else if (msg.type >= MessageType.STREAM_ITEM && msg.type <= MessageType.STREAM_END) {

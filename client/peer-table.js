@@ -46,9 +46,6 @@ export class PeerEntry {
     this.order = order // position in the order peers were learned; lists keep this order
     this.state = 'down' // down until its handshake completes
     this.calls = new CallList() // calls whose current attempt is on this peer
-    this.outbox = [] //       call, packed entry, call, ... waiting for the end of this turn
-    this.flushQueued = false // a flush of the outbox is queued for the end of this turn
-    this.burst = false //     a reply frame of several answers came: requests made now are coalesced (client.js attempt)
     this.now = now
     this.latency = new PeakEwma(LATENCY_DECAY_MS, LATENCY_STALE_MS) // the one estimate: p2c balances on it, peers() shows it
     this.failures = 0 // consecutive

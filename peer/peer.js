@@ -400,7 +400,7 @@ export class Peer extends EventEmitter {
     if (this.keyProofs !== null) this.keyProofs.asked(client, now)
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
     // at once when its handler returns synchronously: no added latency at low load.
-    if (requests.length + invalid.length === 1 && !this.replies.waiting(client)) this.replies.loneClient = client
+    this.replies.enter(client, requests.length + invalid.length)
     try {
       for (let i = 0; i < invalid.length; i++) this.dispatcher.invalid(invalid[i], (entry) => { this.replies.answer(clientId, client, entry) })
       for (let i = 0; i < requests.length; i++) {
@@ -426,7 +426,7 @@ export class Peer extends EventEmitter {
         }, recent, now)
       }
     } finally {
-      this.replies.loneClient = null
+      this.replies.leave()
     }
   }
 

@@ -1,8 +1,9 @@
 // The replies a peer sends (PROTOCOL.md 4.3): each packed once, as its handler finishes.
-// Replies for one client that are ready in the same turn of the event loop leave together in
-// one frame at the end of the turn (coalescing). The reply to a lone request (the only one in
-// its frame, nothing waiting for its client) leaves at once, in a frame written around its
-// entry in place (no copy): no added latency at low load.
+// Replies for one client that are ready in the same turn of the event loop leave together
+// (transport/outbox.js). The reply to a lone request (the only one in its frame, nothing
+// waiting for its client) leaves at once, in a frame written around its entry in place (no
+// copy): no added latency at low load.
+import { Outbox } from '../transport/outbox.js'
 import {
   packEntryWithRoom, replyFrame, replyHead, replyRoom, loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM,
 } from '../protocol/codec.js'
@@ -21,14 +22,30 @@ export class ReplyOutbox {
    */
   constructor (o) {
     this.o = o
-    this.boxes = new Map() // client -> { clientId, entries } waiting for the end of this turn
-    this.loneClient = null // the client whose lone request runs now (set by the peer around it)
+    this.loneClient = null // the client whose lone request runs now (enter() to leave())
     this.head = null //       the packed start of reply frames, see replyHead()
+    // A reply of one entry may take this peer's maxMessageSize; several in one frame at most
+    // the default limit, which every client accepts (a client with the default limit drops
+    // the connection of a larger frame: seen with 4 replies of 1 MB, bench/streams.js).
+    this.outbox = new Outbox({
+      send: (clientId, entries) => this.o.send(clientId, [replyFrame(this.replyHead(), entries)]),
+      maxBatch: o.limits.maxBatch,
+      maxBytes: Math.min(o.limits.maxMessageSize, Limits.maxMessageSize),
+      overhead: FRAME_OVERHEAD + META_ROOM,
+    })
   }
 
-  /** Whether replies for `client` wait for the end of this turn. */
-  waiting (client) {
-    return this.boxes.has(client)
+  /**
+   * The peer runs the `count` requests of one frame from `client`: when that is one and
+   * nothing waits for the client, its reply leaves at once (if its handler returns before
+   * leave()).
+   */
+  enter (client, count) {
+    if (this.outbox.lone(client, count - 1)) this.loneClient = client
+  }
+
+  leave () {
+    this.loneClient = null
   }
 
   /** Packs a reply entry and sends it; returns the packed entry (to send again as it is: send()). */
@@ -73,12 +90,7 @@ export class ReplyOutbox {
       this.o.send(clientId, [replyFrame(this.replyHead(), [packed])])
       return
     }
-    let box = this.boxes.get(client)
-    if (box === undefined) {
-      this.boxes.set(client, box = { clientId, entries: [] })
-      if (this.boxes.size === 1) setImmediate(() => this.flush())
-    }
-    box.entries.push(packed)
+    this.outbox.add(client, clientId, packed, null)
   }
 
   /** The start of every reply frame, packed again only when the digest or the load changed. */
@@ -92,25 +104,6 @@ export class ReplyOutbox {
 
   /** Sends every reply waiting (at the end of the turn, or early when the peer stops). */
   flush () {
-    if (this.boxes.size === 0) return
-    const boxes = this.boxes
-    this.boxes = new Map()
-    const meta = this.replyHead()
-    // A reply of one entry may take this peer's maxMessageSize; several in one frame at most
-    // the default limit, which every client accepts (a client with the default limit drops
-    // the connection of a larger frame: seen with 4 replies of 1 MB, bench/streams.js).
-    const { maxMessageSize, maxBatch } = this.o.limits
-    const max = Math.min(maxMessageSize, Limits.maxMessageSize)
-    for (const { clientId, entries } of boxes.values()) {
-      let batch = []; let bytes = FRAME_OVERHEAD + META_ROOM
-      for (const packed of entries) {
-        if (batch.length > 0 && (batch.length >= maxBatch || bytes + packed.length > max)) {
-          this.o.send(clientId, [replyFrame(meta, batch)])
-          batch = []; bytes = FRAME_OVERHEAD + META_ROOM
-        }
-        batch.push(packed); bytes += packed.length
-      }
-      this.o.send(clientId, [replyFrame(meta, batch)])
-    }
+    this.outbox.flush()
   }
 }
