@@ -2,7 +2,6 @@
 // strategy, sends, and fails over. No promise outlives its deadline.
 import { EventEmitter } from 'node:events'
 import { ZmqConnector } from '../transport/zmq-connector.js'
-import { Outbox } from '../transport/outbox.js'
 import { PeerTable } from './peer-table.js'
 import { resolveClientOptions, requestOptionsChecker, streamOptionsChecker } from './options.js'
 import { ClientStreams } from './streams.js'
@@ -21,26 +20,20 @@ import { Roster } from './roster.js'
 import { MethodWaiters } from './method-waiters.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { RetryBudget } from './retry-budget.js'
-import { PeakEwma } from './peak-ewma.js'
-import { decide, Outcome } from './failover.js'
+import { Attempts } from './attempts.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
 import { ClientTracing } from './tracing.js'
 import { MemberLists } from './member-lists.js'
-import { encodeRequest, encodeCancel, decode, hasSignature, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
-import { MessageType, Status, Feature, memberStateNames, MAX_REQUEST_ID, Limits } from '../protocol/constants.js'
-import {
-  ClosedError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
-  DrainingError, ProtocolError, invalidArgument,
-} from '../protocol/errors.js'
+import { decode, hasSignature } from '../protocol/codec.js'
+import { MessageType, Feature, memberStateNames, MAX_REQUEST_ID } from '../protocol/constants.js'
+import { ClosedError, TimeoutError, NoPeersError, UnknownMethodError, BusyError, invalidArgument } from '../protocol/errors.js'
 import { normalizeRemote, isLoopback } from '../protocol/endpoint.js'
 import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
 import { SILENT_LOGGER } from '../protocol/options.js'
 import { dnsSeedsOf } from '../transport/dns-seeds.js'
 
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
-const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
-const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
 
 function stateName (n) {
   return memberStateNames[n] ?? 'unknown'
@@ -81,21 +74,10 @@ export class Client extends EventEmitter {
       proofs: 0, //      key proofs sent (a secured client, on each new connection: client/key-prover.js)
     }
     this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
-    this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: each request's whole time
     this.tracing = new ClientTracing() // CLIENT spans, when a tracer provider is registered
-    this.deadlines = new TimerLists(o.clock, (call) => this.onDeadline(call))
-    this.attemptLimits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call))
-    // Requests for one peer made in the same turn leave together (coalescing); each in a frame
-    // still fails over on its own.
-    this.outbox = new Outbox({
-      send: (peer, entries, calls) => this.transport.send(peer.endpoint, [requestFrame(entries)], (code) => { for (const c of calls) this.onSent(c, peer, code) }),
-      keep: (call, peer) => !call.settled && call.peer === peer, // not aborted or moved on before it left
-      maxBatch: Limits.maxBatch, // what a peer accepts by default
-      maxBytes: o.maxMessageSize,
-      overhead: FRAME_OVERHEAD,
-      early: true,
-    })
+    this.deadlines = new TimerLists(o.clock, (call) => this.attempts.onDeadline(call))
+    this.attempts = new Attempts(this) // sent, answered, timed out, lost; failover (attempts.js)
     const makeTransport = o.transport ?? ((t) => new ZmqConnector(t))
     this.transport = makeTransport({
       maxMessageSize: o.maxMessageSize,
@@ -192,7 +174,7 @@ export class Client extends EventEmitter {
 
   removePeer (peer) {
     this.liveness.stop(peer)
-    this.failOver(peer, false)
+    this.attempts.failOver(peer, false)
     this.table.remove(peer)
     this.discovery.forget(peer.endpoint)
     this.questions.forget(peer.endpoint)
@@ -298,7 +280,7 @@ export class Client extends EventEmitter {
       }
       if (!pool.includes(peer)) peer = pool[0] // a custom strategy returned something else
     }
-    this.attempt(call, peer, now)
+    this.attempts.attempt(call, peer, now)
   }
 
   /**
@@ -341,128 +323,6 @@ export class Client extends EventEmitter {
     return userFault(this, this.options.logger, 'strategy.select', err)
   }
 
-  attempt (call, peer, now = this.clock.now()) {
-    const remaining = Math.max(1, Math.ceil(call.deadline - now))
-    // A lone request is packed as its whole frame, to leave at once as it is; any other as an
-    // entry, to be joined with the others of this turn (transport/outbox.js).
-    const lone = this.outbox.lone(peer, peer.calls.size)
-    const entry = call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]
-    let packed
-    try {
-      packed = lone ? encodeRequest([entry]) : packEntry(entry)
-    } catch (err) {
-      return this.settle(call, invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`))
-    }
-    const size = lone ? packed.length : FRAME_OVERHEAD + packed.length
-    if (size > this.options.maxMessageSize) {
-      return this.settle(call, invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.options.maxMessageSize}`))
-    }
-    if (call.attempts > 0) this.counts.retries++
-    call.attempts++
-    call.sentTo(peer.endpoint)
-    if (call.span !== null) this.tracing.attempt(call, peer.endpoint, false)
-    call.peer = peer
-    call.sent = false
-    call.sentAt = now
-    peer.calls.add(call)
-    const limit = this.attemptTimeoutFor(call, remaining)
-    if (limit !== null) call.attemptTimer = this.attemptLimits.add(call, limit, now)
-    if (call.hedge !== null && call.idempotent && call.attempts === 1) {
-      call.hedgeTimer = this.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
-    }
-    if (lone) {
-      this.transport.send(peer.endpoint, [packed], (code) => this.onSent(call, peer, code))
-      return
-    }
-    this.outbox.add(peer, peer, packed, call, peer.calls.size)
-  }
-
-  /**
-   * A second copy of a slow idempotent request, to a peer it has not tried, `hedge.delayMs`
-   * after the first: the first answer wins and the other copy is cancelled (see settle). A
-   * hedge uses the retry budget; it is not tied to its peer, so losing that peer
-   * changes nothing for the request.
-   */
-  hedge (call) {
-    call.hedgeTimer = null
-    if (call.settled) return
-    const candidates = this.router.candidates(call.method, call.version, call.where).filter((e) => !call.tried.includes(e.endpoint))
-    if (candidates.length === 0 || !this.budget.withdraw()) return
-    let peer
-    try {
-      peer = call.key !== undefined ? pickByKey(candidates, call.key) : this.strategy.select(candidates, call)
-    } catch (err) {
-      userFault(this, this.options.logger, 'strategy.select', err)
-      return
-    }
-    if (!candidates.includes(peer)) return
-    const remaining = Math.max(1, Math.ceil(call.deadline - this.clock.now()))
-    let frame
-    try { frame = encodeRequest([call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]]) } catch { return }
-    call.sentTo(peer.endpoint)
-    if (call.span !== null) this.tracing.attempt(call, peer.endpoint, true)
-    this.counts.hedges++
-    this.transport.send(peer.endpoint, [frame], () => {})
-  }
-
-  /**
-   * How long this attempt may take before another peer is tried: the request's
-   * `attemptTimeout`, or with 'auto' 4x the method's peak-EWMA latency + 50 ms (at least
-   * 100 ms). Null (no attempt limit: the whole deadline) for non-idempotent requests, which
-   * are not retried after a timeout anyway, for methods never measured, and when the limit
-   * would not come before the deadline.
-   */
-  attemptTimeoutFor (call, remaining) {
-    if (!call.idempotent) return null
-    let limit = call.attemptTimeout
-    if (limit === 'auto') {
-      const est = this.methodLatency.get(call.method)?.value
-      if (est == null) return null
-      limit = Math.max(100, Math.ceil((4 * est + 50) / 10) * 10) // 10 ms steps: few distinct timer lists
-    }
-    return limit < remaining ? limit : null
-  }
-
-  onAttemptTimeout (call) {
-    call.attemptTimer = null
-    const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
-    if (call.settled || peer === null) return
-    this.counts.attemptTimeouts++
-    const now = this.clock.now()
-    const latencyMs = now - call.sentAt
-    this.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`, latencyMs, now)
-    this.strategyResult(peer, { latencyMs, error: 'timeout', at: now })
-    if (this.ejector.failure(peer)) this.counts.ejections++
-    this.retryOrFail(call, Outcome.ATTEMPT_TIMEOUT, peer)
-  }
-
-  /** Applies the failover policy (client/failover.js) to a call whose attempt on `peer` ended. */
-  retryOrFail (call, outcome, peer) {
-    const d = decide(call, outcome, { maxAttempts: this.options.maxAttempts, budget: this.budget, random: this.options.random, endpoint: peer.endpoint })
-    if (call.budgetSpent) { call.budgetSpent = false; this.counts.budgetExhausted++ }
-    if (d.action === 'fail') return this.settle(call, d.error)
-    if (d.action === 'wait') return
-    if (outcome !== Outcome.REFUSED) call.lost = true // the earlier attempt may still answer, or may have run
-    this.detach(call)
-    if (d.delay === 0) return this.dispatch(call)
-    call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, d.delay)
-  }
-
-  onSent (call, peer, code) {
-    if (code === null) { call.sent = true; return }
-    if (call.settled || call.peer !== peer) return
-    // ZeroMQ refused the message: the peer certainly never saw it, so go elsewhere at once.
-    this.detach(call)
-    if (code === 'EHOSTUNREACH') {
-      this.table.setState(peer, 'down', 'unreachable')
-    } else {
-      this.table.recordFailure(peer, `send failed: ${code}`)
-      if (this.ejector.failure(peer)) this.counts.ejections++
-    }
-    call.lastError = new NoPeersError(`zeromesh: could not send "${call.method}" to ${peer.endpoint} (${code})`)
-    this.retryOrFail(call, Outcome.REFUSED, peer)
-  }
-
   onMessage (endpoint, frames) {
     if (frames.length !== 1 || !hasSignature(frames[0])) { this.counts.malformed++; return }
     let msg
@@ -476,8 +336,7 @@ export class Client extends EventEmitter {
     if (peer === undefined) return
     if (msg.type === MessageType.REPLY) {
       if (typeof msg.meta.load === 'number') { peer.load = msg.meta.load; if (this.zones !== null) peer.loadAt = this.clock.now() }
-      if (msg.replies.length > 1) this.outbox.hold(peer, peer) // the callers it wakes send in one frame
-      for (const r of msg.replies) this.onReply(peer, r)
+      this.attempts.onReplies(peer, msg.replies)
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
     } else if (msg.type >= MessageType.STREAM_ITEM && msg.type <= MessageType.STREAM_END) {
       this.streams.onMessage(endpoint, msg, frames[0].length)
@@ -491,74 +350,8 @@ export class Client extends EventEmitter {
       if (this.services.onError(endpoint, msg)) return // an older peer: it does not know the question
       // The peer cannot read what we send (another protocol version): nothing was run.
       this.table.setState(peer, 'down', `protocol error from peer: ${msg.message} (peer speaks versions ${msg.minVersion}..${msg.maxVersion})`)
-      this.failOver(peer, true)
+      this.attempts.failOver(peer, true)
     }
-  }
-
-  onReply (peer, r) {
-    const call = this.pending.get(r.id)
-    if (call === undefined) return // late: timed out, aborted or answered by another peer
-    call.answeredBy(peer.endpoint)
-    if (call.span !== null) this.tracing.reply(call, peer.endpoint, r.status)
-    switch (r.status) {
-      case Status.OK:
-        this.measured(call, peer, null)
-        return this.settle(call, null, r.value)
-      case Status.UNKNOWN_METHOD:
-        // The handler never ran: the client's idea of what this peer serves was wrong (the
-        // peer stopped serving it, or is older and never said). Go to a peer that serves it,
-        // idempotent or not, and ask this one again what it serves.
-        if (call.peer !== peer) return
-        this.detach(call)
-        this.notServing(peer, call.method)
-        call.lastError = new UnknownMethodError(r.message)
-        return this.retryOrFail(call, Outcome.REFUSED, peer)
-      case Status.REMOTE: {
-        const err = new RemoteError(r.message, { remoteCode: r.code })
-        this.measured(call, peer, err)
-        return this.settle(call, err)
-      }
-      case Status.INVALID_REQUEST:
-        return this.settle(call, invalidArgument(`peer ${peer.endpoint} refused the request: ${r.message}`))
-      case Status.BUSY:
-      case Status.DRAINING:
-        if (call.peer !== peer) return
-        this.detach(call)
-        if (r.status === Status.DRAINING) {
-          peer.listedGone = false // the peer itself says it is stopping: only a reconnect brings it back
-          this.table.setState(peer, 'draining', 'draining')
-          call.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${peer.endpoint})`)
-        } else {
-          this.table.recordFailure(peer, 'busy')
-          call.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${peer.endpoint}: ${r.message})`)
-        }
-        return this.retryOrFail(call, Outcome.REFUSED, peer)
-      default:
-        return this.settle(call, new ProtocolError(`zeromesh: peer ${peer.endpoint} answered with unknown status ${r.status}`))
-    }
-  }
-
-  /** The strategy hears how an attempt ended; what it throws is reported, not thrown. */
-  strategyResult (peer, result) {
-    if (this.strategy.onResult === undefined) return
-    try {
-      this.strategy.onResult(peer, result)
-    } catch (err) {
-      userFault(this, this.options.logger, 'strategy.onResult', err)
-    }
-  }
-
-  /** An answer came from `peer`: its latency goes to the table and to the strategy. */
-  measured (call, peer, error) {
-    if (call.peer !== peer) return // an earlier attempt's answer: its timing is not this one's
-    const now = this.clock.now()
-    const latencyMs = now - call.sentAt
-    this.table.recordSuccess(peer, latencyMs, now)
-    this.ejector.success(peer)
-    this.strategyResult(peer, { latencyMs, error, at: now })
-    let m = this.methodLatency.get(call.method)
-    if (m === undefined) this.methodLatency.set(call.method, m = new PeakEwma(LATENCY_DECAY_MS))
-    m.add(latencyMs, now)
   }
 
   onUp (endpoint, reason = null) {
@@ -603,80 +396,16 @@ export class Client extends EventEmitter {
     this.ejector.reset(peer)
     this.table.setState(peer, 'down', reason)
     if (peer.gone) return this.removePeer(peer)
-    this.failOver(peer, false)
+    this.attempts.failOver(peer, false)
     this.liveness.checkDown(peer) // a late event of an old connection may have said so
-  }
-
-  /**
-   * Moves the calls in flight on `peer` elsewhere. When the peer certainly did not run them
-   * (`notTaken`) every call moves at once. Otherwise the connection was lost: replies that
-   * arrived before it dropped may still be waiting to be read (ZeroMQ reports the disconnect
-   * on another path than the messages), so each call gets LOST_GRACE_MS for its reply; then
-   * the failover policy decides (an idempotent call moves to another peer; any other fails
-   * with ConnectionLostError because it may or may not have run).
-   */
-  failOver (peer, notTaken) {
-    this.streams.peerLost(peer, notTaken)
-    for (const call of [...peer.calls]) {
-      this.detach(call)
-      if (notTaken) {
-        call.lastError ??= new NoPeersError(`zeromesh: ${peer.endpoint} cannot take "${call.method}" (${peer.lastError})`)
-        this.retryOrFail(call, Outcome.REFUSED, peer)
-        continue
-      }
-      call.lost = true
-      call.retryTimer = this.clock.setTimeout(() => {
-        call.retryTimer = null
-        if (!call.settled) this.retryOrFail(call, Outcome.LOST, peer)
-      }, LOST_GRACE_MS)
-    }
-  }
-
-  detach (call) {
-    const peer = call.peer
-    if (peer !== null) {
-      peer.calls.delete(call)
-      call.peer = null
-      if (peer.retiring && peer.calls.size === 0) setImmediate(() => { if (peer.retiring && peer.calls.size === 0) this.removePeer(peer) })
-    }
-    if (call.attemptTimer !== null) {
-      this.attemptLimits.remove(call.attemptTimer)
-      call.attemptTimer = null
-    }
-  }
-
-  onDeadline (call) {
-    call.deadlineTimer = null
-    const ms = call.timeout
-    let err
-    if ((call.peer !== null && call.sent) || call.lost) {
-      // An attempt is out, or was lost in flight: the request may have run, no reply came.
-      err = new TimeoutError(`zeromesh: "${call.method}" got no reply within ${ms} ms (${call.attempts} attempt${call.attempts === 1 ? '' : 's'})`)
-    } else if (call.lastError !== null) {
-      err = call.lastError
-    } else if ([...this.table.entries.values()].some((p) => p.refusal !== null)) {
-      err = refusalError(this.table) // some refused, the others never answered
-    } else if (!this.table.anyEverUp()) {
-      err = new NoPeersError(`zeromesh: no peer reachable within ${ms} ms (tried ${[...this.table.entries.keys()].join(', ')})`)
-    } else if (this.router.candidates(call.method, call.version, call.where).length === 0 && !this.router.mayCome(call.method, call.version, call.where, (d) => this.services.known(d))) {
-      err = new UnknownMethodError(`zeromesh: ${this.router.explain(call.method, call.version, call.where)}`)
-    } else {
-      err = new NoPeersError(`zeromesh: no peer was up for "${call.method}" within ${ms} ms`)
-    }
-    this.settle(call, err)
   }
 
   settle (call, err, value) {
     if (call.settled) return
-    // Peers still working on it (a timed-out or hedged attempt, a deadline, an abort) are
-    // told to drop it: their handler's ctx.signal aborts.
-    for (const ep of call.outstanding) {
-      if (this.table.get(ep)?.state === 'down') continue
-      this.transport.send(ep, [encodeCancel([call.id])], () => {})
-    }
+    this.attempts.cancel(call) // peers still working on it (a timed-out or hedged attempt, a deadline, an abort)
     this.pending.delete(call)
     this.parked.delete(call)
-    this.detach(call)
+    this.attempts.detach(call)
     if (call.deadlineTimer !== null) { this.deadlines.remove(call.deadlineTimer); call.deadlineTimer = null }
     if (call.retryTimer !== null) this.clock.clearTimeout(call.retryTimer)
     if (call.hedgeTimer !== null) this.clock.clearTimeout(call.hedgeTimer)
@@ -775,7 +504,7 @@ export class Client extends EventEmitter {
       this.streams.close(err)
       this.methodWaiters.close(err)
       this.deadlines.clear()
-      this.attemptLimits.clear()
+      this.attempts.close()
       await this.transport.close()
     })()
     return this.closing

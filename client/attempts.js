@@ -1,0 +1,304 @@
+// What becomes of a request's attempts: each sent to one peer (alone at once, or coalesced
+// through the outbox), hedged, answered, refused, timed out or lost with its peer, and what
+// the failover policy (failover.js) makes of each ending: another peer, a pause, or the
+// call's error. The client (client.js) picks the peer and settles the call.
+import { Outbox } from '../transport/outbox.js'
+import { TimerLists } from './timer-lists.js'
+import { PeakEwma } from './peak-ewma.js'
+import { decide, Outcome } from './failover.js'
+import { pickByKey } from './strategies/rendezvous.js'
+import { refusalError } from './refusals.js'
+import { encodeRequest, encodeCancel, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
+import { Status, Limits } from '../protocol/constants.js'
+import {
+  TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ProtocolError, invalidArgument,
+} from '../protocol/errors.js'
+import { userFault } from '../protocol/user-code.js'
+
+const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
+const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
+
+export class Attempts {
+  /** @param {import('./client.js').Client} client */
+  constructor (client) {
+    this.c = client
+    const o = client.options
+    this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
+    this.limits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call)) // attempt timeouts
+    // Requests for one peer made in the same turn leave together (coalescing); each in a frame
+    // still fails over on its own.
+    this.outbox = new Outbox({
+      send: (peer, entries, calls) => client.transport.send(peer.endpoint, [requestFrame(entries)], (code) => { for (const c of calls) this.onSent(c, peer, code) }),
+      keep: (call, peer) => !call.settled && call.peer === peer, // not aborted or moved on before it left
+      maxBatch: Limits.maxBatch, // what a peer accepts by default
+      maxBytes: o.maxMessageSize,
+      overhead: FRAME_OVERHEAD,
+      early: true,
+    })
+  }
+
+  /** A REPLY frame from `peer`: each answer settles or moves its call. */
+  onReplies (peer, replies) {
+    if (replies.length > 1) this.outbox.hold(peer, peer) // the callers it wakes send in one frame
+    for (const r of replies) this.onReply(peer, r)
+  }
+
+  /** Tells the peers still working on a settled call to drop it: their handler's ctx.signal aborts. */
+  cancel (call) {
+    for (const ep of call.outstanding) {
+      if (this.c.table.get(ep)?.state === 'down') continue
+      this.c.transport.send(ep, [encodeCancel([call.id])], () => {})
+    }
+  }
+
+  close () {
+    this.limits.clear()
+  }
+
+  attempt (call, peer, now = this.c.clock.now()) {
+    const remaining = Math.max(1, Math.ceil(call.deadline - now))
+    // A lone request is packed as its whole frame, to leave at once as it is; any other as an
+    // entry, to be joined with the others of this turn (transport/outbox.js).
+    const lone = this.outbox.lone(peer, peer.calls.size)
+    const entry = call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]
+    let packed
+    try {
+      packed = lone ? encodeRequest([entry]) : packEntry(entry)
+    } catch (err) {
+      return this.c.settle(call, invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`))
+    }
+    const size = lone ? packed.length : FRAME_OVERHEAD + packed.length
+    if (size > this.c.options.maxMessageSize) {
+      return this.c.settle(call, invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.c.options.maxMessageSize}`))
+    }
+    if (call.attempts > 0) this.c.counts.retries++
+    call.attempts++
+    call.sentTo(peer.endpoint)
+    if (call.span !== null) this.c.tracing.attempt(call, peer.endpoint, false)
+    call.peer = peer
+    call.sent = false
+    call.sentAt = now
+    peer.calls.add(call)
+    const limit = this.attemptTimeoutFor(call, remaining)
+    if (limit !== null) call.attemptTimer = this.limits.add(call, limit, now)
+    if (call.hedge !== null && call.idempotent && call.attempts === 1) {
+      call.hedgeTimer = this.c.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
+    }
+    if (lone) {
+      this.c.transport.send(peer.endpoint, [packed], (code) => this.onSent(call, peer, code))
+      return
+    }
+    this.outbox.add(peer, peer, packed, call, peer.calls.size)
+  }
+
+  /**
+   * A second copy of a slow idempotent request, to a peer it has not tried, `hedge.delayMs`
+   * after the first: the first answer wins and the other copy is cancelled (see settle). A
+   * hedge uses the retry budget; it is not tied to its peer, so losing that peer
+   * changes nothing for the request.
+   */
+  hedge (call) {
+    call.hedgeTimer = null
+    if (call.settled) return
+    const candidates = this.c.router.candidates(call.method, call.version, call.where).filter((e) => !call.tried.includes(e.endpoint))
+    if (candidates.length === 0 || !this.c.budget.withdraw()) return
+    let peer
+    try {
+      peer = call.key !== undefined ? pickByKey(candidates, call.key) : this.c.strategy.select(candidates, call)
+    } catch (err) {
+      userFault(this.c, this.c.options.logger, 'strategy.select', err)
+      return
+    }
+    if (!candidates.includes(peer)) return
+    const remaining = Math.max(1, Math.ceil(call.deadline - this.c.clock.now()))
+    let frame
+    try { frame = encodeRequest([call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]]) } catch { return }
+    call.sentTo(peer.endpoint)
+    if (call.span !== null) this.c.tracing.attempt(call, peer.endpoint, true)
+    this.c.counts.hedges++
+    this.c.transport.send(peer.endpoint, [frame], () => {})
+  }
+
+  /**
+   * How long this attempt may take before another peer is tried: the request's
+   * `attemptTimeout`, or with 'auto' 4x the method's peak-EWMA latency + 50 ms (at least
+   * 100 ms). Null (no attempt limit: the whole deadline) for non-idempotent requests, which
+   * are not retried after a timeout anyway, for methods never measured, and when the limit
+   * would not come before the deadline.
+   */
+  attemptTimeoutFor (call, remaining) {
+    if (!call.idempotent) return null
+    let limit = call.attemptTimeout
+    if (limit === 'auto') {
+      const est = this.methodLatency.get(call.method)?.value
+      if (est == null) return null
+      limit = Math.max(100, Math.ceil((4 * est + 50) / 10) * 10) // 10 ms steps: few distinct timer lists
+    }
+    return limit < remaining ? limit : null
+  }
+
+  onAttemptTimeout (call) {
+    call.attemptTimer = null
+    const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
+    if (call.settled || peer === null) return
+    this.c.counts.attemptTimeouts++
+    const now = this.c.clock.now()
+    const latencyMs = now - call.sentAt
+    this.c.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`, latencyMs, now)
+    this.strategyResult(peer, { latencyMs, error: 'timeout', at: now })
+    if (this.c.ejector.failure(peer)) this.c.counts.ejections++
+    this.retryOrFail(call, Outcome.ATTEMPT_TIMEOUT, peer)
+  }
+
+  /** Applies the failover policy (client/failover.js) to a call whose attempt on `peer` ended. */
+  retryOrFail (call, outcome, peer) {
+    const d = decide(call, outcome, { maxAttempts: this.c.options.maxAttempts, budget: this.c.budget, random: this.c.options.random, endpoint: peer.endpoint })
+    if (call.budgetSpent) { call.budgetSpent = false; this.c.counts.budgetExhausted++ }
+    if (d.action === 'fail') return this.c.settle(call, d.error)
+    if (d.action === 'wait') return
+    if (outcome !== Outcome.REFUSED) call.lost = true // the earlier attempt may still answer, or may have run
+    this.detach(call)
+    if (d.delay === 0) return this.c.dispatch(call)
+    call.retryTimer = this.c.clock.setTimeout(() => { call.retryTimer = null; this.c.dispatch(call) }, d.delay)
+  }
+
+  onSent (call, peer, code) {
+    if (code === null) { call.sent = true; return }
+    if (call.settled || call.peer !== peer) return
+    // ZeroMQ refused the message: the peer certainly never saw it, so go elsewhere at once.
+    this.detach(call)
+    if (code === 'EHOSTUNREACH') {
+      this.c.table.setState(peer, 'down', 'unreachable')
+    } else {
+      this.c.table.recordFailure(peer, `send failed: ${code}`)
+      if (this.c.ejector.failure(peer)) this.c.counts.ejections++
+    }
+    call.lastError = new NoPeersError(`zeromesh: could not send "${call.method}" to ${peer.endpoint} (${code})`)
+    this.retryOrFail(call, Outcome.REFUSED, peer)
+  }
+
+  onReply (peer, r) {
+    const call = this.c.pending.get(r.id)
+    if (call === undefined) return // late: timed out, aborted or answered by another peer
+    call.answeredBy(peer.endpoint)
+    if (call.span !== null) this.c.tracing.reply(call, peer.endpoint, r.status)
+    switch (r.status) {
+      case Status.OK:
+        this.measured(call, peer, null)
+        return this.c.settle(call, null, r.value)
+      case Status.UNKNOWN_METHOD:
+        // The handler never ran: the client's idea of what this peer serves was wrong (the
+        // peer stopped serving it, or is older and never said). Go to a peer that serves it,
+        // idempotent or not, and ask this one again what it serves.
+        if (call.peer !== peer) return
+        this.detach(call)
+        this.c.notServing(peer, call.method)
+        call.lastError = new UnknownMethodError(r.message)
+        return this.retryOrFail(call, Outcome.REFUSED, peer)
+      case Status.REMOTE: {
+        const err = new RemoteError(r.message, { remoteCode: r.code })
+        this.measured(call, peer, err)
+        return this.c.settle(call, err)
+      }
+      case Status.INVALID_REQUEST:
+        return this.c.settle(call, invalidArgument(`peer ${peer.endpoint} refused the request: ${r.message}`))
+      case Status.BUSY:
+      case Status.DRAINING:
+        if (call.peer !== peer) return
+        this.detach(call)
+        if (r.status === Status.DRAINING) {
+          peer.listedGone = false // the peer itself says it is stopping: only a reconnect brings it back
+          this.c.table.setState(peer, 'draining', 'draining')
+          call.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${peer.endpoint})`)
+        } else {
+          this.c.table.recordFailure(peer, 'busy')
+          call.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${peer.endpoint}: ${r.message})`)
+        }
+        return this.retryOrFail(call, Outcome.REFUSED, peer)
+      default:
+        return this.c.settle(call, new ProtocolError(`zeromesh: peer ${peer.endpoint} answered with unknown status ${r.status}`))
+    }
+  }
+
+  /** The strategy hears how an attempt ended; what it throws is reported, not thrown. */
+  strategyResult (peer, result) {
+    if (this.c.strategy.onResult === undefined) return
+    try {
+      this.c.strategy.onResult(peer, result)
+    } catch (err) {
+      userFault(this.c, this.c.options.logger, 'strategy.onResult', err)
+    }
+  }
+
+  /** An answer came from `peer`: its latency goes to the table and to the strategy. */
+  measured (call, peer, error) {
+    if (call.peer !== peer) return // an earlier attempt's answer: its timing is not this one's
+    const now = this.c.clock.now()
+    const latencyMs = now - call.sentAt
+    this.c.table.recordSuccess(peer, latencyMs, now)
+    this.c.ejector.success(peer)
+    this.strategyResult(peer, { latencyMs, error, at: now })
+    let m = this.methodLatency.get(call.method)
+    if (m === undefined) this.methodLatency.set(call.method, m = new PeakEwma(LATENCY_DECAY_MS))
+    m.add(latencyMs, now)
+  }
+
+  /**
+   * Moves the calls in flight on `peer` elsewhere. When the peer certainly did not run them
+   * (`notTaken`) every call moves at once. Otherwise the connection was lost: replies that
+   * arrived before it dropped may still be waiting to be read (ZeroMQ reports the disconnect
+   * on another path than the messages), so each call gets LOST_GRACE_MS for its reply; then
+   * the failover policy decides (an idempotent call moves to another peer; any other fails
+   * with ConnectionLostError because it may or may not have run).
+   */
+  failOver (peer, notTaken) {
+    this.c.streams.peerLost(peer, notTaken)
+    for (const call of [...peer.calls]) {
+      this.detach(call)
+      if (notTaken) {
+        call.lastError ??= new NoPeersError(`zeromesh: ${peer.endpoint} cannot take "${call.method}" (${peer.lastError})`)
+        this.retryOrFail(call, Outcome.REFUSED, peer)
+        continue
+      }
+      call.lost = true
+      call.retryTimer = this.c.clock.setTimeout(() => {
+        call.retryTimer = null
+        if (!call.settled) this.retryOrFail(call, Outcome.LOST, peer)
+      }, LOST_GRACE_MS)
+    }
+  }
+
+  detach (call) {
+    const peer = call.peer
+    if (peer !== null) {
+      peer.calls.delete(call)
+      call.peer = null
+      if (peer.retiring && peer.calls.size === 0) setImmediate(() => { if (peer.retiring && peer.calls.size === 0) this.c.removePeer(peer) })
+    }
+    if (call.attemptTimer !== null) {
+      this.limits.remove(call.attemptTimer)
+      call.attemptTimer = null
+    }
+  }
+
+  onDeadline (call) {
+    call.deadlineTimer = null
+    const ms = call.timeout
+    let err
+    if ((call.peer !== null && call.sent) || call.lost) {
+      // An attempt is out, or was lost in flight: the request may have run, no reply came.
+      err = new TimeoutError(`zeromesh: "${call.method}" got no reply within ${ms} ms (${call.attempts} attempt${call.attempts === 1 ? '' : 's'})`)
+    } else if (call.lastError !== null) {
+      err = call.lastError
+    } else if ([...this.c.table.entries.values()].some((p) => p.refusal !== null)) {
+      err = refusalError(this.c.table) // some refused, the others never answered
+    } else if (!this.c.table.anyEverUp()) {
+      err = new NoPeersError(`zeromesh: no peer reachable within ${ms} ms (tried ${[...this.c.table.entries.keys()].join(', ')})`)
+    } else if (this.c.router.candidates(call.method, call.version, call.where).length === 0 && !this.c.router.mayCome(call.method, call.version, call.where, (d) => this.c.services.known(d))) {
+      err = new UnknownMethodError(`zeromesh: ${this.c.router.explain(call.method, call.version, call.where)}`)
+    } else {
+      err = new NoPeersError(`zeromesh: no peer was up for "${call.method}" within ${ms} ms`)
+    }
+    this.c.settle(call, err)
+  }
+}
