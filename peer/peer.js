@@ -1,40 +1,29 @@
 // A zeromesh peer: binds its socket, answers zeromesh requests through the dispatcher,
 // answers 10/FLP pings and requests, and stops gracefully.
 import { EventEmitter } from 'node:events'
-import { GossipTransport } from './gossip-transport.js'
-import { Membership } from './membership/swim.js'
+import { PeerCluster } from './cluster.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
 import { PeerStreams } from './streams.js'
 import { collectGarbage as collectThisHeap } from './collect.js'
-import { watchAllowList } from '../transport/allow-list-watch.js'
-import { KeyProofs } from './key-proofs.js'
+import { PeerSecurity } from './security.js'
 import { HandshakeReports } from './handshake-reports.js'
 import { OwnService } from './service.js'
-import { WorkerPool } from './worker-pool.js'
-import { loadHandlerModules, loadFailure } from './handler-module.js'
+import { startHandlers } from './handlers.js'
 import { resolvePeerOptions } from './options.js'
-import { VERSION } from '../protocol/version.js'
 import {
   decode, encodePong, encodeError, encodeGossip, encodeMembers, encodeService,
 } from '../protocol/codec.js'
 import { ReplyOutbox } from './reply-outbox.js'
+import { FlpServer } from './flp-server.js'
 import { classify, Kind } from '../protocol/flp.js'
-import { MessageType, Status, FLP_PONG, Feature } from '../protocol/constants.js'
-import { ClosedError, ProtocolError, invalidArgument } from '../protocol/errors.js'
-import { sealKey, seal, unseal } from '../protocol/seal.js'
-import { peerCredentials, clusterSecretBytes } from '../transport/security.js'
-import { readPublicKeys, z85Decode, z85Encode } from '../transport/keys.js'
-import { dnsSeedsOf } from '../transport/dns-seeds.js'
-import { isLoopback } from '../protocol/endpoint.js'
+import { MessageType, Status, Feature } from '../protocol/constants.js'
+import { ClosedError, ProtocolError } from '../protocol/errors.js'
 import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
 import { SILENT_LOGGER } from '../protocol/options.js'
 
-const PONG = Buffer.from(FLP_PONG)
-const LIST_ROOM = 512 // bytes a SYNC or MEMBERS frame takes besides its claims (header, seq, from, digest)
 const QUIET_MS = 100 //     a stopping peer closes once no message came for this long...
 const QUIET_STEP_MS = 20 // ...checked this often
-const GOSSIP_REQUESTS = new Set([MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC])
 const SLOW_MS = 1000 // at --log-level debug, a handler that takes this long is logged
 const REFUSALS = { [Status.UNKNOWN_METHOD]: 'unknown method', [Status.BUSY]: 'busy', [Status.DRAINING]: 'draining', [Status.INVALID_REQUEST]: 'invalid' }
 
@@ -62,17 +51,11 @@ export class Peer extends EventEmitter {
       limits: this.options,
     })
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
-    const sec = this.options.security
-    this.sealKey = sec ? sealKey(clusterSecretBytes(sec)) : null // membership requests need it when secured
-    // Which key each client connection holds, as the clients prove it: revoking a key cuts
-    // its connections (key-proofs.js).
-    this.keyProofs = sec
-      ? new KeyProofs({ cluster: { secret: clusterSecretBytes(sec), publicKey: z85Decode(sec.cluster.publicKey) }, keyText: z85Encode, allowed: () => sec.allowed, clock: this.options.clock })
-      : null
-    this.securityCounts = { refused: {}, unsealed: 0, badSeals: 0, reloads: 0 }
-    this.reports = new HandshakeReports({ clock: this.options.clock, logger: this.options.logger, tell: (e, p) => this.tell(e, p), refused: this.securityCounts.refused })
+    this.flp = new FlpServer({ send: (clientId, frames) => this.transport?.send(clientId, frames), handler: this.options.flpHandler, limits: this.options, counts: this.counts })
+    this.security = new PeerSecurity(this.options) // seal key, key proofs, the allow-list (security.js)
+    this.reports = new HandshakeReports({ clock: this.options.clock, logger: this.options.logger, tell: (e, p) => this.tell(e, p), refused: this.security.counts.refused })
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
-    this.dns = null //     DnsSeeds, when seeds name DNS records
+    this.cluster = null // gossip, membership, DNS seeds, once started (cluster.js)
     const o = this.options
     this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
     // Debug lines cost nothing unless the logger takes them: decided once, here.
@@ -114,22 +97,6 @@ export class Peer extends EventEmitter {
     if (this.state === 'running') this.options.logger.info({ methods: this.own.descriptor.methods, digest: this.own.descriptor.digest }, `${what}`)
   }
 
-  /**
-   * The DNS seeds resolved to a new set: they are seeds as the static ones are. A plain peer
-   * (no security option) takes only loopback endpoints from DNS, as it accepts only loopback
-   * seeds.
-   */
-  onDnsSeeds (found) {
-    const o = this.options
-    const others = found.filter((ep) => ep !== this.endpoint)
-    const usable = o.security !== null ? others : others.filter(isLoopback)
-    if (usable.length < others.length) {
-      o.logger.warn({ found }, 'DNS seeds outside loopback skipped: a plain peer talks only on loopback (give security, or security: false on purpose)')
-    }
-    o.logger.info({ seeds: usable }, `DNS seeds: ${usable.length === 0 ? 'none' : usable.join(', ')}`)
-    this.membership.setSeeds([...o.seeds, ...usable])
-  }
-
   /** Emits `event` to the user's listeners; one that throws is reported (userFault), never thrown into zeromesh. */
   tell (event, payload) {
     safeEmit(this, this.options.logger, event, payload)
@@ -155,59 +122,13 @@ export class Peer extends EventEmitter {
 
   async startNow () {
     const o = this.options
-    let handlers = o.handlers
-    const modules = Array.isArray(handlers) ? handlers : null
-    const failed = (err, how) => invalidArgument(err?.duplicate
-      ? `handlers modules: ${err.message}`
-      : `handlers module ${err?.moduleUrl ?? modules.join(', ')} could not be loaded${how}: ${loadFailure(err, err?.moduleUrl ?? modules[0])}`)
-    if (modules !== null && o.threads === 0) {
-      try {
-        handlers = await loadHandlerModules(modules)
-      } catch (err) {
-        this.state = 'stopped'
-        throw failed(err, '')
-      }
-    } else if (modules !== null) {
-      // Handlers in worker threads: the pool is ready before the socket takes requests.
-      this.pool = new WorkerPool({
-        modules,
-        threads: o.threads,
-        resourceLimits: o.resourceLimits,
-        clock: o.clock,
-        onEmpty: (err) => this.unhealthy(err),
-      })
-      let methods
-      try {
-        methods = await this.pool.start()
-      } catch (err) {
-        await this.pool.stop()
-        this.state = 'stopped'
-        throw failed(err, ' in a worker thread')
-      }
-      if (methods.length === 0) {
-        await this.pool.stop()
-        this.state = 'stopped'
-        throw invalidArgument(`handlers module${modules.length === 1 ? '' : 's'} ${modules.join(', ')} export${modules.length === 1 ? 's' : ''} no functions`)
-      }
-      handlers = {}
-      for (const m of methods) {
-        handlers[m] = (args, ctx) => this.pool.run(m, args, ctx)
-        handlers[m].stream = (args, ctx, so) => this.pool.stream(m, args, ctx, so) // a stream runs in the thread too (streams.js)
-      }
+    try {
+      this.pool = await startHandlers(o, this.own, (err) => this.unhealthy(err))
+    } catch (err) {
+      this.state = 'stopped'
+      throw err
     }
-    if (modules !== null) {
-      // A module's methods join what serve() may have added before start (serve wins).
-      if (o.capacity === undefined && this.pool !== null) this.own.capacity = this.pool.threads.length
-      for (const name of Object.keys(this.own.handlers)) delete handlers[name]
-      try {
-        this.own.addAll(handlers)
-      } catch (err) {
-        await this.pool?.stop()
-        this.state = 'stopped'
-        throw err
-      }
-    }
-    handlers = this.own.handlers
+    const handlers = this.own.handlers
     this.transport = o.transport.listener({
       clock: o.clock,
       bind: o.bind,
@@ -244,72 +165,35 @@ export class Peer extends EventEmitter {
       },
       unreserve: (bytes) => { this.inflightBytes -= bytes },
     })
-    this.gossip = new GossipTransport({
-      connector: o.transport.connector,
-      clock: o.clock,
-      limits: o,
-      heartbeatInterval: o.heartbeatInterval,
-      heartbeatTimeout: o.heartbeatTimeout,
-      onDisconnect: (ep) => this.membership?.probeNow(ep),
-      onLate: (ep, answer) => this.membership?.late(ep, answer),
-      credentials: o.security ? peerCredentials(o.security) : null,
-      seal: this.sealKey === null ? null : (frame) => seal(this.sealKey, frame),
-      onRefused: (ep, refusal) => this.reports.failed(ep, refusal),
-      accept: o.security === null ? isLoopback : null, // plain (not on purpose): loopback only
-    })
-    this.membership = new Membership({
+    this.cluster = new PeerCluster({
+      options: o,
       endpoint,
-      incarnation: o.wallClock(), // a restarted peer starts above its earlier life
-      wallClock: o.wallClock,
-      meta: { version: VERSION, ...o.meta },
       service: this.own.descriptor.digest,
-      seeds: o.seeds,
-      net: this.gossip,
-      clock: o.clock,
-      random: o.random,
-      config: o.membership,
-      listBudget: o.maxMessageSize - LIST_ROOM, // member lists always fit in one frame
-      debug: this.debugging ? (fields, message) => o.logger.debug(fields, message) : null,
-      accept: o.security === null ? isLoopback : null, // a plain peer holds and probes loopback members only
+      seal: this.security.sealer,
+      reports: this.reports,
+      debugging: this.debugging,
+      tell: (e, p) => this.tell(e, p),
+      onMember: (m) => this.onMember(m),
     })
-    this.membership.on('member', (m) => this.onMember(m))
-    this.membership.on('joined', ({ through }) => {
-      o.logger.info({ endpoint, through }, `joined the cluster through ${through.join(', ')}`)
-      this.tell('joined', { through })
-    })
-    this.membership.on('join-failed', (f) => this.onJoinFailed(f))
-    this.dns = dnsSeedsOf(o, (found) => this.onDnsSeeds(found))
-    await this.dns?.start() // the first answer before joining (bounded by dns.timeout)
+    this.gossip = this.cluster.gossip
+    this.membership = this.cluster.membership
+    await this.cluster.start() // the first DNS answer before joining
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
-    this.membership.start()
+    this.cluster.join()
     const sec = o.security
     o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds },
       `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
     if (sec) o.logger.info({ clusterKey: sec.cluster.publicKey, allowed: sec.allowed.size }, `secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed`)
     // The allow-list's files changed (a Kubernetes Secret or ConfigMap update sends no signal):
     // read again, as on SIGHUP.
-    if (sec && sec.allowItems.length > 0) this.allowWatch = watchAllowList(sec.allowItems, o.clock, () => { this.reloadAllowList().catch(() => {}) })
-    else if (sec === false) o.logger.warn({ secured: false }, 'INSECURE: plain traffic on purpose (security: false); anyone who reaches this port can call it and read its replies')
+    this.security.start(() => { this.reloadAllowList().catch(() => {}) })
+    if (sec === false) o.logger.warn({ secured: false }, 'INSECURE: plain traffic on purpose (security: false); anyone who reaches this port can call it and read its replies')
     return endpoint
-  }
-
-  /**
-   * No seed answered a join attempt: the peer serves alone and tries again with backoff. Said
-   * at the 1st, 2nd, 4th, 8th... failure and then every 12th (about once a minute), so a typo
-   * in a seed is seen at once and a long outage does not flood the log.
-   */
-  onJoinFailed ({ seeds, attempts, retryIn }) {
-    this.dns?.refresh() // the names may point elsewhere now
-    this.tell('seeds-unreachable', { seeds, attempts, retryIn })
-    if ((attempts & (attempts - 1)) !== 0 && attempts % 12 !== 0) return
-    this.options.logger.warn({ seeds, attempts, retryInMs: retryIn }, `no seed reachable (${seeds.join(', ')}) after ${attempts} attempt${attempts === 1 ? '' : 's'}; serving alone, trying again in ${retryIn} ms`)
   }
 
   onMember (m) {
     this.replyMeta = Object.freeze({ mv: this.membership.version })
-    if (m.endpoint !== this.endpoint) this.options.logger.info({ member: m.endpoint, state: m.state, incarnation: m.incarnation }, `member ${m.endpoint} ${m.state} (incarnation ${m.incarnation})`)
-    if (m.endpoint !== this.endpoint && (m.state === 'dead' || m.state === 'left')) this.gossip.forget(m.endpoint)
     this.tell('member', m)
   }
 
@@ -317,10 +201,8 @@ export class Peer extends EventEmitter {
     this.counts.received++
     switch (classify(frames)) {
       case Kind.ZEROMESH: return this.onZeromesh(clientId, frames[0])
-      case Kind.FLP_PING:
-        this.counts.flpPings++
-        return this.transport.send(clientId, [PONG])
-      case Kind.FLP_REQUEST: return this.onFlpRequest(clientId, frames)
+      case Kind.FLP_PING: return this.flp.ping(clientId)
+      case Kind.FLP_REQUEST: return this.flp.request(clientId, frames)
       default:
         this.counts.malformed++
     }
@@ -328,7 +210,7 @@ export class Peer extends EventEmitter {
 
   onZeromesh (clientId, frame) {
     // A connection whose key was revoked gets no more answers (key-proofs.js).
-    if (this.keyProofs !== null && this.keyProofs.cut.size > 0 && this.keyProofs.cut.has(connectionKey(clientId))) { this.keyProofs.counts.cutFrames++; return }
+    if (this.security.isCut(connectionKey(clientId))) return
     let msg
     try {
       msg = decode(frame, this.options)
@@ -348,18 +230,20 @@ export class Peer extends EventEmitter {
         // client that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4).
         // A secured peer adds a challenge for this connection: the client proves its key with
         // it (KEY_PROOF, PROTOCOL.md 4.9).
-        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state, ...(this.keyProofs === null ? {} : { ch: this.keyProofs.challenge(connectionKey(clientId)) }) })])
+        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state, ...(this.security.keyProofs === null ? {} : { ch: this.security.challenge(connectionKey(clientId)) }) })])
       case MessageType.KEY_PROOF:
-        if (this.keyProofs !== null) this.keyProofs.prove(connectionKey(clientId), msg.key, msg.mac)
-        return
+        return this.security.prove(connectionKey(clientId), msg)
       case MessageType.PROBE:
       case MessageType.PROBE_REQ:
       case MessageType.SYNC:
         // In a secured cluster clients connect too: membership requests count only sealed.
-        if (this.sealKey !== null) { this.securityCounts.unsealed++; this.counts.malformed++; return }
+        if (!this.security.takesUnsealed()) { this.counts.malformed++; return }
         return this.onGossip(clientId, msg)
-      case MessageType.SEALED:
-        return this.onSealed(clientId, msg)
+      case MessageType.SEALED: {
+        const req = this.security.unseal(msg) // a sealed membership request: taken when its tag checks out
+        if (req === null) { this.counts.malformed++; return }
+        return this.onGossip(clientId, req)
+      }
       case MessageType.CANCEL: {
         const key = connectionKey(clientId)
         const recent = this.recent.of(key)
@@ -397,7 +281,7 @@ export class Peer extends EventEmitter {
     const recent = this.recent.of(client, now)
     const { requests, invalid } = msg
     const share = requests.length === 0 ? 0 : Math.ceil(bytes / requests.length)
-    if (this.keyProofs !== null) this.keyProofs.asked(client, now)
+    this.security.asked(client, now)
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
     // at once when its handler returns synchronously: no added latency at low load.
     this.replies.enter(client, requests.length + invalid.length)
@@ -445,83 +329,19 @@ export class Peer extends EventEmitter {
     if (repeats !== null) this.options.logger.debug({ method: req.method, refused: why, repeats }, `refused a request for ${req.method}: ${why}${repeats ? ` (and ${repeats} like it in the last minute)` : ''}`)
   }
 
-  /** A sealed membership request (protocol/seal.js): taken when its tag checks out. */
-  onSealed (clientId, msg) {
-    const inner = this.sealKey === null ? null : unseal(this.sealKey, msg)
-    let req = null
-    if (inner !== null) {
-      try { req = decode(inner, this.options) } catch { req = null }
-    }
-    if (req === null || !GOSSIP_REQUESTS.has(req.type)) {
-      this.securityCounts.badSeals++
-      this.counts.malformed++
-      return
-    }
-    this.onGossip(clientId, req)
-  }
-
   /**
    * Reads the allow-list again (the keys, files and directories `security.allow` named) and
    * lets in exactly those keys from now on; connections already made stay. Resolves with
    * { keys } (how many). On an error the list in force stays as it was.
    */
-  async reloadAllowList () {
-    const sec = this.options.security
-    if (!sec) throw invalidArgument('reloadAllowList() needs a secured peer (security: { clusterKey, allow })')
-    let keys
-    try {
-      keys = readPublicKeys(sec.allowItems)
-    } catch (err) {
-      this.options.logger.error({ err: err.message }, `allow-list NOT changed: ${err.message}`)
-      throw err
-    }
-    sec.allowed = keys
-    this.transport?.setAllowed?.(keys)
-    this.securityCounts.reloads++
-    // Connections that proved a key no longer allowed get no more answers from now; if any
-    // connection that proved nothing asked for work lately, it may hold such a key, and only
-    // closing every connection reaches it (clients reconnect, prove, and carry on).
-    const rebind = this.keyProofs?.revoke(keys, this.options.clock.now()) && this.transport?.rebind
-    this.streams?.cut(this.keyProofs?.cut ?? []) // the streams of a revoked key end with its connections
-    if (rebind) {
-      this.options.logger.warn({ unproven: this.keyProofs.unproven.size }, `a key was revoked while ${this.keyProofs.unproven.size} connection(s) that never proved their key were about: closing every connection`)
-      this.keyProofs.reset()
-      this.streams?.endAll(null, null)
-      await this.transport.rebind()
-    }
-    this.options.logger.info({ allowed: keys.size }, `allow-list read again, ${keys.size} client key${keys.size === 1 ? '' : 's'} allowed`)
-    return { keys: keys.size }
+  reloadAllowList () {
+    return this.security.reload(this.transport, this.streams)
   }
 
   onGossip (clientId, msg) {
     this.membership.handle(msg.gossip).then((reply) => {
       if (reply !== null && this.transport?.open) this.transport.send(clientId, [encodeGossip(msg.seq, reply)])
     }, () => { this.counts.dropped++ })
-  }
-
-  onFlpRequest (clientId, frames) {
-    // FLP messages are multipart, and ZeroMQ bounds each frame, not the message: a message
-    // over maxMessageSize in all, or of more than maxBatch frames, is dropped unanswered.
-    let bytes = 0
-    for (let i = 0; i < frames.length; i++) bytes += frames[i].length
-    if (bytes > this.options.maxMessageSize || frames.length > this.options.maxBatch) {
-      this.counts.flpTooLarge++
-      this.counts.malformed++
-      return
-    }
-    this.counts.flpRequests++
-    const control = frames[0]
-    const body = frames.slice(1)
-    let out
-    try {
-      out = this.options.flpHandler(body)
-    } catch {
-      return // a throwing FLP handler gets no reply: FLP has no error frame
-    }
-    Promise.resolve(out).then((reply) => {
-      const list = Array.isArray(reply) ? reply : [reply]
-      this.transport?.send(clientId, [control, ...list.map(toFrame)])
-    }, () => {})
   }
 
   /**
@@ -557,16 +377,8 @@ export class Peer extends EventEmitter {
       inflightBytes: this.inflightBytes,
       streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size },
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
-      security: { ...this.securityCounts, refused: { ...this.securityCounts.refused }, secured: this.sealKey !== null, allowed: this.options.security ? this.options.security.allowed.size : 0, handshakeFailures: this.gossip?.counts.handshakeFailures ?? 0, keys: this.keyProofs === null ? null : { ...this.keyProofs.counts, proven: this.keyProofs.proven.size, cut: this.keyProofs.cut.size } },
-      membership: {
-        ...(this.membership?.counts ?? {}),
-        refused: { ...(this.membership?.counts.refused ?? {}), endpoints: this.gossip?.counts.refusedEndpoints ?? 0 },
-        candidatesHeld: this.membership?.candidates.size ?? 0,
-        gossipSent: this.gossip?.counts.sent ?? 0,
-        gossipBytes: this.gossip?.counts.bytes ?? 0,
-        strayAnswers: this.gossip?.counts.strayAnswers ?? 0,
-        lateAnswers: this.gossip?.counts.lateAnswers ?? 0,
-      },
+      security: this.security.stats(this.gossip?.counts.handshakeFailures ?? 0),
+      membership: this.cluster?.stats() ?? { refused: { endpoints: 0 }, candidatesHeld: 0, gossipSent: 0, gossipBytes: 0, strayAnswers: 0, lateAnswers: 0 },
     }
   }
 
@@ -607,11 +419,10 @@ export class Peer extends EventEmitter {
   async stopNow () {
     await this.starting?.catch(() => {})
     this.state = 'stopping'
-    this.allowWatch?.stop()
+    this.security.stop()
     const { clock, drainTimeout, logger } = this.options
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
-    this.dns?.stop()
-    const leaving = this.membership?.leave()
+    const leaving = this.cluster?.leave()
     const drainEnd = clock.now() + drainTimeout
     if (this.dispatcher !== null) {
       let timer
@@ -629,7 +440,7 @@ export class Peer extends EventEmitter {
     this.streams?.close()
     await this.pool?.stop()
     this.replies.flush() // replies still waiting for their turn to end
-    await this.gossip?.close()
+    await this.cluster?.close()
     await this.transport?.close()
     this.state = 'stopped'
     if (this.dispatcher !== null) logger.info({}, 'stopped')
@@ -644,10 +455,3 @@ export class Peer extends EventEmitter {
 function connectionKey (id) {
   return id.length === 5 && id[0] === 0 ? id.readUInt32BE(1) : id.toString('latin1')
 }
-
-function toFrame (x) {
-  if (Buffer.isBuffer(x)) return x
-  if (x instanceof Uint8Array) return Buffer.from(x.buffer, x.byteOffset, x.byteLength)
-  return Buffer.from(String(x))
-}
-

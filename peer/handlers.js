@@ -1,0 +1,60 @@
+// Where a peer's handlers run, from its `handlers` option (README, Handlers in worker
+// threads): functions given as they are (already in the service, peer.js), modules loaded on
+// the main thread (threads: 0), or modules loaded by a pool of worker threads, ready before
+// the socket takes requests. A module's methods join what serve() added before start (serve
+// wins).
+import { WorkerPool } from './worker-pool.js'
+import { loadHandlerModules, loadFailure } from './handler-module.js'
+import { invalidArgument } from '../protocol/errors.js'
+
+/**
+ * Loads the handler modules into `own` (service.js). Resolves with the WorkerPool the
+ * handlers run in, or null when they run on the main thread; rejects with a coded error,
+ * nothing left running.
+ * @param {object} o     the peer's resolved options (handlers, threads, resourceLimits, capacity, clock)
+ * @param {import('./service.js').OwnService} own
+ * @param {(err: Error) => void} onEmpty  no thread could be kept (worker-pool.js)
+ */
+export async function startHandlers (o, own, onEmpty) {
+  const modules = o.handlers
+  if (!Array.isArray(modules)) return null
+  const failed = (err, how) => invalidArgument(err?.duplicate
+    ? `handlers modules: ${err.message}`
+    : `handlers module ${err?.moduleUrl ?? modules.join(', ')} could not be loaded${how}: ${loadFailure(err, err?.moduleUrl ?? modules[0])}`)
+  let handlers
+  let pool = null
+  if (o.threads === 0) {
+    try {
+      handlers = await loadHandlerModules(modules)
+    } catch (err) {
+      throw failed(err, '')
+    }
+  } else {
+    pool = new WorkerPool({ modules, threads: o.threads, resourceLimits: o.resourceLimits, clock: o.clock, onEmpty })
+    let methods
+    try {
+      methods = await pool.start()
+    } catch (err) {
+      await pool.stop()
+      throw failed(err, ' in a worker thread')
+    }
+    if (methods.length === 0) {
+      await pool.stop()
+      throw invalidArgument(`handlers module${modules.length === 1 ? '' : 's'} ${modules.join(', ')} export${modules.length === 1 ? 's' : ''} no functions`)
+    }
+    handlers = {}
+    for (const m of methods) {
+      handlers[m] = (args, ctx) => pool.run(m, args, ctx)
+      handlers[m].stream = (args, ctx, so) => pool.stream(m, args, ctx, so) // a stream runs in the thread too (streams.js)
+    }
+    if (o.capacity === undefined) own.capacity = pool.threads.length
+  }
+  for (const name of Object.keys(own.handlers)) delete handlers[name]
+  try {
+    own.addAll(handlers)
+  } catch (err) {
+    await pool?.stop()
+    throw err
+  }
+  return pool
+}
