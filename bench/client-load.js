@@ -82,14 +82,14 @@ async function measure (root) {
   const { Client } = await import(pathToFileURL(`${root}/index.js`).href)
   const codec = await import(pathToFileURL(`${root}/protocol/codec.js`).href)
   const { MessageType } = await import(pathToFileURL(`${root}/protocol/constants.js`).href)
-  const { PAYLOAD } = await import(pathToFileURL(fileURLToPath(new URL('./harness.js', import.meta.url))).href)
+  const { PAYLOAD, anyClientTransport } = await import(pathToFileURL(fileURLToPath(new URL('./harness.js', import.meta.url))).href)
   const EP = 'tcp://127.0.0.1:1'
   const META = { mv: 1, load: 0 }
   const client = new Client({
     seeds: [EP], // never dialled: the transport below is in memory
     timeout: 30000,
     discover: false,
-    transport: (o) => {
+    transport: anyClientTransport((o) => {
       setImmediate(() => o.onUp(EP))
       return {
         connect () {},
@@ -103,7 +103,7 @@ async function measure (root) {
           setImmediate(() => o.onMessage(endpoint, [reply]))
         },
       }
-    },
+    }),
   })
   await new Promise((resolve) => setTimeout(resolve, 20))
   const drive = async (n) => {

@@ -3,7 +3,7 @@
 // deaths under 10% message loss, convergence after a partition heals. A round is one probe
 // interval. Usage: node bench/gossip-sim.js [--sizes 10,100,1000] [--json]
 import { parseArgs } from 'node:util'
-import { measure } from '../peer/membership/sim-measure.js'
+import { measure } from '../sim/membership-measure.js'
 
 const { values } = parseArgs({
   options: {

@@ -16,6 +16,15 @@ export function payloadOf (bytes) {
 }
 
 const children = new Set()
+/**
+ * A Client `transport` option every checkout takes: a connector function (what checkouts
+ * before 0.3 take) that is also { connector } (what later ones take, without the
+ * deprecation warning), for benchmarks that run an older checkout's Client.
+ */
+export function anyClientTransport (connector) {
+  return Object.assign((o) => connector(o), { connector })
+}
+
 export function killChildren () {
   for (const c of children) { try { process.kill(c.pid, 'SIGKILL') } catch {} }
   children.clear()

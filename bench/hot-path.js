@@ -9,7 +9,7 @@
 // Usage: node bench/hot-path.js [--rounds 21] [--requests 10000] [--against DIR]
 import { parseArgs } from 'node:util'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { PAYLOAD } from './harness.js'
+import { PAYLOAD, anyClientTransport } from './harness.js'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '21' }, requests: { type: 'string', default: '10000' }, against: { type: 'string' } } })
 const ROUNDS = Number(values.rounds)
@@ -33,7 +33,7 @@ async function sides (root) {
     seeds: ['tcp://127.0.0.1:1'], // never dialled: the transport below is in memory
     timeout: 30000,
     discover: false,
-    transport: (o) => {
+    transport: anyClientTransport((o) => {
       setImmediate(() => o.onUp('tcp://127.0.0.1:1'))
       return {
         connect () {},
@@ -47,7 +47,7 @@ async function sides (root) {
           queueMicrotask(() => { done(null); o.onMessage(endpoint, [reply]) })
         },
       }
-    },
+    }),
   })
   await new Promise((resolve) => setTimeout(resolve, 20))
 

@@ -33,7 +33,7 @@ const heap = () => { globalThis.gc(); globalThis.gc(); return process.memoryUsag
 async function client (n, strategy) {
   const t = standIn()
   const eps = endpoints(n)
-  const c = new Client({ seeds: [eps[0]], transport: t.factory, strategy, discover: false, security: false, maxPeers: 65535 })
+  const c = new Client({ seeds: [eps[0]], transport: { connector: t.factory }, strategy, discover: false, security: false, maxPeers: 65535 })
   c.learn(eps.map((endpoint) => ({ endpoint, incarnation: 1, state: 0, meta: { version: '0.1.0', zone: 'a' } })))
   for (const ep of eps) t.up(ep)
   return c

@@ -1,4 +1,4 @@
-// Subsetting at scale in the whole-system simulation (test/helpers/system-sim.js): N peers and
+// Subsetting at scale in the whole-system simulation (sim/system.js): N peers and
 // N clients (1,000 each by default), the default subset (32), with the assertions of
 // test/subsets.sim.test.js: connections per client at most the subset, the busiest peer's load
 // (p99 over peers) at most 1.6x the mean, and a peer's death moving at most 2% of the
@@ -7,8 +7,8 @@
 //
 //   node bench/subsets.js [--peers 1000] [--clients 1000] [--seconds 5] [--seed 1]
 import { parseArgs } from 'node:util'
-import { SystemSim } from '../test/helpers/system-sim.js'
-import { connections, clientsPerPeer, quantile, loadPerPeer, binomialSpread } from '../test/helpers/subset-measure.js'
+import { SystemSim } from '../sim/system.js'
+import { connections, clientsPerPeer, quantile, loadPerPeer, binomialSpread } from '../sim/subset-measure.js'
 import { clientDefaults } from '../client/options.js'
 
 const { values } = parseArgs({ options: { peers: { type: 'string', default: '1000' }, clients: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '5' }, seed: { type: 'string', default: '1' } } })

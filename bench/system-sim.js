@@ -1,4 +1,4 @@
-// The whole-system simulation's figures, per fault scenario (test/helpers/system-scenarios.js)
+// The whole-system simulation's figures, per fault scenario (sim/system-scenarios.js)
 // and seed: requests served and failed, healthy members declared dead by healthy members
 // (during the fault and after it), time from the fault's end until every live peer had half
 // its fair share of every client's requests again, until every peer saw every other alive,
@@ -6,8 +6,8 @@
 // seed and do not depend on the machine.
 // Usage: node bench/system-sim.js [--seeds 1,2,3,4,5] [--json]
 import { parseArgs } from 'node:util'
-import { SystemSim } from '../test/helpers/system-sim.js'
-import { scenarios } from '../test/helpers/system-scenarios.js'
+import { SystemSim } from '../sim/system.js'
+import { scenarios } from '../sim/system-scenarios.js'
 
 const { values } = parseArgs({ options: { seeds: { type: 'string', default: '1,2,3,4,5' }, json: { type: 'boolean' } } })
 const seeds = values.seeds.split(',').map(Number)

@@ -1,7 +1,6 @@
 // The embeddable client: keeps a table of peers, picks one per request through the
 // strategy, sends, and fails over. No promise outlives its deadline.
 import { EventEmitter } from 'node:events'
-import { ZmqConnector } from '../transport/zmq-connector.js'
 import { PeerTable } from './peer-table.js'
 import { resolveClientOptions, requestOptionsChecker, streamOptionsChecker } from './options.js'
 import { ClientStreams } from './streams.js'
@@ -78,8 +77,7 @@ export class Client extends EventEmitter {
     this.tracing = new ClientTracing() // CLIENT spans, when a tracer provider is registered
     this.deadlines = new TimerLists(o.clock, (call) => this.attempts.onDeadline(call))
     this.attempts = new Attempts(this) // sent, answered, timed out, lost; failover (attempts.js)
-    const makeTransport = o.transport ?? ((t) => new ZmqConnector(t))
-    this.transport = makeTransport({
+    this.transport = o.transport({ // a connector (options.js: the transport option)
       maxMessageSize: o.maxMessageSize,
       heartbeatInterval: o.heartbeatInterval,
       heartbeatTimeout: o.heartbeatTimeout,

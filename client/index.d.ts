@@ -93,8 +93,12 @@ export interface ClientOptions {
   wallClock?: () => number
   /** Random source in [0, 1). Default Math.random. */
   random?: () => number
-  /** Builds the transport; for tests and simulations. Default: ZeroMQ. */
-  transport?: (handlers: ClientTransportHandlers) => ClientTransport
+  /**
+   * The sockets, in the shape Peer's `transport` takes ({ connector } at least): a
+   * zeromesh/testing MemoryNetwork host's `transport` fits as it is. Default: ZeroMQ. The
+   * connector function alone is deprecated (a DeprecationWarning), and goes in a later release.
+   */
+  transport?: { connector(handlers: ClientTransportHandlers): ClientTransport } | import('../peer/index.js').Transport | ((handlers: ClientTransportHandlers) => ClientTransport)
   /**
    * CURVE (README, Security). Left out: plain, and only loopback, ipc and inproc seeds are
    * accepted. `false`: plain anywhere, on purpose.

@@ -5,6 +5,7 @@ import { Limits } from '../protocol/constants.js'
 import { clockOption, MAX_TIMER_MS } from '../protocol/clock.js'
 import { resolveClientSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
 import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
+import { zmqTransport } from '../transport/index.js'
 import { versionRange, whereProblem } from '../protocol/service.js'
 
 export const clientDefaults = Object.freeze({
@@ -86,7 +87,7 @@ export function resolveClientOptions (given) {
     clock: clockOption,
     wallClock: fn(Date.now), // ms since 1970, for the incarnation horizon of member-list claims
     random: fn(Math.random),
-    transport: fn(undefined),
+    transport: transportOption,
     security: resolveClientSecurity,
     logger: loggerOption,
     dns: dnsOption,
@@ -181,4 +182,22 @@ function hedgeOption (def) {
     }
     return v
   }
+}
+
+let warnedTransportFn = false
+
+/**
+ * The sockets, in the shape Peer's option takes (transport/index.js): { connector(o) } is
+ * enough for a client, so a Peer's transport object fits as it is; ZeroMQ by default. The
+ * connector function alone (before 0.3) still works for a release, with a deprecation warning.
+ */
+function transportOption (v) {
+  if (v === undefined) return zmqTransport.connector
+  if (typeof v?.connector === 'function') return (o) => v.connector(o)
+  if (typeof v !== 'function') throw invalidArgument('transport must be an object with connector(options), as Peer\'s transport option and zeromesh/testing\'s MemoryNetwork hosts give')
+  if (!warnedTransportFn) {
+    warnedTransportFn = true
+    process.emitWarning('Client option transport as a function is deprecated: give { connector(options) } (the shape Peer takes, e.g. zmqTransport or a MemoryNetwork host\'s transport)', { type: 'DeprecationWarning', code: 'ZEROMESH_DEP_CLIENT_TRANSPORT' })
+  }
+  return v
 }

@@ -99,7 +99,7 @@ export interface PeerOptions {
   random?: () => number
   /** Ms since 1970, for incarnations and the incarnation horizon. Default Date.now. */
   wallClock?: () => number
-  /** The sockets: ZeroMQ by default; transport/memory.js gives an in-memory twin for simulations. */
+  /** The sockets: ZeroMQ by default; zeromesh/testing's MemoryNetwork gives an in-memory twin (a host's `transport`). */
   transport?: Transport
   /**
    * CURVE and the allow-list (README, Security). Left out: plain, and only loopback, ipc and

@@ -428,4 +428,28 @@ describe('peer entries declare their state (issue 28, item 6)', () => {
     timers[0]()
     expect(Object.keys(peers[0]).sort()).to.deep.equal(fields)
   })
+
+  it('transport: { connector } as Peer takes it; the connector function alone still works, with one DeprecationWarning; anything else is refused', async () => {
+    const { clock, net } = setup({}, [A])
+    const { Client } = await import('../index.js')
+    const warnings = []
+    const onWarning = (w) => warnings.push(w)
+    process.on('warning', onWarning)
+    try {
+      const old = new Client({ seeds: [A], clock, discover: false, transport: net.clientTransport().connector })
+      net.up(A)
+      const r = track(old.request('echo', 'old shape'))
+      await tick(clock, 5)
+      expect(r.value).to.equal('old shape')
+      await old.close()
+      new Client({ seeds: [A], clock, discover: false, transport: net.clientTransport().connector }).close()
+      await flush()
+      expect(warnings.filter((w) => w.code === 'ZEROMESH_DEP_CLIENT_TRANSPORT').map((w) => w.name)).to.deep.equal(['DeprecationWarning'])
+    } finally {
+      process.off('warning', onWarning)
+    }
+    for (const bad of [{}, { listener: () => {} }, 'zmq', 42]) {
+      expect(() => new Client({ seeds: [A], transport: bad }), JSON.stringify(bad)).to.throw(/transport must be an object with connector/).with.property('code', 'ERR_ZEROMESH_INVALID_ARGUMENT')
+    }
+  })
 })

@@ -5,6 +5,7 @@ import * as peer from 'zeromesh/peer'
 import * as client from 'zeromesh/client'
 import * as protocol from 'zeromesh/protocol'
 import * as metrics from 'zeromesh/metrics'
+import * as testing from 'zeromesh/testing'
 
 const codes = {
   TimeoutError: ['ERR_ZEROMESH_TIMEOUT', true],
@@ -30,6 +31,7 @@ describe('package surface', () => {
     expect(protocol.decode).to.be.a('function')
     expect(protocol.ProtocolError).to.equal(root.ProtocolError)
     expect(Object.keys(metrics).sort()).to.deep.equal(['clientMetrics', 'peerMetrics'])
+    expect(Object.keys(testing).sort()).to.deep.equal(['MemoryNetwork', 'VirtualClock', 'seededRandom'])
   })
 
   for (const [name, [code, retryable]] of Object.entries(codes)) {
@@ -80,13 +82,14 @@ describe('package contents', function () {
         if (!name.startsWith('node:') && !Object.hasOwn(pkg.dependencies, name) && !optional) devImports.push(`${rel}: ${name}`)
       }
     }
-    for (const entry of ['index.js', 'peer/index.js', 'client/index.js', 'protocol/index.js', 'ops/metrics.js', 'bin/zeromesh.js']) visit(entry)
+    for (const entry of ['index.js', 'peer/index.js', 'client/index.js', 'protocol/index.js', 'ops/metrics.js', 'testing/index.js', 'bin/zeromesh.js']) visit(entry)
     expect(seen.size).to.be.above(40)
     expect(missing).to.deep.equal([])
     expect(devImports).to.deep.equal([])
-    // The container image has what `zeromesh peer` needs (bench/ is for `zeromesh bench` only).
+    // The container image has what `zeromesh peer` needs (bench/ is for `zeromesh bench` only,
+    // testing/ for users' tests).
     const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8')
-    const dirs = new Set([...seen].filter((f) => f.includes('/') && !f.startsWith('bench/')).map((f) => f.split('/')[0]))
+    const dirs = new Set([...seen].filter((f) => f.includes('/') && !f.startsWith('bench/') && !f.startsWith('testing/')).map((f) => f.split('/')[0]))
     for (const d of dirs) expect(dockerfile, `Dockerfile copies ${d}/`).to.match(new RegExp(`^COPY ${d} \\./${d}$`, 'm'))
   })
 })
@@ -118,3 +121,24 @@ describe('error codes in one place (issue 28, item 6)', () => {
     expect(protocol.RemoteCode).to.deep.equal({ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', STREAM_ONLY: 'ERR_ZEROMESH_STREAM_ONLY' })
   })
 })
+
+describe('seams (issue 28, item 5)', () => {
+  it('only transport/ imports zeromq; no simulation code ships in peer/ or client/', async () => {
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const root = path.resolve(import.meta.dirname, '..')
+    const found = []
+    for (const dir of ['protocol', 'peer', 'client', 'ops', 'bin', 'testing']) {
+      for (const f of fs.readdirSync(path.join(root, dir), { recursive: true })) {
+        const rel = path.join(dir, String(f))
+        if (!rel.endsWith('.js')) continue
+        const text = fs.readFileSync(path.join(root, rel), 'utf8')
+        if (/from\s+'zeromq'|import\('zeromq'\)/.test(text)) found.push(`${rel} imports zeromq`)
+        if (/(?:sim|simulation)[^/']*\.js'/.test(text) && !rel.startsWith('testing')) found.push(`${rel} imports simulation code`)
+        if (/^(peer|client)\//.test(rel) && /^(sim-|virtual-clock|memory-network)/.test(path.basename(rel))) found.push(`${rel} is simulation code`)
+      }
+    }
+    expect(found).to.deep.equal([])
+  })
+})
+

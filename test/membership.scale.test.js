@@ -1,8 +1,8 @@
-// SWIM at 1000 members, simulated (peer/membership/sim-measure.js, as bench/gossip-sim.js
+// SWIM at 1000 members, simulated (sim/membership-measure.js, as bench/gossip-sim.js
 // reports it): a join reaches everyone, per-member traffic does not grow with N, and 10%
 // message loss kills nobody.
 import { expect } from 'chai'
-import { measure } from '../peer/membership/sim-measure.js'
+import { measure } from '../sim/membership-measure.js'
 
 describe('membership at 1000 members (simulated)', function () {
   this.timeout(120000)

@@ -6,7 +6,7 @@ import { expect } from 'chai'
 import { admit, Action } from '../peer/membership/admission.js'
 import { Candidates } from '../peer/membership/candidates.js'
 import { MemberTable, State } from '../peer/membership/member-table.js'
-import { SimCluster, SIM_EPOCH } from '../peer/membership/sim-cluster.js'
+import { SimCluster, SIM_EPOCH } from '../sim/membership-cluster.js'
 import { INCARNATION_HORIZON_MS, MessageType } from '../protocol/constants.js'
 import { encodeGossip, decode } from '../protocol/codec.js'
 

@@ -4,7 +4,7 @@ import { expect } from 'chai'
 import { supersedes, State, MemberTable, entryHash } from '../peer/membership/member-table.js'
 import { remainingSuspicionTime, suspicionBounds } from '../peer/membership/suspicion.js'
 import { BroadcastQueue } from '../peer/membership/broadcast-queue.js'
-import { SimCluster } from '../peer/membership/sim-cluster.js'
+import { SimCluster } from '../sim/membership-cluster.js'
 
 const { ALIVE, SUSPECT, DEAD, LEFT } = State
 const c = (incarnation, state) => ({ endpoint: 'x', incarnation, state, meta: {} })

@@ -2,7 +2,7 @@
 // (transport/ordered-sender.js), on a scripted pipe and a virtual clock.
 import { expect } from 'chai'
 import { OrderedSender } from '../transport/ordered-sender.js'
-import { VirtualClock } from '../peer/membership/virtual-clock.js'
+import { VirtualClock } from '../testing/virtual-clock.js'
 
 /** A pipe that takes `room` messages, then answers EAGAIN until drained; `code` forces an answer. */
 function pipe () {

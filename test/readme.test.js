@@ -15,7 +15,8 @@ describe('README', function () {
   this.timeout(20000)
   const file = fileURLToPath(new URL('./readme-quickstart.tmp.mjs', import.meta.url))
   const secured = fileURLToPath(new URL('./readme-security.tmp.mjs', import.meta.url))
-  after(() => { rmSync(file, { force: true }); rmSync(secured, { force: true }) })
+  const testing = fileURLToPath(new URL('./readme-testing.tmp.mjs', import.meta.url))
+  after(() => { for (const f of [file, secured, testing]) rmSync(f, { force: true }) })
 
   it('the quick start prints 5 and the unknown-method code, then exits', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
@@ -39,6 +40,13 @@ describe('README', function () {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+
+  it('the example of "Testing without sockets" runs on the in-memory network: 5, then 9 from the other peer once the first is killed', async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const section = readme.slice(readme.indexOf('### Testing without sockets'))
+    writeFileSync(testing, /```js\n([\s\S]*?)```/.exec(section)[1])
+    expect(await node([testing])).to.equal('5\n9 down\n')
   })
 
   it('reads in a newcomer\'s order (issue 25, item 7), and its Architecture table names every folder of code', () => {

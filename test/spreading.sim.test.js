@@ -10,7 +10,7 @@
 // issue measured on real sockets). The "slow" peer's host adds 1 ms each way (+2 ms a round
 // trip). Handlers answer at once.
 import { expect } from 'chai'
-import { SystemSim } from './helpers/system-sim.js'
+import { SystemSim } from '../sim/system.js'
 
 async function serial (peers, { slow = null, seed = 5 } = {}) {
   const s = new SystemSim({ seed, peers, clients: 1, inflight: 1, think: 0, delay: 0.1, jitter: 0.04 })

@@ -1,11 +1,11 @@
 // Streams in the whole-system simulation (issue 26, item 5): real Peers and Clients on the
-// in-memory network and a virtual clock (test/helpers/system-sim.js), with the request load
+// in-memory network and a virtual clock (sim/system.js), with the request load
 // of the other scenarios running beside. A peer that dies, or is cut off by a partition, in
 // the middle of a stream ends it with a coded error carrying its count within the client's
 // detection time (never a hang); the reader resumes from its cursor on another peer and gets
 // every item exactly once; the requests beside it lose nothing.
 import { expect } from 'chai'
-import { SystemSim } from './helpers/system-sim.js'
+import { SystemSim } from '../sim/system.js'
 
 const N = 400 // items in the whole stream
 

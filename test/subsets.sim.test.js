@@ -3,8 +3,8 @@
 // only the connections that were to it. (bench/subsets.js runs 1,000 x 1,000 with the default
 // subset and the same assertions.)
 import { expect } from 'chai'
-import { SystemSim } from './helpers/system-sim.js'
-import { connections, clientsPerPeer, quantile, loadPerPeer, binomialSpread } from './helpers/subset-measure.js'
+import { SystemSim } from '../sim/system.js'
+import { connections, clientsPerPeer, quantile, loadPerPeer, binomialSpread } from '../sim/subset-measure.js'
 
 const PEERS = 40
 const CLIENTS = 100

@@ -1,12 +1,12 @@
 // The whole system under faults, simulated: 5 real Peers and 2 real Clients (8 requests in
-// flight each) on the in-memory network and a virtual clock (test/helpers/system-sim.js),
+// flight each) on the in-memory network and a virtual clock (sim/system.js),
 // deterministic from a seed. Each scenario asserts what a user relies on: no idempotent
 // request fails, every live peer is back in every client's rotation (half its fair share
 // or more) within 5 s of the fault ending, healthy members are never declared dead by
 // healthy members, and clients' member-list fetches stay bounded whatever the disagreement.
 import { expect } from 'chai'
-import { SystemSim } from './helpers/system-sim.js'
-import { scenarios, P } from './helpers/system-scenarios.js'
+import { SystemSim } from '../sim/system.js'
+import { scenarios, P } from '../sim/system-scenarios.js'
 
 const MAX_FETCHES_PER_S = 5 // per client, averaged over the scenario
 

@@ -6,7 +6,7 @@
 // clients in zone a run 48 loops each of one request then 90 ms of thought: about 955 req/s,
 // 40% of the six peers' capacity, 80% of zone a's.
 import { expect } from 'chai'
-import { SystemSim } from './helpers/system-sim.js'
+import { SystemSim } from '../sim/system.js'
 
 const CAPACITY = 4
 const SERVICE_MS = 10

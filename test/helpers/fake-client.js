@@ -18,7 +18,7 @@ export function setup (options = {}, peers = [A, B, C]) {
   }
   const net = new FakeNetwork(clock)
   for (const ep of peers) net.define(ep)
-  const client = new Client({ seeds: peers, clock, transport: net.factory(), strategy: 'round-robin', discover: false, ...options })
+  const client = new Client({ seeds: peers, clock, transport: net.clientTransport(), strategy: 'round-robin', discover: false, ...options })
   return { clock, net, client }
 }
 

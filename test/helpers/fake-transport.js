@@ -18,17 +18,19 @@ export class FakeNetwork {
     this.hangups = [] // endpoints disconnect() was called with, in order
   }
 
-  /** A `transport` option for Client. */
-  factory () {
-    return (handlers) => {
-      this.h = handlers
-      this.transport = {
-        connect: (ep) => { this.dials.push(ep); if (!this.peers.has(ep)) this.define(ep) },
-        disconnect: (ep) => { this.hangups.push(ep) },
-        send: (ep, frames, done) => this.send(ep, frames, done),
-        close: async () => {},
-      }
-      return this.transport
+  /** A `transport` option for Client: { connector }. */
+  clientTransport () {
+    return {
+      connector: (handlers) => {
+        this.h = handlers
+        this.transport = {
+          connect: (ep) => { this.dials.push(ep); if (!this.peers.has(ep)) this.define(ep) },
+          disconnect: (ep) => { this.hangups.push(ep) },
+          send: (ep, frames, done) => this.send(ep, frames, done),
+          close: async () => {},
+        }
+        return this.transport
+      },
     }
   }
 

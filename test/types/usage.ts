@@ -4,6 +4,7 @@ import { peerMetrics, clientMetrics } from 'zeromesh/metrics'
 import { Peer as Peer2 } from 'zeromesh/peer'
 import { Client as Client2 } from 'zeromesh/client'
 import { encodeRequest, decode, MessageType, Status } from 'zeromesh/protocol'
+import { MemoryNetwork, VirtualClock, seededRandom } from 'zeromesh/testing'
 
 async function main (): Promise<void> {
   const peer = new Peer({
@@ -75,3 +76,26 @@ async function main (): Promise<void> {
 }
 
 void main()
+
+// zeromesh/testing: a peer and a client on the in-memory network and a virtual clock.
+export async function simulated (): Promise<number> {
+  const clock = new VirtualClock()
+  const net = new MemoryNetwork({ clock, random: seededRandom(7), delay: 0.5 })
+  const a = net.host('a')
+  const peer = new Peer({ bind: 'tcp://127.0.0.1:5555', handlers: { add: ([x, y]: [number, number]) => x + y }, clock: a.clock, transport: a.transport })
+  const me = net.host('me')
+  const client = new Client({ seeds: ['tcp://127.0.0.1:5555'], clock: me.clock, transport: me.transport })
+  net.partition(['a'], ['me'])
+  net.heal()
+  me.loss = 0.01
+  a.freeze()
+  a.thaw()
+  const started = peer.start()
+  await clock.advance(10)
+  await started
+  const sum = client.request('add', [2, 3])
+  await clock.advance(100)
+  a.kill()
+  return (await sum) as number
+}
+

@@ -2,8 +2,8 @@
 // bench/gossip-sim.js and the membership tests: rounds for a join and a death to reach every
 // member, traffic per member per round, false deaths under message loss, convergence after a
 // partition heals. A round is one probe interval.
-import { SimCluster } from './sim-cluster.js'
-import { encodeGossip } from '../../protocol/codec.js'
+import { SimCluster } from './membership-cluster.js'
+import { encodeGossip } from '../protocol/codec.js'
 
 // Bytes per message type, counted only while `counting` is on (encoding every message costs).
 let counting = false

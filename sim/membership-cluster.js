@@ -1,19 +1,16 @@
 // A cluster of Membership instances on a MemoryNetwork and a fake clock, for tests and for
 // bench/gossip-sim.js. Nodes are added, killed (silently gone), frozen (cut off, then back),
 // and asked what they think of each other.
-import { Membership } from './swim.js'
-import { MemoryNetwork } from './memory-network.js'
-import { resolveMembershipOptions } from './config.js'
-import { VirtualClock } from './virtual-clock.js'
+import { Membership } from '../peer/membership/swim.js'
+import { resolveMembershipOptions } from '../peer/membership/config.js'
+import { MemoryNetwork } from './membership-network.js'
+import { VirtualClock } from '../testing/virtual-clock.js'
+import { seededRandom } from '../testing/random.js'
 
 /** The simulation's wall clock at its time 0 (ms since 1970): fixed, so runs replay exactly. */
 export const SIM_EPOCH = 1.7e12
 
-/** A deterministic random source (LCG), so a simulation run can be replayed. */
-export function seededRandom (seed = 1) {
-  let s = seed >>> 0
-  return () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 4294967296 }
-}
+export { seededRandom } // where it was before it moved to zeromesh/testing
 
 export class SimCluster {
   constructor ({ loss = 0, delay = 1, seed = 1, config = {}, sizeOf } = {}) {

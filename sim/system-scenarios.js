@@ -1,4 +1,4 @@
-// The fault scenarios of the whole-system simulation (test/helpers/system-sim.js), shared by
+// The fault scenarios of the whole-system simulation (sim/system.js), shared by
 // test/system.sim.test.js (which asserts on them) and bench/system-sim.js (which reports them).
 // Each `fault(sim)` injects its fault, lets simulated time run, and ends it.
 

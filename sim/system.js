@@ -3,10 +3,11 @@
 // and a virtual clock, deterministic from a seed. Faults are injected per host; the load is
 // idempotent requests from every client; what each client got from each peer is counted
 // per 250 ms, so a test can ask when every live peer was back in every client's rotation.
-import { Peer, Client } from '../../index.js'
-import { MemoryNetwork } from '../../transport/memory.js'
-import { VirtualClock } from '../../peer/membership/virtual-clock.js'
-import { seededRandom, SIM_EPOCH } from '../../peer/membership/sim-cluster.js'
+import { Peer, Client } from '../index.js'
+import { MemoryNetwork } from '../transport/memory.js'
+import { VirtualClock } from '../testing/virtual-clock.js'
+import { seededRandom } from '../testing/random.js'
+import { SIM_EPOCH } from './membership-cluster.js'
 
 const BUCKET_MS = 250
 
@@ -87,7 +88,7 @@ export class SystemSim {
       seeds: this.endpoints.slice(0, 2),
       clock: host.clock,
       random: this.random,
-      transport: host.connector,
+      transport: host.transport,
       ...this.o.client,
       ...this.o.clientOptions(i),
     })
