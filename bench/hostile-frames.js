@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util'
 import * as zmq from 'zeromq'
 import { encodeGossip, encodeRequest, encodeCancel, encodeMembersGet, MemberState } from '../protocol/index.js'
-import { seededRandom } from '../sim/membership-cluster.js'
+import { seededRandom } from '../testing/random.js'
 
 const { values } = parseArgs({ options: { peers: { type: 'string' }, seconds: { type: 'string' }, rate: { type: 'string' }, seed: { type: 'string' } } })
 const peers = values.peers.split(',')

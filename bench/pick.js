@@ -12,7 +12,7 @@ import { ZonePreference } from '../client/zone.js'
 import { p2c } from '../client/strategies/p2c.js'
 import { chooseSubset } from '../client/subset.js'
 import { describe } from '../protocol/service.js'
-import { seededRandom } from '../sim/membership-cluster.js'
+import { seededRandom } from '../testing/random.js'
 import os from 'node:os'
 
 const METHODS = Array.from({ length: 50 }, (_, i) => `orders.m${i}`)

@@ -10,7 +10,6 @@ import { seededRandom } from '../testing/random.js'
 /** The simulation's wall clock at its time 0 (ms since 1970): fixed, so runs replay exactly. */
 export const SIM_EPOCH = 1.7e12
 
-export { seededRandom } // where it was before it moved to zeromesh/testing
 
 export class SimCluster {
   constructor ({ loss = 0, delay = 1, seed = 1, config = {}, sizeOf } = {}) {

@@ -3,7 +3,7 @@
 import { expect } from 'chai'
 import { p2c } from '../client/strategies/p2c.js'
 import { PeakEwma } from '../client/peak-ewma.js'
-import { seededRandom } from '../sim/membership-cluster.js'
+import { seededRandom } from '../testing/random.js'
 import { pickByKey, score } from '../client/strategies/rendezvous.js'
 import { eventually } from './helpers/eventually.js'
 import { harness } from './helpers/cluster.js'

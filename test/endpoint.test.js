@@ -6,7 +6,7 @@ import { expect } from 'chai'
 import * as zmq from 'zeromq'
 import { parseEndpoint, isWireEndpoint, normalizeRemote, normalizeEndpoint, bindSpec } from '../protocol/endpoint.js'
 import { encodeGossip, encodeMembers, decode } from '../protocol/codec.js'
-import { seededRandom } from '../sim/membership-cluster.js'
+import { seededRandom } from '../testing/random.js'
 
 const killers = ['garbage', 'tcp://127.0.0.1:abc', 'udp://127.0.0.1:5', `ipc:///tmp/${'a'.repeat(110)}`, 'ipc://@']
 
