@@ -24,19 +24,16 @@ import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
 import { ClientTracing } from './tracing.js'
 import { MemberLists } from './member-lists.js'
+import { askMembers, askService } from './asks.js'
 import { decode, hasSignature } from '../protocol/codec.js'
-import { MessageType, Feature, memberStateNames, MAX_REQUEST_ID } from '../protocol/constants.js'
-import { ClosedError, TimeoutError, NoPeersError, UnknownMethodError, BusyError, invalidArgument } from '../protocol/errors.js'
-import { normalizeRemote, isLoopback } from '../protocol/endpoint.js'
+import { MessageType, Feature, MAX_REQUEST_ID } from '../protocol/constants.js'
+import { ClosedError, UnknownMethodError, BusyError, invalidArgument } from '../protocol/errors.js'
+import { isLoopback } from '../protocol/endpoint.js'
 import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
 import { SILENT_LOGGER } from '../protocol/options.js'
 import { dnsSeedsOf } from '../transport/dns-seeds.js'
 
 const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
-
-function stateName (n) {
-  return memberStateNames[n] ?? 'unknown'
-}
 
 export class Client extends EventEmitter {
   /** @param {object} options  ClientOptions (index.d.ts; README, API) */
@@ -432,26 +429,8 @@ export class Client extends EventEmitter {
    * A peer's view of the cluster (`from`, or a random up peer): resolves with
    * [{ endpoint, state, incarnation, meta }], as that peer's `members()` shows it.
    */
-  async members (from) {
-    if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
-    let endpoint
-    if (from === undefined) {
-      await this.until(() => this.table.up().length > 0 || allRefused(this.table))
-      const up = this.table.up()
-      if (up.length === 0 && allRefused(this.table)) throw refusalError(this.table)
-      if (up.length === 0) throw new NoPeersError(`zeromesh: no peer reachable within ${this.options.timeout} ms to ask for members`)
-      endpoint = up[Math.floor(this.options.random() * up.length)].endpoint
-    } else {
-      endpoint = normalizeRemote(from, 'from')
-      if (this.table.get(endpoint) === undefined && this.addPeer(endpoint) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${endpoint}`)
-      await this.until(() => this.table.get(endpoint)?.state === 'up' || this.table.get(endpoint)?.refusal != null)
-      const refusal = this.table.get(endpoint)?.refusal
-      if (refusal != null && this.table.get(endpoint)?.state !== 'up') throw refusal
-      if (this.table.get(endpoint)?.state !== 'up') throw new NoPeersError(`zeromesh: ${endpoint} not reachable within ${this.options.timeout} ms`)
-    }
-    const list = await this.discovery.fetch(endpoint)
-    if (list === null) throw new TimeoutError(`zeromesh: ${endpoint} sent no member list within ${this.options.membersTimeout} ms`)
-    return list.members.map((m) => ({ endpoint: m.endpoint, state: stateName(m.state), incarnation: m.incarnation, meta: m.meta, service: m.service ?? null }))
+  members (from) {
+    return askMembers(this, from)
   }
 
   /**
@@ -471,22 +450,8 @@ export class Client extends EventEmitter {
    * { methods, version, labels, capacity }, or 'any' for a peer older than services.
    * Rejects with TimeoutError when it does not say within the client's timeout.
    */
-  async describe (endpoint) {
-    if (this.closing !== null) throw new ClosedError('zeromesh: the client is closed')
-    const ep = normalizeRemote(endpoint, 'endpoint')
-    if (this.table.get(ep) === undefined && this.addPeer(ep) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${ep}`)
-    await this.until(() => this.table.get(ep)?.service != null || this.table.get(ep)?.refusal != null)
-    const peer = this.table.get(ep)
-    if (peer?.service == null) throw peer?.refusal ?? new TimeoutError(`zeromesh: ${ep} did not say what it serves within ${this.options.timeout} ms`)
-    return peer.snapshot().service
-  }
-
-  /** Resolves once `cond()` holds, the client's timeout passes, or the client closes. */
-  async until (cond) {
-    const deadline = this.clock.now() + this.options.timeout
-    while (!cond() && this.clock.now() < deadline && this.closing === null) {
-      await new Promise((resolve) => this.clock.setTimeout(resolve, 10))
-    }
+  describe (endpoint) {
+    return askService(this, endpoint)
   }
 
   /** Rejects every pending request with ClosedError and closes the socket. */
