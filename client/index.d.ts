@@ -64,9 +64,9 @@ export interface ClientOptions {
   hedge?: { delayMs: number } | null
   /** Outlier ejection. */
   ejection?: { after?: number, baseMs?: number, maxMs?: number, maxShare?: number }
-  /** ZMTP heartbeat interval. Default 1000. */
+  /** A peer connection silent this long gets a PING (a protocol message, not a ZMTP ping); 0: none. Default 1000. */
   heartbeatInterval?: number
-  /** ZMTP heartbeat timeout and TTL. Default 3000. */
+  /** A peer from which nothing came this long is down, and its connection made anew. Default 3000. */
   heartbeatTimeout?: number
   /** Largest request sent, in bytes. Default 1048576. */
   maxMessageSize?: number

@@ -12,8 +12,8 @@ export const clientDefaults = Object.freeze({
   timeout: 5000, //            whole deadline of a request, retries included
   idempotent: true, //         requests may be re-sent to another peer after a lost connection
   strategy: 'p2c', //          how a peer is picked among the healthy ones: latency-weighted power of two choices
-  heartbeatInterval: 1000, //  ZMTP ping per peer connection, so a frozen peer is noticed...
-  heartbeatTimeout: 3000, //   ...and disconnected after 3 s of silence
+  heartbeatInterval: 1000, //  a silent peer connection gets a PING (transport/heartbeats.js), so a frozen peer is noticed...
+  heartbeatTimeout: 3000, //   ...and taken down after 3 s of silence
   maxMessageSize: Limits.maxMessageSize, // larger requests are refused before sending
   maxDepth: Limits.maxDepth, // deeper results are refused as protocol errors
   attemptTimeout: 'auto', //   an idempotent request's attempt gets this long before another peer is tried ('auto': 4x the method's latency + 50 ms)

@@ -78,8 +78,9 @@ export interface PeerOptions {
   /** How long queued replies may take to leave once the socket closes (ZMQ_LINGER). Default 500. */
   stopLinger?: number
   /**
-   * ZMTP pings from this peer's sockets. Default 0 (none): with pings on, libzmq 4.3.5 aborts
-   * the process when a flooding connection hangs up. Clients' pings still drop frozen clients.
+   * ZMTP pings from this peer's bound socket, PING heartbeats on its membership socket.
+   * Default 0 (none): with ZMTP pings on, libzmq 4.3.5 aborts the process when a flooding
+   * connection hangs up.
    */
   heartbeatInterval?: number
   /** With pings on: a connection silent this long is dropped (ZMTP timeout and TTL). Default 3000. */

@@ -29,8 +29,8 @@ export const peerDefaults = Object.freeze({
   drainTimeout: 10000, //               stop() waits this long for in-flight work, then closes anyway
   stopLinger: 500, //                   once closed, replies already queued may take this long to leave (ZMQ_LINGER)
   // No ZMTP pings of its own: with pings on, libzmq 4.3.5 aborts the process when a connection
-  // whose inbound queue is full hangs up, which any client can do on purpose. Clients ping
-  // with a TTL, so a frozen client is dropped all the same; SWIM finds frozen members.
+  // whose inbound queue is full hangs up, which any client can do on purpose. SWIM finds
+  // frozen members; a frozen client's connection stays until it closes, its queues bounded.
   heartbeatInterval: 0,
   heartbeatTimeout: 3000, //            with pings on: a connection silent this long is dropped
   maxMessageSize: Limits.maxMessageSize, // larger frames drop that connection (ZMQ_MAXMSGSIZE)

@@ -18,7 +18,7 @@ describe('connect aliases', () => {
 
   it('connect, send, disconnect, connect again 200 times: no abort, and the last connection works', async () => {
     const p = await h.peer()
-    socket = new zmq.Router({ ...connectingRouterOptions({ maxMessageSize: 1 << 20, heartbeatInterval: 1000, heartbeatTimeout: 3000 }), receiveTimeout: 3000 })
+    socket = new zmq.Router({ ...connectingRouterOptions({ maxMessageSize: 1 << 20 }), receiveTimeout: 3000 })
     const aliases = new Aliases()
     for (let i = 0; i < 200; i++) {
       expect(aliases.connect(socket, p.endpoint)).to.equal('connected')
@@ -54,7 +54,7 @@ describe('connect aliases', () => {
   })
 
   it('an endpoint ZeroMQ refuses is reported, never thrown, and leaves no alias behind', () => {
-    socket = new zmq.Router(connectingRouterOptions({ maxMessageSize: 1 << 20, heartbeatInterval: 1000, heartbeatTimeout: 3000 }))
+    socket = new zmq.Router(connectingRouterOptions({ maxMessageSize: 1 << 20 }))
     const a = new Aliases()
     for (const bad of ['garbage', 'tcp://127.0.0.1:abc', 'udp://127.0.0.1:5', `ipc:///tmp/${'x'.repeat(120)}`]) {
       expect(a.connect(socket, bad), bad).to.equal('refused')

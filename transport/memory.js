@@ -8,7 +8,8 @@
 //   delays a message instead, by Linux's tail-loss probe (10 ms) for a first loss, then by
 //   retransmission timeouts (200 ms, doubling).
 // - A partition or a frozen host stalls a connection's messages; they arrive when it heals
-//   or thaws, unless the connection went down first. A connector with heartbeats notices a
+//   or thaws, unless the connection went down first. A connector with heartbeats (protocol
+//   PINGs in transport/heartbeats.js, modelled here as a stall) notices a
 //   stall after heartbeatTimeout and takes the connection down (onDown), then reconnects.
 // - A listener that closes (a process stopped or killed) takes its connections down at once.
 // - A frozen host runs nothing: its timers and deliveries wait for the thaw (SIGSTOP/SIGCONT).
@@ -271,7 +272,7 @@ export class MemoryConnector {
     }, ms)
   }
 
-  /** ZMTP heartbeats: a connection stalled for heartbeatTimeout is taken down. */
+  /** Heartbeats: a connection stalled for heartbeatTimeout is taken down. */
   watch (endpoint, pipe) {
     const every = this.o.heartbeatInterval
     if (!(every > 0)) return

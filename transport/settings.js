@@ -10,16 +10,16 @@ import process from 'node:process'
  * a peer that answers and then closes (a graceful stop) would lose replies. Messages to a
  * disconnected peer are queued instead of refused; callers only send to peers they know are up.
  */
-export function connectingRouterOptions ({ maxMessageSize, heartbeatInterval, heartbeatTimeout, sendHighWaterMark = 10000, receiveHighWaterMark = 10000 }) {
+export function connectingRouterOptions ({ maxMessageSize, sendHighWaterMark = 10000, receiveHighWaterMark = 10000 }) {
   return {
     linger: 0, //               never hang the process at exit (the default -1 does)
     mandatory: true, //         a send to an unknown peer fails (EHOSTUNREACH) instead of vanishing
     immediate: false, //        keep each peer's pipe across reconnects (see above)
     sendTimeout: 0, //          sends never block: a full pipe is EAGAIN at once
     maxMessageSize, //          larger frames drop the connection (ZMQ_MAXMSGSIZE)
-    heartbeatInterval, //       ZMTP ping per connection, so a frozen peer is noticed...
-    heartbeatTimeout, //        ...and disconnected after this much silence
-    heartbeatTimeToLive: heartbeatTimeout,
+    // No ZMTP heartbeats (ZMQ_HEARTBEAT_IVL stays 0): the connector's own, in protocol PINGs
+    // (heartbeats.js), notice a frozen peer. A ZMTP PING is what libzmq 4.3.5 aborts the
+    // receiving process over when its connection broke with its inbound queue full.
     handshakeInterval: 5000, // a peer that accepts TCP but never handshakes is dropped
     reconnectInterval: 100,
     reconnectMaxInterval: 2000,

@@ -1,11 +1,19 @@
 // A connecting ZeroMQ ROUTER that addresses each peer by its endpoint (a connect alias,
 // settings.js): the client's socket, and a peer's outgoing membership socket. Reports a
-// peer up on `handshake` and down on `disconnect`; sends never block. Socket settings, and
-// why `immediate` is off, are in settings.js: callers only send to peers whose handshake
+// peer up on `handshake` and down on `disconnect`, or when it went silent (heartbeats.js:
+// PINGs of the protocol, never ZMTP's); sends never block. Socket settings, and why
+// `immediate` is off, are in settings.js: callers only send to peers whose handshake
 // completed and that have not disconnected since.
 import * as zmq from 'zeromq'
 import { connectingRouterOptions, Aliases } from './settings.js'
 import { clientCurveOptions } from './security.js'
+import { Heartbeats, HEARTBEAT_SEQ } from './heartbeats.js'
+import { encodePing, decode, hasSignature } from '../protocol/codec.js'
+import { MessageType } from '../protocol/constants.js'
+import { systemClock } from '../protocol/clock.js'
+
+const PING = encodePing(HEARTBEAT_SEQ)
+const TYPE_AT = 4 // a frame's message type: after the signature (3 bytes) and the version
 
 const RECONNECT_AFTER_REFUSAL_MS = 1000 //  a refused handshake is tried again after this...
 const MAX_RECONNECT_AFTER_REFUSAL_MS = 30000 // ...doubling up to this, while the endpoint is wanted
@@ -14,8 +22,8 @@ export class ZmqConnector {
   /**
    * @param {object} o
    * @param {number} o.maxMessageSize
-   * @param {number} o.heartbeatInterval
-   * @param {number} o.heartbeatTimeout
+   * @param {number} o.heartbeatInterval  a silent connection gets a PING this often (0: never)
+   * @param {number} o.heartbeatTimeout   one silent this long is dropped (onDown) and dialled again
    * @param {number} [o.sendHighWaterMark]
    * @param {number} [o.receiveHighWaterMark]
    * @param {(endpoint: string, frames: Buffer[]) => void} o.onMessage
@@ -34,12 +42,20 @@ export class ZmqConnector {
     this.refusals = new Map() // endpoint -> { delay, timer } of endpoints whose handshake was refused
     // Events must be observed before the first connect(), or early ones are lost.
     const events = this.socket.events
+    this.heartbeats = o.heartbeatInterval > 0
+      ? new Heartbeats({ interval: o.heartbeatInterval, timeout: o.heartbeatTimeout, clock: systemClock, ping: (ep) => this.ping(ep), silent: (ep) => this.silent(ep) })
+      : null
     events.on('handshake', (e) => {
       if (!this.aliases.has(e.address)) return
       this.forgive(e.address)
+      this.heartbeats?.up(e.address)
       o.onUp?.(e.address)
     })
-    if (o.onDown) events.on('disconnect', (e) => this.aliases.has(e.address) && o.onDown(e.address))
+    events.on('disconnect', (e) => {
+      if (!this.aliases.has(e.address)) return
+      this.heartbeats?.down(e.address)
+      o.onDown?.(e.address)
+    })
     events.on('handshake:error:auth', (e) => this.refusedBy(e.address, 'auth', e.error, true))
     events.on('handshake:error:protocol', (e) => this.refusedBy(e.address, 'protocol', e.error, true))
     events.on('handshake:error:other', (e) => this.refusedBy(e.address, 'other', e.error, false))
@@ -55,7 +71,29 @@ export class ZmqConnector {
   /** Stops talking to a peer; a later connect() makes a new connection. */
   disconnect (endpoint) {
     this.forgive(endpoint)
+    this.heartbeats?.down(endpoint)
     this.aliases.disconnect(this.socket, endpoint)
+  }
+
+  ping (endpoint) {
+    const alias = this.aliases.aliasOf(endpoint)
+    if (this.closed || alias === undefined) return
+    this.socket.send([alias, PING]).catch(() => {}) // a full pipe: the silence says the rest
+  }
+
+  /** Nothing came from `endpoint` for heartbeatTimeout: down, and a new connection is made. */
+  silent (endpoint) {
+    if (this.closed || !this.aliases.has(endpoint)) return
+    this.aliases.disconnect(this.socket, endpoint)
+    this.aliases.connect(this.socket, endpoint)
+    this.o.onDown?.(endpoint)
+  }
+
+  /** A heartbeat's answer, read here and not passed on: a PONG with HEARTBEAT_SEQ. */
+  isHeartbeat (frames) {
+    const f = frames[1]
+    if (frames.length !== 2 || f.length <= TYPE_AT || f[TYPE_AT] !== MessageType.PONG || !hasSignature(f)) return false
+    try { return decode(f).seq === HEARTBEAT_SEQ } catch { return false }
   }
 
   /**
@@ -97,6 +135,10 @@ export class ZmqConnector {
         const msg = await s.receive()
         const endpoint = this.aliases.endpointOf(msg[0])
         if (endpoint === undefined) continue
+        if (this.heartbeats !== null) {
+          this.heartbeats.heard(endpoint)
+          if (this.isHeartbeat(msg)) continue
+        }
         try { this.o.onMessage(endpoint, msg.slice(1)) } catch { /* onMessage handles its own errors */ }
         // The callers whose requests this message settled run first (and send their next
         // requests); only then is ZeroMQ asked for the next message, which costs a system
@@ -121,6 +163,7 @@ export class ZmqConnector {
 
   async close () {
     this.closed = true
+    this.heartbeats?.stop()
     for (const r of this.refusals.values()) if (r.timer !== null) clearTimeout(r.timer)
     this.refusals.clear()
     if (!this.socket.closed) this.socket.close()

@@ -169,8 +169,8 @@ export class ZmqListener {
       maxMessageSize: this.o.maxMessageSize,
       // 0 by default (peer/options.js): with pings on, libzmq 4.3.5 aborts the process when a
       // connection whose inbound queue is full hangs up (stream_engine_base.cpp:310), which
-      // any client can do on purpose. Clients' own pings carry a TTL, so a frozen zeromesh
-      // client is still dropped.
+      // any client can do on purpose. What a frozen client's connection holds is bounded by
+      // the queue limits below.
       heartbeatInterval: this.o.heartbeatInterval,
       heartbeatTimeout: this.o.heartbeatTimeout,
       heartbeatTimeToLive: this.o.heartbeatTimeout,
