@@ -46,9 +46,14 @@ export class Ejector {
     if (peer.ejections > 0) peer.ejections--
   }
 
-  /** The peer's connection went down: ejection ends with it. */
+  /**
+   * The peer's connection went down: ejection ends with it, and so does its run of failures
+   * (probation included): on its next connection it takes `after` failures in a row again.
+   * Its ejection count stays, so one that keeps failing is still ejected for longer each time.
+   */
   reset (peer) {
     if (peer.ejectTimer != null) this.o.clock.clearTimeout(peer.ejectTimer)
     peer.ejectTimer = null
+    peer.streak = 0
   }
 }

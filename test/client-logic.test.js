@@ -130,6 +130,29 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(client.peers().find((p) => p.endpoint === A).lastError).to.match(/ejected for 2000 ms/)
   })
 
+  // Seen in the failover demo: a frozen peer was ejected, put back on probation, then dropped
+  // by heartbeats; on its thaw the new connection still stood on probation, so its first slow
+  // answer ejected it for 4 s. Failures in a row end with the connection they were seen on.
+  it('a peer on probation whose connection went down and came back starts over: one failure does not eject it', async () => {
+    const { clock, net, client } = setup({ strategy: 'round-robin' }, [A, B, C])
+    for (const ep of [A, B, C]) net.up(ep)
+    for (let i = 0; i < 6; i++) { track(client.request('echo', i)); await tick(clock, 5) }
+    net.peers.get(A).behave = () => ['silent']
+    for (let i = 0; i < 30; i++) { track(client.request('echo', i, { timeout: 3000 })); await tick(clock, 2) }
+    await tick(clock, 1300)
+    const stateOfA = () => client.peers().find((p) => p.endpoint === A).state
+    expect(stateOfA()).to.equal('up') // back from ejection, on probation
+    net.down(A) // the heartbeats drop it (it is frozen)...
+    net.up(A) //   ...and it thaws: a new connection
+    expect(stateOfA()).to.equal('up')
+    const r = track(client.request('echo', 'slow', { timeout: 3000 }))
+    await tick(clock, 400) // round robin comes to A: one timeout
+    expect(r.value).to.equal('slow')
+    expect(client.stats().attemptTimeouts).to.be.above(5)
+    expect(stateOfA()).to.equal('up')
+    expect(client.stats().ejections).to.equal(1)
+  })
+
   it('ejection never takes out more than half the peers (panic threshold)', async () => {
     const { clock, net, client } = setup({ strategy: 'round-robin' }, [A, B])
     for (const ep of [A, B]) net.up(ep)
