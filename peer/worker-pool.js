@@ -29,6 +29,8 @@ const MAX_HANDOFF = 32 //      requests handed to a thread in one message, at mo
 const HANDOFF_BUDGET_MS = 2 // ...and about this much work by the measured time per request
 const TASK_MS_WEIGHT = 0.2 //  of a new measurement in the time per request (a moving average)
 const NOT_BEGUN_RECHECK_MS = 5 // a thread past a deadline that has not begun its batch is looked at again after this
+const STALL_MS = 50 //          a deadline timer this late means the whole process stalled (SIGSTOP, a paused VM)...
+const STALL_GRACE_MAX_MS = 5000 // ...and its threads get the time lost, up to this, before anything is abandoned
 
 const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url))
 
@@ -265,28 +267,32 @@ export class WorkerPool {
     if (head === undefined) return
     const remaining = head.ctx.remaining()
     if (remaining === Infinity) return
-    t.timer = this.clock.setTimeout(() => { t.timer = null; this.overdue(t) }, timerDelay(Math.ceil(remaining) + 5))
+    this.check(t, Math.ceil(remaining) + 5)
+  }
+
+  /** Looks at thread `t` again (overdue) in `ms`. */
+  check (t, ms) {
+    const due = this.clock.now() + ms
+    t.timer = this.clock.setTimeout(() => { t.timer = null; this.overdue(t, due) }, timerDelay(ms))
   }
 
   /**
    * A request of thread `t` is past its deadline with no answer. If the request the thread
    * runs now is past its own deadline, it is abandoned: its thread is recycled. Otherwise
    * the late one has finished (its result is on the way) or not begun (the thread will skip
-   * it), and the timer watches the one that runs.
+   * it), and the timer watches the one that runs. A timer that fired more than STALL_MS after
+   * `due` says the whole process was stalled, its threads with it: they get the time lost
+   * (up to STALL_GRACE_MAX_MS) before anything is abandoned.
    */
-  overdue (t) {
+  overdue (t, due) {
     if (t.done >= t.tasks.length) return
+    const late = this.clock.now() - due
+    if (late > STALL_MS) return this.check(t, Math.min(STALL_GRACE_MAX_MS, Math.ceil(late)))
     const at = Atomics.load(t.progress, 0)
-    if (at < t.done) { // the thread has not begun its batch yet
-      t.timer = this.clock.setTimeout(() => { t.timer = null; this.overdue(t) }, NOT_BEGUN_RECHECK_MS)
-      return
-    }
+    if (at < t.done) return this.check(t, NOT_BEGUN_RECHECK_MS) // the thread has not begun its batch yet
     const running = t.tasks[at]
     const remaining = running.ctx.remaining()
-    if (remaining > 0) {
-      t.timer = this.clock.setTimeout(() => { t.timer = null; this.overdue(t) }, timerDelay(Math.ceil(remaining) + 5))
-      return
-    }
+    if (remaining > 0) return this.check(t, Math.ceil(remaining) + 5)
     this.counts.abandoned++
     this.recycle(t, at, (task) => {
       this.settle(task, failed('deadline passed while running', RemoteCode.EXPIRED), true) // the client has its own timeout error: no reply

@@ -59,6 +59,27 @@ describe('worker-thread handlers', function () {
     expect(await c.request('busyFor', { ms: 1 }, { timeout: 3000 })).to.be.a('number') // a fresh thread
   })
 
+  // Seen in the failover demo: a peer thawed after 4 s (SIGSTOP) found the request its thread
+  // ran past its deadline and recycled the thread, though the thread had been stopped too and
+  // needed a millisecond more; the new thread took ~100 ms to start, and clients ejected the
+  // peer for the slow answers meanwhile. A stall of the whole process is seen as the deadline
+  // timer firing late: the thread gets the time the process lost before it is abandoned.
+  it('after the whole process stalled, a handler past its deadline gets the time lost before it is abandoned', async () => {
+    let stalled = 0 // ms this process "was stopped": its clock jumps, its timers fire late
+    const clock = { now: () => performance.now() + stalled, setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (t) => clearTimeout(t) }
+    const p = await h.peer({ handlers: WORK, threads: 1, clock })
+    const c = h.client({ seeds: [p.endpoint] })
+    await c.request('busyFor', { ms: 1 })
+    const slow = c.request('busyFor', { ms: 400 }, { timeout: 250, idempotent: false }).catch((err) => err.code)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    stalled = 2000
+    expect(await slow).to.equal('ERR_ZEROMESH_TIMEOUT') // the client's own deadline
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect(p.stats().threads.abandoned).to.equal(0)
+    expect(await c.request('busyFor', { ms: 1 }, { timeout: 3000 })).to.be.a('number')
+    expect(p.stats().threads).to.include({ abandoned: 0, replaced: 0 })
+  })
+
   it('beyond threads + maxQueue a peer answers busy at once; queued work past its deadline is never run', async () => {
     const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 2 })
     const c = h.client({ seeds: [p.endpoint], maxAttempts: 1 })
