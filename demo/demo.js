@@ -3,7 +3,8 @@
 // steady mixed load that the client routes by method, and a scripted timeline: a peer is SIGKILLed, a new one
 // joins, one is drained with SIGTERM, one is frozen with SIGSTOP and thawed. On a terminal a
 // live view; otherwise plain timestamped lines. Ends with a summary; exits 0 only if no
-// request failed. Every process it starts is killed on the way out, Ctrl-C included.
+// request failed and no peer exited on its own. Every process it starts is killed on the way
+// out, Ctrl-C included.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import fs from 'node:fs'
@@ -45,7 +46,11 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   const short = (ep) => ep.slice(ep.lastIndexOf(':'))
 
   const keys = secure ? demoKeys() : null
+  // A peer that exits without the timeline stopping it crashed: said at once, and the run fails.
+  const stopping = new Set() // pids the timeline kills or drains, and all of them at the end
+  const crashed = []
   const cleanup = () => {
+    for (const pid of children.keys()) stopping.add(pid)
     for (const { child } of children.values()) { try { process.kill(child.pid, 'SIGCONT') } catch {} try { process.kill(child.pid, 'SIGKILL') } catch {} }
     keys?.remove()
   }
@@ -63,7 +68,12 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     })
     const p = { child, endpoint, startedAt: Date.now() }
     children.set(child.pid, p)
-    child.once('exit', () => children.delete(child.pid))
+    child.once('exit', (code, signal) => {
+      children.delete(child.pid)
+      if (stopping.has(child.pid)) return
+      crashed.push(`${short(endpoint)} (${signal ?? `code ${code}`})`)
+      log(`peer ${short(endpoint)} exited on its own (${signal ?? `code ${code}`})`)
+    })
     return p
   }
 
@@ -169,6 +179,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   if (chaos && peers.length >= 3) {
     await at(0.2)
     const victim = peers[1]
+    stopping.add(victim.child.pid)
     process.kill(victim.child.pid, 'SIGKILL'); killedAt = Date.now()
     log(`peer ${short(victim.endpoint)} killed (SIGKILL)`)
     await at(0.35)
@@ -176,6 +187,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     log(`peer ${short(joined.endpoint)} started (pid ${joined.child.pid}), seeded with ${short(peers[0].endpoint)}`)
     await at(0.5)
     const drained = peers[2]
+    stopping.add(drained.child.pid)
     process.kill(drained.child.pid, 'SIGTERM')
     log(`peer ${short(drained.endpoint)} drained (SIGTERM)`)
     drained.child.once('exit', (code) => log(`peer ${short(drained.endpoint)} exited with code ${code}`))
@@ -200,11 +212,12 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   cleanup()
   process.off('SIGINT', onSignal)
 
+  const ok = failed === 0 && crashed.length === 0
   const learn = joined !== null && learnedAt.has(joined.endpoint) ? `${learnedAt.get(joined.endpoint) - joined.startedAt} ms` : 'n/a'
   const s = client.stats()
   const summary = [
     '',
-    `summary: ${failed === 0 ? 'PASS' : 'FAIL'} (${failed === 0 ? 'no request failed' : `${failed} request${failed === 1 ? '' : 's'} failed`})`,
+    `summary: ${ok ? 'PASS' : 'FAIL'} (${failed === 0 ? 'no request failed' : `${failed} request${failed === 1 ? '' : 's'} failed`}${crashed.length === 0 ? '' : `; peer ${crashed.join(', ')} exited on its own`})`,
     `  requests served   ${served}`,
     `  ${failed} failed`,
     `  retries           ${s.retries} (attempt timeouts ${s.attemptTimeouts})`,
@@ -223,7 +236,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   summary.push(`  routing           ${misrouted === 0 ? 'every method reached only peers that serve it' : `${misrouted} answers from peers that do not serve the method`}`)
   for (const f of failures) summary.push(`  failure: ${f}`)
   out.write(summary.join('\n') + '\n')
-  return failed === 0 && misrouted === 0 ? 0 : 1
+  return ok && misrouted === 0 ? 0 : 1
 }
 
 /**
