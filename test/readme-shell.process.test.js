@@ -18,9 +18,15 @@ const [PLAIN, SECURED] = [...QUICK_START.matchAll(/```sh\n([\s\S]*?)```/g)].map(
 const INSTALLED = 'zm=./node_modules/.bin/zeromesh'
 const withZm = (snippet) => snippet.split('\n')[0] + '\n' // the line that sets $zm
 
-const freePort = () => new Promise((resolve, reject) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)) }).on('error', reject)
-})
+/** `n` distinct free ports: all held open until each is known, so no two are the same. */
+async function freePorts (n) {
+  const servers = await Promise.all(Array.from({ length: n }, () => new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => resolve(s)).on('error', reject)
+  })))
+  const ports = servers.map((s) => s.address().port)
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))))
+  return ports
+}
 const listening = (port) => new Promise((resolve) => {
   const c = net.connect(port, '127.0.0.1', () => { c.destroy(); resolve(true) }).on('error', () => resolve(false))
 })
@@ -39,7 +45,7 @@ async function bash (script, cwd, timeoutMs = 30000) {
 }
 
 async function runSnippet (snippet, cwd) {
-  const ports = [await freePort(), await freePort()]
+  const ports = await freePorts(2) // two calls of one could return the same port
   const script = snippet.replaceAll('5555', String(ports[0])).replaceAll('5556', String(ports[1]))
   const run = await bash(`set -e\n${script}\nwait\n`, cwd)
   const stillListening = []
