@@ -78,7 +78,9 @@ export class ZmqConnector {
   ping (endpoint) {
     const alias = this.aliases.aliasOf(endpoint)
     if (this.closed || alias === undefined) return
-    this.socket.send([alias, PING]).catch(() => {}) // a full pipe: the silence says the rest
+    // A full pipe, or a send refused at once (zeromq.js can throw synchronously): the silence
+    // says the rest. Nothing may escape into the timer that called this.
+    try { this.socket.send([alias, PING]).catch(() => {}) } catch {}
   }
 
   /** Nothing came from `endpoint` for heartbeatTimeout: down, and a new connection is made. */
