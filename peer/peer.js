@@ -226,11 +226,9 @@ export class Peer extends EventEmitter {
       case MessageType.REQUEST:
         return this.onRequests(clientId, msg, frame.length)
       case MessageType.PING:
-        // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a
-        // client that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4).
-        // A secured peer adds a challenge for this connection: the client proves its key with
-        // it (KEY_PROOF, PROTOCOL.md 4.9). A heartbeat (seq 0) gets none: a new challenge
-        // would replace the one a proof on its way answers.
+        // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a client
+        // that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4). A secured
+        // peer adds a challenge to prove the client's key with (4.9), except to a heartbeat (seq 0).
         return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state, ...(this.security.keyProofs === null || msg.seq === 0 ? {} : { ch: this.security.challenge(connectionKey(clientId)) }) })])
       case MessageType.KEY_PROOF:
         return this.security.prove(connectionKey(clientId), msg)
