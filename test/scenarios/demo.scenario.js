@@ -42,6 +42,26 @@ describe('npm start (the failover demo)', function () {
     expect(secs).to.be.below(60)
   })
 
+  // It once printed PASS with its thawed peer dead (a libzmq abort): a peer that dies without
+  // the timeline stopping it is said at once, and the run fails.
+  it('a peer that dies on its own is said at once and fails the run', async () => {
+    let text = ''
+    let killed = null
+    const out = new Writable({
+      write (chunk, _enc, done) {
+        text += chunk
+        const m = /peer :\d+ started \(pid (\d+)\), seeded/.exec(text) // the second demo peer
+        if (killed === null && m !== null) { killed = Number(m[1]); setTimeout(() => process.kill(killed, 'SIGKILL'), 1000) }
+        done()
+      },
+    })
+    const code = await runDemo({ duration: 4, peers: 3, chaos: false, out, tty: false })
+    expect(killed).to.be.a('number')
+    expect(text).to.match(/peer :\d+ exited on its own \(SIGKILL\)/)
+    expect(text).to.match(/^summary: FAIL \(.*peer :\d+ \(SIGKILL\) exited on its own\)$/m)
+    expect(code).to.equal(1)
+  })
+
   it('on a terminal: redraws in place on the alternate screen, hides the cursor, then prints the whole timeline and PASS', async () => {
     let text = ''
     const out = new Writable({ write (chunk, _enc, done) { text += chunk; done() } })
