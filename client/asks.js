@@ -17,7 +17,7 @@ export async function askMembers (c, from) {
     endpoint = up[Math.floor(c.options.random() * up.length)].endpoint
   } else {
     endpoint = normalizeRemote(from, 'from')
-    if (c.table.get(endpoint) === undefined && c.addPeer(endpoint) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${endpoint}`)
+    if (c.table.get(endpoint) === undefined && c.connections.add(endpoint) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${endpoint}`)
     await until(c, () => c.table.get(endpoint)?.state === 'up' || c.table.get(endpoint)?.refusal != null)
     const refusal = c.table.get(endpoint)?.refusal
     if (refusal != null && c.table.get(endpoint)?.state !== 'up') throw refusal
@@ -31,7 +31,7 @@ export async function askMembers (c, from) {
 export async function askService (c, endpoint) {
   if (c.closing !== null) throw new ClosedError('zeromesh: the client is closed')
   const ep = normalizeRemote(endpoint, 'endpoint')
-  if (c.table.get(ep) === undefined && c.addPeer(ep) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${ep}`)
+  if (c.table.get(ep) === undefined && c.connections.add(ep) === undefined) throw new NoPeersError(`zeromesh: cannot connect to ${ep}`)
   await until(c, () => c.table.get(ep)?.service != null || c.table.get(ep)?.refusal != null)
   const peer = c.table.get(ep)
   if (peer?.service == null) throw peer?.refusal ?? new TimeoutError(`zeromesh: ${ep} did not say what it serves within ${c.options.timeout} ms`)

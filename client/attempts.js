@@ -273,7 +273,7 @@ export class Attempts {
     if (peer !== null) {
       peer.calls.delete(call)
       call.peer = null
-      if (peer.retiring && peer.calls.size === 0) setImmediate(() => { if (peer.retiring && peer.calls.size === 0) this.c.removePeer(peer) })
+      if (peer.retiring && peer.calls.size === 0) setImmediate(() => { if (peer.retiring && peer.calls.size === 0) this.c.connections.remove(peer) })
     }
     if (call.attemptTimer !== null) {
       this.limits.remove(call.attemptTimer)

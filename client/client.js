@@ -11,7 +11,8 @@ import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
 import { Questions } from './questions.js'
 import { KeyProver } from './key-prover.js'
-import { handshakeRefusal, allRefused, refusalError } from './refusals.js'
+import { allRefused, refusalError } from './refusals.js'
+import { Connections } from './connections.js'
 import { Liveness } from './liveness.js'
 import { Router } from './routing.js'
 import { ZonePreference } from './zone.js'
@@ -26,9 +27,8 @@ import { ClientTracing } from './tracing.js'
 import { MemberLists } from './member-lists.js'
 import { askMembers, askService } from './asks.js'
 import { decode, hasSignature } from '../protocol/codec.js'
-import { MessageType, Feature, MAX_REQUEST_ID } from '../protocol/constants.js'
+import { MessageType, MAX_REQUEST_ID } from '../protocol/constants.js'
 import { ClosedError, UnknownMethodError, BusyError, invalidArgument } from '../protocol/errors.js'
-import { isLoopback } from '../protocol/endpoint.js'
 import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
 import { SILENT_LOGGER } from '../protocol/options.js'
 import { dnsSeedsOf } from '../transport/dns-seeds.js'
@@ -74,15 +74,16 @@ export class Client extends EventEmitter {
     this.tracing = new ClientTracing() // CLIENT spans, when a tracer provider is registered
     this.deadlines = new TimerLists(o.clock, (call) => this.attempts.onDeadline(call))
     this.attempts = new Attempts(this) // sent, answered, timed out, lost; failover (attempts.js)
+    this.connections = new Connections(this) // what a connection's events do to the table (connections.js)
     this.transport = o.transport({ // a connector (options.js: the transport option)
       maxMessageSize: o.maxMessageSize,
       heartbeatInterval: o.heartbeatInterval,
       heartbeatTimeout: o.heartbeatTimeout,
       onMessage: (ep, frames) => this.onMessage(ep, frames),
-      onUp: (ep) => this.onUp(ep),
-      onDown: (ep) => this.onDown(ep, 'disconnected'),
+      onUp: (ep) => this.connections.up(ep),
+      onDown: (ep) => this.connections.down(ep, 'disconnected'),
       credentials: o.security || null,
-      onRefused: (ep, refusal) => this.onRefused(ep, refusal),
+      onRefused: (ep, refusal) => this.connections.refused(ep, refusal),
     })
     this.questions = new Questions({ send: (ep, frames, done) => this.transport.send(ep, frames, done), clock: o.clock })
     this.prover = o.security ? new KeyProver({ credentials: o.security, questions: this.questions, send: (ep, frames, done) => this.transport.send(ep, frames, done), timeout: o.membersTimeout, counts: this.counts }) : null
@@ -93,20 +94,20 @@ export class Client extends EventEmitter {
       timeout: o.membersTimeout,
       counts: this.counts,
       closed: () => this.closing !== null,
-      onUp: (ep, reason) => this.onUp(ep, reason),
+      onUp: (ep, reason) => this.connections.up(ep, reason),
     })
     this.services = new ServiceBook({
       questions: this.questions,
       timeout: o.membersTimeout,
-      onService: (ep, d, features) => this.onService(ep, d, features),
-      onNoAnswer: (ep) => this.onNoServiceAnswer(ep),
+      onService: (ep, d, features) => this.connections.served(ep, d, features),
+      onNoAnswer: (ep) => this.connections.noServiceAnswer(ep),
     })
     // Every member the lists show is known here; a bounded subset of them, ranked by this
     // client's own random key, is connected (the table).
     this.roster = new Roster({ maxPeers: o.maxPeers, subset: o.subset, key: Math.floor(o.random() * 2 ** 32).toString(36), table: this.table, services: this.services })
     this.seeds = new Set(o.seeds)
     this.lists = new MemberLists(this) // member lists and DNS seeds taken in, the subset connected (member-lists.js)
-    for (const ep of o.seeds) this.addPeer(ep)
+    for (const ep of o.seeds) this.connections.add(ep)
     this.discovery = new Discovery({
       send: (ep, frames, done) => this.transport.send(ep, frames, done),
       clock: o.clock,
@@ -126,37 +127,6 @@ export class Client extends EventEmitter {
     this.lists.learn(members)
   }
 
-  /** Connects to a peer and adds it to the table; undefined when refused (off loopback for a plain client, or by ZeroMQ). */
-  addPeer (endpoint) {
-    if (this.options.security === null && !isLoopback(endpoint)) { this.counts.offLoopback++; return undefined }
-    if (this.transport.connect(endpoint) === false) { this.counts.peersRefused++; return undefined }
-    return this.table.add(endpoint)
-  }
-
-  /** `endpoint` said what it serves (a descriptor, or ANY for an older peer), and what it can do (`features`). */
-  onService (endpoint, d, features = 0) {
-    const peer = this.table.get(endpoint)
-    if (peer === undefined || this.closing !== null) return
-    peer.service = d
-    peer.streams = (features & Feature.STREAMS) !== 0
-    peer.notServed = null
-    if (d !== ANY) peer.hint = d.digest
-    this.router.changed()
-    this.routesChanged()
-  }
-
-  /**
-   * A connected peer did not answer what it serves within membersTimeout: it may be one that
-   * predates the question and drops frames it does not know (PROTOCOL.md asks for an ERROR,
-   * not every implementation sends one). It is taken to serve anything, as an older peer is;
-   * an UNKNOWN_METHOD answer, a new claim or a reconnection makes the client ask again.
-   */
-  onNoServiceAnswer (endpoint) {
-    const peer = this.table.get(endpoint)
-    if (peer === undefined || !peer.connected || peer.service !== null || this.closing !== null) return
-    this.onService(endpoint, ANY)
-  }
-
   /** Something changed what peers may take which request: waiting calls and waitFor() look again. */
   routesChanged () {
     this.methodWaiters.check()
@@ -165,15 +135,6 @@ export class Client extends EventEmitter {
     const parked = [...this.parked]
     this.parked.clear()
     for (const call of parked) this.dispatch(call)
-  }
-
-  removePeer (peer) {
-    this.liveness.stop(peer)
-    this.attempts.failOver(peer, false)
-    this.table.remove(peer)
-    this.discovery.forget(peer.endpoint)
-    this.questions.forget(peer.endpoint)
-    this.transport.disconnect(peer.endpoint)
   }
 
   /**
@@ -347,52 +308,6 @@ export class Client extends EventEmitter {
       this.table.setState(peer, 'down', `protocol error from peer: ${msg.message} (peer speaks versions ${msg.minVersion}..${msg.maxVersion})`)
       this.attempts.failOver(peer, true)
     }
-  }
-
-  onUp (endpoint, reason = null) {
-    const peer = this.table.get(endpoint)
-    if (peer === undefined) return
-    peer.connected = true
-    peer.refusal = null
-    peer.handshakeFailures = 0
-    peer.listedGone = false
-    peer.failures = 0
-    if (reason === null) {
-      this.services.ask(endpoint) // a (re)connection: it may serve something else now
-      this.prover?.prove(endpoint) // ...and does not know this client's key yet
-    }
-    this.table.setState(peer, 'up', reason)
-    if (this.options.discover) this.discovery.peerUp(endpoint)
-    this.routesChanged()
-  }
-
-  /** A handshake with `endpoint` failed: once every known peer has refused, waiting requests fail (refusals.js). */
-  onRefused (endpoint, failure) {
-    const peer = this.table.get(endpoint)
-    if (peer === undefined) return
-    const refusal = handshakeRefusal(peer, failure, this.options.security)
-    if (refusal === null) return
-    peer.refusal = refusal
-    this.options.logger.warn({ peer: endpoint, kind: failure.kind, code: failure.code }, `handshake refused: ${refusal.message.replace(/^zeromesh: /, '')}`)
-    peer.lastError = refusal.message
-    if (allRefused(this.table)) {
-      const err = refusalError(this.table)
-      const parked = [...this.parked]
-      this.parked.clear()
-      for (const call of parked) this.settle(call, err)
-    }
-  }
-
-  onDown (endpoint, reason) {
-    const peer = this.table.get(endpoint)
-    if (peer === undefined) return
-    peer.connected = false
-    this.questions.forget(endpoint)
-    this.ejector.reset(peer)
-    this.table.setState(peer, 'down', reason)
-    if (peer.gone) return this.removePeer(peer)
-    this.attempts.failOver(peer, false)
-    this.liveness.checkDown(peer) // a late event of an old connection may have said so
   }
 
   settle (call, err, value) {

@@ -31,11 +31,11 @@ export class MemberLists {
       if (usable.has(ep) || this.c.options.seeds.includes(ep)) continue
       this.c.seeds.delete(ep)
       const peer = this.c.table.get(ep)
-      if (peer !== undefined && peer.state === 'down') this.c.removePeer(peer)
+      if (peer !== undefined && peer.state === 'down') this.c.connections.remove(peer)
     }
     for (const ep of usable) {
       this.c.seeds.add(ep)
-      if (this.c.table.get(ep) === undefined && this.c.table.entries.size < this.c.options.maxPeers) this.c.addPeer(ep)
+      if (this.c.table.get(ep) === undefined && this.c.table.entries.size < this.c.options.maxPeers) this.c.connections.add(ep)
     }
     this.dnsFound = usable
   }
@@ -80,7 +80,7 @@ export class MemberLists {
         if (!this.c.seeds.has(m.endpoint)) {
           known.gone = true
           if (known.state === 'up') this.c.liveness.verifyGone(known, stateName(m.state)) // asks the peer itself first
-          else if (known.state === 'down') this.c.removePeer(known)
+          else if (known.state === 'down') this.c.connections.remove(known)
         }
       }
     }
@@ -124,7 +124,7 @@ export class MemberLists {
       const peer = this.c.table.get(ep)
       if (peer !== undefined) { if (peer.retiring) this.unretire(peer); continue }
       const m = this.c.roster.get(ep)
-      const added = this.c.addPeer(ep)
+      const added = this.c.connections.add(ep)
       if (added !== undefined) { added.claim = { incarnation: m.incarnation, state: m.state }; added.hint = m.service }
     }
     if (this.c.roster.limited(alive.length)) {
@@ -136,7 +136,7 @@ export class MemberLists {
   /** A connected peer left out of the subset: no new calls; dropped once the calls on it are done. */
   retire (peer) {
     peer.retiring = true
-    if (peer.calls.size === 0) return this.c.removePeer(peer)
+    if (peer.calls.size === 0) return this.c.connections.remove(peer)
     this.c.table.setState(peer, 'draining', 'left out of the subset')
   }
 
@@ -149,7 +149,7 @@ export class MemberLists {
   restoreSeeds () {
     for (const ep of this.c.seeds) {
       if (this.c.table.get(ep) !== undefined) continue
-      const peer = this.c.addPeer(ep)
+      const peer = this.c.connections.add(ep)
       if (peer !== undefined) peer.hint = this.c.roster.get(ep)?.service ?? null
     }
   }
@@ -170,6 +170,6 @@ export class MemberLists {
     peer.gone = false
     if (!peer.listedGone) return
     peer.listedGone = false
-    if (peer.state === 'draining' && peer.connected) this.c.onUp(peer.endpoint, 'alive again')
+    if (peer.state === 'draining' && peer.connected) this.c.connections.up(peer.endpoint, 'alive again')
   }
 }
