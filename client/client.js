@@ -9,7 +9,7 @@ import { Call } from './call.js'
 import { IdTable } from '../protocol/id-table.js'
 import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
-import { Questions } from './questions.js'
+import { Questions } from '../transport/questions.js'
 import { KeyProver } from './key-prover.js'
 import { allRefused, refusalError } from './refusals.js'
 import { Connections } from './connections.js'
@@ -109,7 +109,7 @@ export class Client extends EventEmitter {
     this.lists = new MemberLists(this) // member lists and DNS seeds taken in, the subset connected (member-lists.js)
     for (const ep of o.seeds) this.connections.add(ep)
     this.discovery = new Discovery({
-      send: (ep, frames, done) => this.transport.send(ep, frames, done),
+      questions: this.questions,
       clock: o.clock,
       random: o.random,
       timeout: o.membersTimeout,
@@ -297,7 +297,7 @@ export class Client extends EventEmitter {
     } else if (msg.type >= MessageType.STREAM_ITEM && msg.type <= MessageType.STREAM_END) {
       this.streams.onMessage(endpoint, msg, frames[0].length)
     } else if (msg.type === MessageType.MEMBERS) {
-      this.discovery.onMembers(msg)
+      this.discovery.onMembers(endpoint, msg)
     } else if (msg.type === MessageType.SERVICE) {
       this.services.onService(endpoint, msg)
     } else if (msg.type === MessageType.PONG) {

@@ -14,7 +14,7 @@ const FIRST_REFRESH_MS = 250 // the first periodic refresh; the pause doubles up
 export class Discovery {
   /**
    * @param {object} o
-   * @param {(endpoint: string, frames: Buffer[], done: (code: string|null) => void) => void} o.send
+   * @param {import('../transport/questions.js').Questions} o.questions  the client's: a list is an answer to its MEMBERS_GET
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {() => number} o.random
    * @param {number} o.timeout            wait for a member list
@@ -28,8 +28,6 @@ export class Discovery {
     this.gave = new Map() // endpoint -> digest of the last list that peer gave
     this.busy = false
     this.last = -Infinity
-    this.seq = 0
-    this.pending = new Map() // seq -> finish(list|null)
     this.timer = null
     this.pause = Math.min(FIRST_REFRESH_MS, o.refreshInterval) // until the next periodic refresh
     this.counts = { fetches: 0, lists: 0 }
@@ -86,29 +84,20 @@ export class Discovery {
 
   /** Asks `endpoint` for its member list; resolves with { version, members } or null. */
   fetch (endpoint) {
-    const seq = this.seq = this.seq >= Number.MAX_SAFE_INTEGER ? 1 : this.seq + 1
     this.counts.fetches++
     return new Promise((resolve) => {
-      const timer = this.o.clock.setTimeout(() => finish(null), this.o.timeout)
-      const finish = (list) => {
-        if (!this.pending.has(seq)) return
-        this.pending.delete(seq)
-        this.o.clock.clearTimeout(timer)
-        resolve(list)
-      }
-      this.pending.set(seq, finish)
-      this.o.send(endpoint, [encodeMembersGet(seq)], (code) => { if (code !== null) finish(null) })
+      this.o.questions.ask(endpoint, encodeMembersGet, this.o.timeout, (msg) => resolve(msg === null ? null : { version: msg.membersVersion, members: msg.members }))
     })
   }
 
-  /** A MEMBERS message arrived. */
-  onMembers (msg) {
-    this.pending.get(msg.seq)?.({ version: msg.membersVersion, members: msg.members })
+  /** A MEMBERS message arrived from `endpoint`: the answer to the fetch it was asked (only it may answer). */
+  onMembers (endpoint, msg) {
+    this.o.questions.answer(endpoint, msg.seq, msg)
   }
 
+  /** Stops the refreshes; a fetch out ends with the client's questions (Questions.stop). */
   stop () {
     if (this.timer !== null) this.o.clock.clearTimeout(this.timer)
     this.timer = null
-    for (const finish of [...this.pending.values()]) finish(null)
   }
 }

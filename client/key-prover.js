@@ -11,7 +11,7 @@ export class KeyProver {
   /**
    * @param {object} o
    * @param {{ serverKey: string, publicKey: string, secretKey: string }} o.credentials  Z85
-   * @param {import('./questions.js').Questions} o.questions
+   * @param {import('../transport/questions.js').Questions} o.questions
    * @param {(endpoint: string, frames: Buffer[], done: (code: string|null) => void) => void} o.send
    * @param {number} o.timeout  wait this long for the PONG
    * @param {{ proofs: number }} o.counts

@@ -20,7 +20,7 @@ export class Liveness {
   /**
    * @param {object} o
    * @param {import('./peer-table.js').PeerTable} o.table
-   * @param {import('./questions.js').Questions} o.questions
+   * @param {import('../transport/questions.js').Questions} o.questions
    * @param {{ setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {number} o.timeout                 wait this long for a PONG
    * @param {{ verified: number }} o.counts    the client's counters

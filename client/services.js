@@ -9,6 +9,7 @@
 // it is remembered per method instead.
 import { encodeServiceGet } from '../protocol/codec.js'
 import { ProtocolErrorCode } from '../protocol/constants.js'
+import { Answer } from '../transport/questions.js'
 
 /** What an older peer serves, as far as the client can tell: anything. */
 export const ANY = Object.freeze({ any: true, digest: null, methods: Object.freeze([]), version: null, labels: Object.freeze({}), capacity: null, has: new Set() })
@@ -19,7 +20,7 @@ const OLDER = Object.freeze({ older: true }) // the answer of a peer that does n
 export class ServiceBook {
   /**
    * @param {object} o
-   * @param {import('./questions.js').Questions} o.questions
+   * @param {import('../transport/questions.js').Questions} o.questions
    * @param {number} o.timeout  wait this long for an answer
    * @param {(endpoint: string, service: object, features: number) => void} o.onService  an answer (a descriptor, or ANY), and the peer's features (protocol/constants.js Feature)
    * @param {(endpoint: string) => void} o.onNoAnswer  no answer within the timeout
@@ -63,7 +64,7 @@ export class ServiceBook {
   onError (endpoint, msg) {
     const seq = this.out.get(endpoint)
     if (seq === undefined || msg.code !== ProtocolErrorCode.UNKNOWN_TYPE) return false
-    return this.o.questions.answer(endpoint, seq, OLDER)
+    return this.o.questions.answer(endpoint, seq, OLDER) === Answer.TAKEN
   }
 
   /** The descriptor a digest stood for when some peer stated it, or undefined. */

@@ -9,6 +9,7 @@
 import { encodeGossip, decode } from '../protocol/codec.js'
 import { isWireEndpoint } from '../protocol/endpoint.js'
 import { queueLimit } from '../transport/settings.js'
+import { Questions, Answer } from '../transport/questions.js'
 
 const LATE_MEMORY = 1024 // requests that timed out, remembered so their late answers still count
 
@@ -30,9 +31,6 @@ export class GossipTransport {
    */
   constructor (o) {
     this.o = o
-    this.seq = 0
-    this.pending = new Map() // seq -> { endpoint, finish(reply|null) }
-    this.expired = new Map() // seq -> endpoint, of requests that timed out (the last LATE_MEMORY)
     this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, offLoopback: 0, strayAnswers: 0, lateAnswers: 0, handshakeFailures: 0 }
     this.seal = o.seal ?? null
     this.closed = false
@@ -51,6 +49,7 @@ export class GossipTransport {
       // it as unreachable. Counted here, and reported to the peer.
       onRefused: (endpoint, refusal) => { this.counts.handshakeFailures++; o.onRefused?.(endpoint, refusal) },
     })
+    this.questions = new Questions({ send: (ep, frames, done) => this.link.send(ep, frames, done), clock: o.clock, lateMemory: LATE_MEMORY })
   }
 
   /** Sends a membership request; resolves with the answer from `endpoint`, or null after `timeoutMs`. */
@@ -66,22 +65,14 @@ export class GossipTransport {
       this.counts.refusedEndpoints++
       return Promise.resolve(null)
     }
-    const seq = this.seq = this.seq >= Number.MAX_SAFE_INTEGER ? 1 : this.seq + 1
-    const frame = this.seal === null ? encodeGossip(seq, msg) : this.seal(encodeGossip(seq, msg))
     this.counts.sent++
+    return new Promise((resolve) => this.questions.ask(endpoint, (seq) => this.frameOf(seq, msg), timeoutMs, resolve))
+  }
+
+  frameOf (seq, msg) {
+    const frame = this.seal === null ? encodeGossip(seq, msg) : this.seal(encodeGossip(seq, msg))
     this.counts.bytes += frame.length
-    const { clock } = this.o
-    return new Promise((resolve) => {
-      const timer = clock.setTimeout(() => { this.remember(seq, endpoint); finish(null) }, timeoutMs)
-      const finish = (reply) => {
-        if (!this.pending.has(seq)) return
-        this.pending.delete(seq)
-        clock.clearTimeout(timer)
-        resolve(reply)
-      }
-      this.pending.set(seq, { endpoint, finish })
-      this.link.send(endpoint, [frame], (code) => { if (code !== null) finish(null) })
-    })
+    return frame
   }
 
   /** Stops connecting to a member that is dead, left or never answered; a later request reconnects. */
@@ -89,31 +80,22 @@ export class GossipTransport {
     this.link.disconnect(endpoint)
   }
 
-  remember (seq, endpoint) {
-    this.expired.set(seq, endpoint)
-    if (this.expired.size > LATE_MEMORY) this.expired.delete(this.expired.keys().next().value)
-  }
-
   onAnswer (endpoint, frames) {
     if (frames.length !== 1) { this.counts.malformed++; return }
     let m
     try { m = decode(frames[0], this.o.limits) } catch { this.counts.malformed++; return }
     if (m.gossip === undefined) { this.counts.malformed++; return }
-    const p = this.pending.get(m.seq)
-    if (p === undefined) { // late: it timed out, but what it says is still news from that member
-      if (this.expired.get(m.seq) !== endpoint) return
-      this.expired.delete(m.seq)
+    const taken = this.questions.answer(endpoint, m.seq, m.gossip)
+    if (taken === Answer.STRAY) this.counts.strayAnswers++
+    else if (taken === Answer.LATE) { // it timed out, but what it says is still news from that member
       this.counts.lateAnswers++
       this.o.onLate?.(endpoint, m.gossip)
-      return
     }
-    if (endpoint !== p.endpoint) { this.counts.strayAnswers++; return }
-    p.finish(m.gossip)
   }
 
   async close () {
     this.closed = true
-    for (const p of [...this.pending.values()]) p.finish(null)
+    this.questions.stop()
     await this.link.close()
   }
 }

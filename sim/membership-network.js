@@ -1,7 +1,9 @@
 // An in-memory network for membership tests and simulations: uniquely addressed nodes
 // wired to each other, with message loss, delay and partitions, on an injected clock and
 // random source. Messages are plain objects; `sizeOf` measures what they would weigh on
-// the wire.
+// the wire. Each node's requests and their answers are matched as a peer's gossip matches
+// them (transport/questions.js: the answer must come from the node asked).
+import { Questions } from '../transport/questions.js'
 
 export class MemoryNetwork {
   /**
@@ -16,7 +18,7 @@ export class MemoryNetwork {
     this.o = o
     this.loss = o.loss ?? 0
     this.delay = o.delay ?? 1
-    this.nodes = new Map() // endpoint -> handler(msg) => Promise<reply|null>
+    this.nodes = new Map() // endpoint -> { handler(msg) => Promise<reply|null>, questions }
     this.cut = new Set() //   "a|b" pairs that cannot talk (both ways)
     this.traffic = new Map() // endpoint -> { sent, bytes }
     this.lossOf = new Map() // endpoint -> loss of every message to or from it, on top of `loss`
@@ -24,11 +26,12 @@ export class MemoryNetwork {
 
   /** Adds a node; returns its `net` (for Membership) and a `close()`. */
   attach (endpoint, handler) {
-    this.nodes.set(endpoint, handler)
+    const questions = new Questions({ clock: this.o.clock, send: (to, frames, done) => { done(null); this.carry(endpoint, to, frames[0]) } })
+    this.nodes.set(endpoint, { handler, questions })
     this.traffic.set(endpoint, { sent: 0, bytes: 0 })
     return {
-      request: (to, msg, timeoutMs) => this.request(endpoint, to, msg, timeoutMs),
-      close: () => this.nodes.delete(endpoint),
+      request: (to, msg, timeoutMs) => new Promise((resolve) => questions.ask(to, (seq) => ({ seq, msg }), timeoutMs, resolve)),
+      close: () => this.nodes.delete(endpoint), // its questions out end at their timeouts
     }
   }
 
@@ -55,24 +58,20 @@ export class MemoryNetwork {
     return loss === 0 || this.o.random() >= loss
   }
 
-  request (from, to, msg, timeoutMs) {
+  /** Carries request `seq` from `from` to `to` and its answer back, each one delay, with loss and cuts. */
+  carry (from, to, { seq, msg }) {
     const { clock } = this.o
-    return new Promise((resolve) => {
-      let settled = false
-      const finish = (v) => { if (!settled) { settled = true; clock.clearTimeout(timer); resolve(v) } }
-      const timer = clock.setTimeout(() => finish(null), timeoutMs)
-      this.count(from, msg)
-      if (!this.passes(from, to)) return
-      clock.setTimeout(async () => {
-        const handler = this.nodes.get(to)
-        if (handler === undefined) return
-        let reply
-        try { reply = await handler(msg) } catch { reply = null }
-        if (reply === null || reply === undefined || settled) return
-        this.count(to, reply)
-        if (!this.passes(to, from)) return
-        clock.setTimeout(() => finish(reply), this.delay)
-      }, this.delay)
-    })
+    this.count(from, msg)
+    if (!this.passes(from, to)) return
+    clock.setTimeout(async () => {
+      const node = this.nodes.get(to)
+      if (node === undefined) return
+      let reply
+      try { reply = await node.handler(msg) } catch { reply = null }
+      if (reply === null || reply === undefined || this.nodes.get(from)?.questions.pending.has(seq) !== true) return
+      this.count(to, reply)
+      if (!this.passes(to, from)) return
+      clock.setTimeout(() => this.nodes.get(from)?.questions.answer(to, seq, reply), this.delay)
+    }, this.delay)
   }
 }

@@ -5,12 +5,14 @@ import { expect } from 'chai'
 import FakeTimers from '@sinonjs/fake-timers'
 import { Discovery } from '../client/discovery.js'
 import { decode } from '../protocol/index.js'
+import { Questions } from '../transport/questions.js'
 
-function setup (refreshInterval = 0) {
+function setup (refreshInterval = 0, answer = true) {
   const fake = FakeTimers.createClock(0)
   const clock = { now: () => fake.now, setTimeout: (f, ms) => fake.setTimeout(f, ms), clearTimeout: (t) => fake.clearTimeout(t) }
   const views = new Map() // endpoint -> digest of its list
   const lists = []
+  const asked = [] // [endpoint, seq] of each MEMBERS_GET
   const d = new Discovery({
     clock,
     random: () => 0,
@@ -18,12 +20,16 @@ function setup (refreshInterval = 0) {
     refreshInterval,
     upPeers: () => [...views.keys()].map((endpoint) => ({ endpoint })),
     onList: (list, from) => lists.push([from, list.version]),
-    send: (ep, frames, done) => {
-      const { seq } = decode(frames[0])
-      queueMicrotask(() => { done(null); d.onMembers({ seq, membersVersion: views.get(ep), members: [] }) })
-    },
+    questions: new Questions({
+      clock,
+      send: (ep, frames, done) => {
+        const { seq } = decode(frames[0])
+        asked.push([ep, seq])
+        queueMicrotask(() => { done(null); if (answer) d.onMembers(ep, { seq, membersVersion: views.get(ep), members: [] }) })
+      },
+    }),
   })
-  return { fake, d, views, lists }
+  return { fake, d, views, lists, asked }
 }
 
 const flush = () => new Promise((resolve) => setImmediate(resolve))
@@ -39,6 +45,22 @@ describe('client discovery', () => {
     }
     expect(d.counts.fetches).to.equal(2)
     expect(lists).to.deep.equal([['a', 111], ['b', 222]])
+  })
+
+  it('a member list is taken only from the peer it was asked of', async () => {
+    const { fake, d, views, lists, asked } = setup(0, false)
+    views.set('a', 5)
+    d.seen('a', 5)
+    await flush()
+    expect(asked).to.have.length(1)
+    const [, seq] = asked[0]
+    d.onMembers('b', { seq, membersVersion: 99, members: [{ endpoint: 'tcp://127.0.0.1:9', state: 'alive', incarnation: 1 }] }) // another peer, same seq
+    await flush()
+    expect(lists).to.deep.equal([])
+    d.onMembers('a', { seq, membersVersion: 5, members: [] })
+    await flush()
+    expect(lists).to.deep.equal([['a', 5]])
+    fake.tick(2000)
   })
 
   it('a peer whose view changed is asked again, and agreeing peers are asked once', async () => {
