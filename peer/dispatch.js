@@ -193,14 +193,19 @@ export function isStream (out) {
   return out !== null && typeof out === 'object' && typeof out[Symbol.asyncIterator] === 'function'
 }
 
-/** The `ctx` a handler gets: who it is, its deadline and a signal that fires at the deadline. */
+/**
+ * The `ctx` a handler gets: who it is, its deadline and a signal that fires at the deadline.
+ * The deadline is anchored once, when the request arrives (`now`, plus the time the client
+ * had left when it sent it); a worker thread gets the same instant (handoffDeadline), not a
+ * new anchor.
+ */
 export class RequestContext {
-  constructor (req, endpoint, clock, now) {
+  constructor (req, endpoint, clock, now, deadline = req.timeoutMs > 0 ? now + req.timeoutMs : Infinity) {
     this.method = req.method
     this.requestId = req.id
     this.endpoint = endpoint
     this.timeoutMs = req.timeoutMs // 0: the client set no deadline
-    this.deadline = req.timeoutMs > 0 ? now + req.timeoutMs : Infinity
+    this.deadline = deadline
     this._clock = clock
     this._ac = null
     this._timer = null
@@ -227,6 +232,16 @@ export class RequestContext {
     return Math.max(0, this.deadline - this._clock.now())
   }
 
+  /**
+   * The deadline as an instant every thread of this process reads alike, for a hand-off to a
+   * worker thread (0: none): performance.timeOrigin + performance.now() is one timeline for
+   * all of them, whatever this context's clock (an injected clock's remaining time is
+   * translated onto it here, once). threadDeadline() turns it back in the thread.
+   */
+  handoffDeadline () {
+    return this.deadline === Infinity ? 0 : performance.timeOrigin + performance.now() + this.remaining()
+  }
+
   /** Aborted when the deadline passes; created on first use, so it costs nothing unused. */
   get signal () {
     if (this._ac === null) {
@@ -242,4 +257,9 @@ export class RequestContext {
   done () {
     if (this._timer !== null) this._clock.clearTimeout(this._timer)
   }
+}
+
+/** A handoffDeadline() as a deadline on this thread's performance.now() (Infinity for 0). */
+export function threadDeadline (at) {
+  return at > 0 ? at - performance.timeOrigin : Infinity
 }

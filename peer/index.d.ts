@@ -14,7 +14,11 @@ export interface RequestContext {
   readonly endpoint: string
   /** Milliseconds the client had left when it sent the request; 0 = no deadline. */
   readonly timeoutMs: number
-  /** The deadline on this peer's clock (Infinity without one). */
+  /**
+   * The deadline (Infinity without one), set once when the request arrived: on the peer's
+   * clock on the main thread (`performance.now()` unless a clock was given), on
+   * `performance.now()` in a worker thread; the same instant either way.
+   */
   readonly deadline: number
   /** Milliseconds left before the client gives up. */
   remaining(): number

@@ -158,8 +158,7 @@ export class WorkerPool {
     for (const x of ready) if (x.streams.size < t.streams.size) t = x
     const s = new ThreadStream(t, this.nextId++, o)
     t.streams.set(s.sid, s)
-    const remaining = ctx.remaining()
-    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, remaining: remaining === Infinity ? 0 : Math.ceil(remaining), endpoint: ctx.endpoint, trace: ctx.trace, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, input: o.input != null })
+    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, deadline: ctx.handoffDeadline(), endpoint: ctx.endpoint, trace: ctx.trace, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, input: o.input != null })
     return s
   }
 
@@ -208,11 +207,10 @@ export class WorkerPool {
       const message = new Array(batch.length)
       for (let i = 0; i < batch.length; i++) {
         const task = batch[i]
-        const remaining = task.ctx.remaining()
         // A cancel from the client reaches the thread: its ctx.signal aborts there too.
         task.thread = t
         task.ctx.runner = task
-        message[i] = [task.id, this.methodIndex.get(task.method) ?? task.method, task.args, task.ctx.requestId, task.ctx.timeoutMs, remaining === Infinity ? 0 : Math.ceil(remaining), task.ctx.trace]
+        message[i] = [task.id, this.methodIndex.get(task.method) ?? task.method, task.args, task.ctx.requestId, task.ctx.timeoutMs, task.ctx.handoffDeadline(), task.ctx.trace]
       }
       t.worker.postMessage({ type: 'run', endpoint: batch[0].ctx.endpoint, tasks: message })
       this.watch(t)

@@ -7,7 +7,9 @@
 // method that is usually quick is slow this once. Before each task the thread
 // writes the task's place in its batch to `progress` (shared memory), so that if the
 // thread dies or is abandoned the pool knows which tasks ran and which never started.
-// Each task's `ctx` has what the main thread's has, with the deadline on this thread's clock.
+// Each task's `ctx` is a RequestContext, as on the main thread, on this thread's clock
+// (performance.now()): its deadline is the instant the main thread anchored when the request
+// arrived (dispatch.js handoffDeadline), not a new anchor here.
 import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import { loadHandlerModules } from './handler-module.js'
@@ -16,7 +18,8 @@ import { collectGarbage } from './collect.js'
 import { RemoteCode } from '../protocol/errors.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { sourceOf } from './streams.js'
-import { isStream } from './dispatch.js'
+import { isStream, RequestContext, threadDeadline } from './dispatch.js'
+import { systemClock } from '../protocol/clock.js'
 import { closeSource } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { unpackr } from '../protocol/msgpack.js'
@@ -32,13 +35,13 @@ parentPort.postMessage({ type: 'ready', methods })
 
 const methodMs = new Map() //  method -> its measured time per run (ms), moving average
 const cancelled = new Set() // ids the client cancelled, of this batch
-let running = null //          the AbortController of the running task, once its ctx.signal was read
+let running = null //          the ctx of the running task
 let runningId = -1
 
 parentPort.on('message', (m) => {
   if (m.type === 'cancel') {
     cancelled.add(m.id)
-    if (m.id === runningId) running?.abort(new Error('cancelled by the client'))
+    if (m.id === runningId) running?.cancel()
   } else if (m.type === 'stream') {
     openStream(m)
   } else if (m.type === 'stream-credit') {
@@ -49,7 +52,7 @@ parentPort.on('message', (m) => {
     streams.get(m.sid)?.input?.end(m.error === null ? null : Object.assign(new Error(m.error[0]), m.error[1] === null ? {} : { code: m.error[1] }))
   } else if (m.type === 'stream-cancel') {
     const s = streams.get(m.sid)
-    if (s !== undefined) { streams.delete(m.sid); s.abort.abort(new Error('cancelled by the client')); s.producer.cancel() }
+    if (s !== undefined) { streams.delete(m.sid); s.ctx.cancel(); s.producer.cancel() }
   } else if (m.type === 'collect') {
     collectGarbage() // the pool asks only when the peer is idle
   } else {
@@ -59,14 +62,13 @@ parentPort.on('message', (m) => {
 
 /**
  * Runs a batch of [id, method (its place in `methods`), args, requestId, timeoutMs,
- * remainingMs, trace] in order; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
+ * deadline (handoffDeadline: 0 for none), trace] in order; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
  * 2 not run. A result is encoded here, as the reply will carry it (MessagePack), so the main
  * thread only copies its bytes into the reply (see post).
  */
 async function runBatch (endpoint, batch) {
-  const arrived = Date.now()
-  const tasks = batch.map(([id, method, args, requestId, timeoutMs, remainingMs, trace]) => ({
-    id, method: typeof method === 'number' ? methods[method] : method, args, requestId, endpoint, timeoutMs, deadline: remainingMs > 0 ? arrived + remainingMs : Infinity, trace,
+  const tasks = batch.map(([id, method, args, requestId, timeoutMs, deadline, trace]) => ({
+    id, method: typeof method === 'number' ? methods[method] : method, args, requestId, endpoint, timeoutMs, deadline: threadDeadline(deadline), trace,
   }))
   let results = []
   let ranMs = 0 //  time spent running the tasks of `results`
@@ -117,15 +119,10 @@ function post (results, ranMs) {
 }
 
 async function runOne (task) {
-  const deadline = task.deadline
-  if (cancelled.has(task.id) || deadline <= Date.now()) return [task.id, 2, 'deadline passed while queued', RemoteCode.EXPIRED]
+  if (cancelled.has(task.id) || task.deadline <= systemClock.now()) return [task.id, 2, 'deadline passed while queued', RemoteCode.EXPIRED]
+  const ctx = new ThreadContext(task.method, task.requestId, task.endpoint, task.timeoutMs, task.trace, task.deadline)
   runningId = task.id
-  running = null
-  const ctx = contextOf(task.method, task.requestId, task.endpoint, task.timeoutMs, task.trace, deadline, () => {
-    running = new AbortController()
-    if (cancelled.has(task.id)) running.abort(new Error('cancelled by the client'))
-    return running
-  })
+  running = ctx
   try {
     const out = handlers[task.method](task.args, ctx)
     const value = out !== null && typeof out === 'object' && typeof out.then === 'function' ? await out : out
@@ -141,37 +138,25 @@ async function runOne (task) {
   } catch (err) {
     return [task.id, 1, err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null]
   } finally {
+    ctx.done()
     runningId = -1
     running = null
   }
 }
 
-/**
- * A handler's `ctx` in this thread, as the main thread's has it, with the deadline on this
- * thread's clock. Its signal follows `controller()` (the client's cancel) and the deadline;
- * it is made when first read: most handlers never look, and a signal costs a timer.
- */
-function contextOf (method, requestId, endpoint, timeoutMs, trace, deadline, controller) {
-  let signal = null
-  return {
-    method,
-    requestId,
-    endpoint,
-    timeoutMs,
-    trace, // the SERVER span's context (the main thread's) as its propagator wrote it, or null: README, Observing it
-    deadline,
-    remaining: () => Math.max(0, deadline - Date.now()),
-    get signal () {
-      if (signal === null) {
-        const ac = controller()
-        signal = deadline === Infinity ? ac.signal : AbortSignal.any([ac.signal, AbortSignal.timeout(Math.min(2 ** 31 - 1, Math.max(1, deadline - Date.now())))])
-      }
-      return signal
-    },
+/** A handler's `ctx` in this thread: the main thread's RequestContext, its trace carried as a value. */
+class ThreadContext extends RequestContext {
+  constructor (method, requestId, endpoint, timeoutMs, trace, deadline) {
+    super({ id: requestId, method, timeoutMs }, endpoint, systemClock, 0, deadline)
+    this._trace = trace // the SERVER span's context (the main thread's) as its propagator wrote it, or null: README, Observing it
+  }
+
+  get trace () {
+    return this._trace
   }
 }
 
-const streams = new Map() // sid -> { producer, abort } of the streams this thread runs
+const streams = new Map() // sid -> { producer, ctx, input } of the streams this thread runs
 
 /**
  * A stream handed to this thread: its handler's items are produced here, under the credit the
@@ -180,10 +165,9 @@ const streams = new Map() // sid -> { producer, abort } of the streams this thre
  * main thread sends them as they are.
  */
 function openStream (m) {
-  const abort = new AbortController()
-  const deadline = m.remaining > 0 ? Date.now() + m.remaining : Infinity
-  const ctx = contextOf(methods[m.method], m.requestId, m.endpoint, m.timeoutMs, m.trace ?? null, deadline, () => abort)
+  const ctx = new ThreadContext(methods[m.method], m.requestId, m.endpoint, m.timeoutMs, m.trace ?? null, threadDeadline(m.deadline))
   const end = (err, count) => {
+    ctx.done()
     streams.delete(m.sid)
     parentPort.postMessage({ type: 'stream-end', sid: m.sid, count, error: err === null ? null : [err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null] })
   }
@@ -214,6 +198,6 @@ function openStream (m) {
     },
     end,
   })
-  streams.set(m.sid, { producer, abort, input })
+  streams.set(m.sid, { producer, ctx, input })
   producer.start()
 }

@@ -5,6 +5,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { harness, rejectsWith } from './helpers/cluster.js'
 import { eventually } from './helpers/eventually.js'
 import { WorkerPool } from '../peer/worker-pool.js'
+import { RequestContext } from '../peer/dispatch.js'
+import { systemClock } from '../protocol/clock.js'
 
 const WORK = new URL('./fixtures/work.js', import.meta.url)
 
@@ -190,6 +192,29 @@ describe('worker-thread handlers', function () {
     expect(err.message).to.match(/could not be loaded/)
   })
 
+  it('in a thread, ctx.deadline is on the clock ctx.remaining() reads (performance.now(), as on the main thread)', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1 })
+    const c = h.client({ seeds: [p.endpoint] })
+    const t = await c.request('timeLeft', null, { timeout: 3000 })
+    expect(t.threadId).to.be.above(0)
+    expect(t.remaining).to.be.within(1, 3000)
+    expect(Math.abs(t.untilDeadline - t.remaining)).to.be.below(50)
+  })
+
+  it('a stream handed to a thread busy with a request keeps its deadline: the time it waited for the thread counts', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 8 })
+    const c = h.client({ seeds: [p.endpoint] })
+    await c.request('whereAmI') // the thread is up and known
+    const busy = c.request('busyFor', { ms: 800 }, { timeout: 5000 })
+    await eventually(() => expect(p.stats().threads.load).to.equal(1))
+    const items = []
+    for await (const item of c.stream('timeLeftStream', null, { timeout: 3000 })) items.push(item)
+    await busy
+    expect(items).to.have.length(1)
+    expect(items[0].remaining).to.be.below(3000 - 500) // it waited about 800 ms behind busyFor
+    expect(Math.abs(items[0].untilDeadline - items[0].remaining)).to.be.below(50)
+  })
+
   it('a request the client cancels aborts ctx.signal in its thread, long before its deadline', async () => {
     const p = await h.peer({ handlers: WORK, threads: 1 })
     const c = h.client({ seeds: [p.endpoint] })
@@ -289,5 +314,5 @@ async function withPool ({ shortRequests = false }, fn) {
 
 /** The request context a Dispatcher hands the pool, for a test that drives the pool itself. */
 function poolCtx (requestId) {
-  return { requestId, endpoint: 'tcp://127.0.0.1:1', timeoutMs: 0, cancelled: false, runner: null, remaining: () => Infinity, cancel () { this.cancelled = true } }
+  return new RequestContext({ id: requestId, method: null, timeoutMs: 0 }, 'tcp://127.0.0.1:1', systemClock, 0)
 }
