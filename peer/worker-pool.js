@@ -5,7 +5,9 @@
 // HANDOFF_BUDGET_MS by the pool's measured time per request (at most MAX_HANDOFF), and
 // their results come back together (worker.js): a hand-off costs the main thread and the
 // thread a message each way, which for small requests is most of the work. Long requests go
-// one per hand-off, as before. A request whose deadline passes while queued is dropped
+// one per hand-off, as before. When every thread is busy and requests wait for each of them,
+// each thread is handed its next ones ahead, to begin the moment it finishes without a round
+// trip through the main thread. A request whose deadline passes while queued is dropped
 // unrun; one still running at its deadline is abandoned: its thread is terminated and
 // replaced. A request the client cancels aborts `ctx.signal` in its thread. A thread that
 // exits or crashes fails its request with a coded error and is replaced; what else it was
@@ -21,6 +23,8 @@ import { systemClock, timerDelay } from '../protocol/clock.js'
 import { Fifo } from './fifo.js'
 import { Packed } from '../protocol/codec.js'
 import { ThreadStream } from './thread-stream.js'
+import { PoolThread } from './pool-thread.js'
+import { Task } from './pool-task.js'
 
 const RESPAWN_MIN_MS = 100 //  first pause before starting a failed replacement again...
 const RESPAWN_MAX_MS = 5000 // ...doubling up to this
@@ -79,9 +83,7 @@ export class WorkerPool {
       workerData: { modules: this.o.modules, progress },
       resourceLimits: this.o.resourceLimits,
     })
-    // tasks: the batch handed to it; done: how many of them answered; progress: the place in
-    // the batch of the task it runs (written by the thread, -1 until it begins the batch).
-    const t = { worker, tasks: [], done: 0, ranMs: 0, timer: null, ready: false, progress: new Int32Array(progress), streams: new Map() }
+    const t = new PoolThread(worker, progress)
     this.threads.push(t)
     return new Promise((resolve, reject) => {
       worker.on('message', (m) => {
@@ -134,7 +136,7 @@ export class WorkerPool {
       this.queue.push(new Task(this, this.nextId++, method, args, ctx, resolve, reject))
       // Handed off once the code that queued it is done (a frame's requests come in one go),
       // so they leave together instead of the first alone to the first idle thread.
-      if (!this.pumpQueued && this.idle.length > 0) {
+      if (!this.pumpQueued && (this.idle.length > 0 || this.queue.length >= this.threads.length)) {
         this.pumpQueued = true
         queueMicrotask(() => { this.pumpQueued = false; this.pump() })
       }
@@ -169,52 +171,71 @@ export class WorkerPool {
     for (const s of streams) s.ended([message, RemoteCode.WORKER_EXIT], s.count)
   }
 
-  /** How many queued requests the next hand-off takes. */
-  handoffSize () {
-    const fair = Math.ceil(this.queue.length / this.idle.length) // leave work for the other idle threads
+  /** How many queued requests the next hand-off takes, shared fairly among `takers` threads. */
+  handoffSize (takers) {
+    const fair = Math.ceil(this.queue.length / takers) // leave work for the other threads
     const budget = this.taskMs === null ? 1 : Math.max(1, Math.floor(HANDOFF_BUDGET_MS / this.taskMs))
     return Math.min(MAX_HANDOFF, fair, budget)
   }
 
   pump () {
     while (this.idle.length > 0 && this.queue.length > 0) {
-      const size = this.handoffSize()
-      const batch = []
-      while (batch.length < size && this.queue.length > 0) {
-        const task = this.queue.shift()
-        if (task.ctx.remaining() <= 0 || task.ctx.cancelled) {
-          // Its client gave up while it waited: never run it.
-          this.counts.expired++
-          this.settle(task, failed('deadline passed while queued', RemoteCode.EXPIRED), true)
-          continue
-        }
-        // A suspect (see recycle) goes alone: if it kills its thread again, it alone fails.
-        if (task.suspect && batch.length > 0) { this.queue.unshiftAll([task]); break }
-        batch.push(task)
-        if (task.suspect) break
-      }
+      const batch = this.take(this.handoffSize(this.idle.length))
       if (batch.length === 0) return
-      const t = this.idle.pop()
-      t.tasks = batch
-      t.done = 0
-      t.ranMs = 0
-      Atomics.store(t.progress, 0, -1)
-      this.counts.ran += batch.length
-      this.counts.handoffs++
-      // Each request as a tuple, its method by number (the thread's own list, from 'ready'):
-      // the structured clone of a batch is most of a hand-off's cost, and keys and repeated
-      // strings are most of that.
-      const message = new Array(batch.length)
-      for (let i = 0; i < batch.length; i++) {
-        const task = batch[i]
-        // A cancel from the client reaches the thread: its ctx.signal aborts there too.
-        task.thread = t
-        task.ctx.runner = task
-        message[i] = [task.id, this.methodIndex.get(task.method) ?? task.method, task.args, task.ctx.requestId, task.ctx.timeoutMs, task.ctx.handoffDeadline(), task.ctx.trace]
-      }
-      t.worker.postMessage({ type: 'run', endpoint: batch[0].ctx.endpoint, tasks: message })
-      this.watch(t)
+      this.hand(this.idle.pop(), batch)
     }
+    // Every thread busy and at least one request waiting for each: each thread gets its next
+    // hand-off now, to begin the moment it finishes, instead of idling for a round trip
+    // through this thread (a message each way, and whatever this thread is doing): that was
+    // 6-10% of a thread's time with requests of 2 ms (bench/RESULTS.md).
+    if (this.queue.length < this.threads.length) return
+    for (const t of this.threads) {
+      if (this.queue.length === 0) return
+      if (!t.mayTakeAhead()) continue
+      const batch = this.take(this.handoffSize(this.threads.length))
+      if (batch.length === 0) return
+      this.hand(t, batch)
+    }
+  }
+
+  /** Up to `size` requests from the queue, dropping those whose client gave up; a suspect alone. */
+  take (size) {
+    const batch = []
+    while (batch.length < size && this.queue.length > 0) {
+      const task = this.queue.shift()
+      if (task.ctx.remaining() <= 0 || task.ctx.cancelled) {
+        // Its client gave up while it waited: never run it.
+        this.counts.expired++
+        this.settle(task, failed('deadline passed while queued', RemoteCode.EXPIRED), true)
+        continue
+      }
+      // A suspect (see recycle) goes alone: if it kills its thread again, it alone fails.
+      if (task.suspect && batch.length > 0) { this.queue.unshiftAll([task]); break }
+      batch.push(task)
+      if (task.suspect) break
+    }
+    return batch
+  }
+
+  /** Hands `batch` to thread `t`: idle, or busy (after what it holds: PoolThread.mayTakeAhead). */
+  hand (t, batch) {
+    const idle = t.tasks.length === 0
+    const at = t.take(batch)
+    this.counts.ran += batch.length
+    this.counts.handoffs++
+    // Each request as a tuple, its method by number (the thread's own list, from 'ready'):
+    // the structured clone of a batch is most of a hand-off's cost, and keys and repeated
+    // strings are most of that.
+    const message = new Array(batch.length)
+    for (let i = 0; i < batch.length; i++) {
+      const task = batch[i]
+      // A cancel from the client reaches the thread: its ctx.signal aborts there too.
+      task.thread = t
+      task.ctx.runner = task
+      message[i] = [task.id, this.methodIndex.get(task.method) ?? task.method, task.args, task.ctx.requestId, task.ctx.timeoutMs, task.ctx.handoffDeadline(), task.ctx.trace]
+    }
+    t.worker.postMessage({ type: 'run', endpoint: batch[0].ctx.endpoint, at, tasks: message })
+    if (idle) this.watch(t)
   }
 
   /**
@@ -224,7 +245,12 @@ export class WorkerPool {
    */
   results (t, results, bytes, ranMs) {
     if (t.tasks.length === 0) return // from a thread already let go (abandoned, or the pool stopped)
-    t.ranMs += ranMs
+    // Time in the thread, not since the hand-off: a busy main thread must not make short
+    // requests look long, or hand-offs would stay one request each when they matter most.
+    if (results.length > 0) {
+      const perTask = ranMs / results.length
+      this.taskMs = this.taskMs === null ? perTask : this.taskMs + TASK_MS_WEIGHT * (perTask - this.taskMs)
+    }
     for (const [id, kind, value, code] of results) {
       const task = t.tasks[t.done]
       if (task === undefined || task.id !== id) continue // abandoned or replaced meanwhile
@@ -233,15 +259,13 @@ export class WorkerPool {
       else if (kind === 1) this.settle(task, failed(value, code), false)
       else { this.counts.expired++; this.settle(task, failed(value, code), true) }
     }
-    if (t.done < t.tasks.length) { this.watch(t); return }
-    // Time in the thread, not since the hand-off: a busy main thread must not make short
-    // requests look long, or hand-offs would stay one request each when they matter most.
-    const perTask = t.ranMs / t.tasks.length
-    this.taskMs = this.taskMs === null ? perTask : this.taskMs + TASK_MS_WEIGHT * (perTask - this.taskMs)
+    if (!t.letGoAnswered()) {
+      this.watch(t)
+      this.pump() // its next hand-off, if it began the one it was handed ahead
+      return
+    }
     this.clock.clearTimeout(t.timer)
     t.timer = null
-    t.tasks = []
-    t.done = 0
     this.idle.push(t)
     this.pump()
   }
@@ -286,7 +310,7 @@ export class WorkerPool {
     if (t.done >= t.tasks.length) return
     const late = this.clock.now() - due
     if (late > STALL_MS) return this.check(t, Math.min(STALL_GRACE_MAX_MS, Math.ceil(late)))
-    const at = Atomics.load(t.progress, 0)
+    const at = t.at
     if (at < t.done) return this.check(t, NOT_BEGUN_RECHECK_MS) // the thread has not begun its batch yet
     const running = t.tasks[at]
     const remaining = running.ctx.remaining()
@@ -312,8 +336,7 @@ export class WorkerPool {
   recycle (t, at, onRunning) {
     const tasks = t.tasks
     const from = t.done
-    t.tasks = []
-    t.done = 0
+    t.clear()
     this.clock.clearTimeout(t.timer)
     t.timer = null
     const begun = at >= from
@@ -341,7 +364,7 @@ export class WorkerPool {
   lost (t, message) {
     if (!this.threads.includes(t)) return
     // The request it ran, or (before it began the next one) the last one it answered.
-    const progress = Atomics.load(t.progress, 0)
+    const progress = t.at
     const at = progress >= t.done ? progress : t.done - 1
     this.recycle(t, at, (task) => {
       this.counts.crashed++
@@ -392,15 +415,15 @@ export class WorkerPool {
     // threads go (their exit events may come after this pool has let go of them, and nobody
     // would answer). Those the thread had not started are DRAINING too.
     for (const t of this.threads) {
-      const at = Atomics.load(t.progress, 0)
+      const at = t.at
       for (let i = t.done; i < t.tasks.length; i++) {
+        if (i > at) this.counts.ran-- // handed (ahead, or in its batch) and never begun
         const err = i > at
           ? failed('peer is stopping', DrainingError.code)
           : failed('peer stopped while the handler ran', RemoteCode.WORKER_EXIT)
         this.settle(t.tasks[i], err, false)
       }
-      t.tasks = []
-      t.done = 0
+      t.clear()
       this.clock.clearTimeout(t.timer)
       t.timer = null
     }
@@ -408,33 +431,5 @@ export class WorkerPool {
     await Promise.all(this.threads.map((t) => t.worker.terminate().catch(() => {})))
     this.threads = []
     this.idle = []
-  }
-}
-
-/**
- * A request for the pool: queued, then handed to a thread. No closure per request: a closure
- * over a batch, kept by a request context that outlived a young collection, held the whole
- * batch alive into the old generation (scavenges of 3 ms on average at 256 in flight, under
- * 1 ms without).
- */
-class Task {
-  constructor (pool, id, method, args, ctx, resolve, reject) {
-    this.pool = pool
-    this.id = id
-    this.method = method
-    this.args = args
-    this.ctx = ctx
-    this.resolve = resolve
-    this.reject = reject
-    this.settled = false
-    this.thread = null // the thread it was handed to, while it is there
-    this.suspect = false // its thread ended before beginning its batch (see recycle)
-  }
-
-  /** The client cancelled it: the thread running it or holding it aborts its ctx.signal. */
-  cancel () {
-    if (this.settled || this.thread === null) return
-    this.pool.counts.cancelled++
-    this.thread.worker.postMessage({ type: 'cancel', id: this.id })
   }
 }

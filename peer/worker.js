@@ -4,9 +4,11 @@
 // together when the batch is done, or before the next task starts once they have waited
 // RESULTS_WAIT_MS, or before a task of a method that takes that long or more (or was never
 // timed here): a slow task does not hold the results of the quick ones before it, unless a
-// method that is usually quick is slow this once. Before each task the thread
-// writes the task's place in its batch to `progress` (shared memory), so that if the
-// thread dies or is abandoned the pool knows which tasks ran and which never started.
+// method that is usually quick is slow this once. A busy thread may be handed its next batch
+// before it finishes this one (the pool's hand-off ahead): batches run in the order they came.
+// Before each task the thread writes the task's place (counted from the batch's `at`) to
+// `progress` (shared memory), so that if the thread dies or is abandoned the pool knows which
+// tasks ran and which never started.
 // Each task's `ctx` is a RequestContext, as on the main thread, on this thread's clock
 // (performance.now()): its deadline is the instant the main thread anchored when the request
 // arrived (dispatch.js handoffDeadline), not a new anchor here.
@@ -30,11 +32,13 @@ const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving averag
 
 const handlers = await loadHandlerModules(workerData.modules)
 const methods = Object.keys(handlers) // the pool names a method by its place here
-const progress = new Int32Array(workerData.progress) // [place in the batch of the task running]
+const progress = new Int32Array(workerData.progress) // [place of the task running, counted from each hand-off's `at`]
 parentPort.postMessage({ type: 'ready', methods })
 
 const methodMs = new Map() //  method -> its measured time per run (ms), moving average
-const cancelled = new Set() // ids the client cancelled, of this batch
+const cancelled = new Set() // ids the client cancelled, of the hand-offs here
+const waiting = [] //          hand-offs not begun: the pool may hand the next before this one is done
+let draining = false
 let running = null //          the ctx of the running task
 let runningId = -1
 
@@ -56,17 +60,31 @@ parentPort.on('message', (m) => {
   } else if (m.type === 'collect') {
     collectGarbage() // the pool asks only when the peer is idle
   } else {
-    runBatch(m.endpoint, m.tasks)
+    waiting.push(m)
+    if (!draining) drain()
   }
 })
 
+
+/** Runs the hand-offs in the order they came, one at a time. */
+async function drain () {
+  draining = true
+  while (waiting.length > 0) {
+    const m = waiting.shift()
+    await runBatch(m.endpoint, m.tasks, m.at)
+  }
+  draining = false
+  cancelled.clear() // every id in it was of a request handed here, all answered now
+}
+
 /**
  * Runs a batch of [id, method (its place in `methods`), args, requestId, timeoutMs,
- * deadline (handoffDeadline: 0 for none), trace] in order; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
+ * deadline (handoffDeadline: 0 for none), trace] in order, counting its places in `progress`
+ * from `at`; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
  * 2 not run. A result is encoded here, as the reply will carry it (MessagePack), so the main
  * thread only copies its bytes into the reply (see post).
  */
-async function runBatch (endpoint, batch) {
+async function runBatch (endpoint, batch, at) {
   const tasks = batch.map(([id, method, args, requestId, timeoutMs, deadline, trace]) => ({
     id, method: typeof method === 'number' ? methods[method] : method, args, requestId, endpoint, timeoutMs, deadline: threadDeadline(deadline), trace,
   }))
@@ -82,7 +100,7 @@ async function runBatch (endpoint, batch) {
       ranMs = 0
       start = performance.now()
     }
-    Atomics.store(progress, 0, i)
+    Atomics.store(progress, 0, at + i)
     const result = await runOne(task)
     const end = performance.now()
     ranMs += end - start
@@ -93,7 +111,6 @@ async function runBatch (endpoint, batch) {
     if (results.length === 0) oldest = end
     results.push(result)
   }
-  cancelled.clear()
   post(results, ranMs)
 }
 

@@ -215,6 +215,37 @@ describe('worker-thread handlers', function () {
     expect(Math.abs(items[0].untilDeadline - items[0].remaining)).to.be.below(50)
   })
 
+  it('a busy thread is handed its next request ahead: it begins it without waiting for the main thread', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 8 })
+    const c = h.client({ seeds: [p.endpoint] })
+    await c.request('whereAmI')
+    const answers = [1, 2, 3].map(() => c.request('stamped', { ms: 60 }, { timeout: 10000 }))
+    await eventually(() => expect(p.stats().threads.load).to.equal(3))
+    await new Promise((resolve) => setTimeout(resolve, 5)) // the hand-offs are made (a microtask after arrival)
+    const end = performance.now() + 300 // this process's main thread (the peer's) is busy for 300 ms
+    while (performance.now() < end) { /* blocks the main thread */ }
+    const [a, b] = await Promise.all(answers)
+    expect(b.threadId).to.equal(a.threadId)
+    expect(b.start - a.end).to.be.below(40) // handed ahead; without it, the main thread's 300 ms first
+  })
+
+  it('a thread that dies holding requests handed ahead: the one it ran fails, those it never began run on its replacement', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 8 })
+    const c = h.client({ seeds: [p.endpoint] })
+    const first = (await c.request('whereAmI')).threadId
+    const busy = c.request('busyFor', { ms: 150 }, { idempotent: false })
+    await eventually(() => expect(p.stats().threads.load).to.equal(1))
+    const exit = c.request('exit', null, { idempotent: false }).catch((e) => e)
+    const after = [1, 2].map(() => c.request('whereAmI', null, { idempotent: false }))
+    await eventually(() => expect(p.stats().threads.load).to.equal(4))
+    expect(await busy).to.equal(first)
+    const err = await exit
+    expect(err.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
+    const where = await Promise.all(after)
+    expect(where.map((w) => w.threadId)).to.not.include(first)
+    expect(p.stats().threads).to.include({ crashed: 1, replaced: 1 })
+  })
+
   it('a request the client cancels aborts ctx.signal in its thread, long before its deadline', async () => {
     const p = await h.peer({ handlers: WORK, threads: 1 })
     const c = h.client({ seeds: [p.endpoint] })
