@@ -2,12 +2,15 @@
 // vs N, through N separate peers of 1 thread each, and through
 // node:http + cluster (N processes) driven by autocannon, the usual way, all in one run:
 // servers in child processes, clients at 2 requests in flight per thread. Each counts the
-// answers within the same window after a warm-up.
+// answers within the same window after a warm-up, and says where the CPU went in that window
+// (per request: the peers' worker threads, main threads, ZeroMQ I/O threads, other threads,
+// and the client), from /proc.
 // Usage: node bench/cpu.js [--n 15000000] [--seconds 8] [--threads 2] [--inflight N] [--json]
 // (--inflight: requests in flight for every measurement; default 2 per thread)
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import autocannon from 'autocannon'
 import { Client } from '../index.js'
@@ -26,10 +29,48 @@ function peer (threads) {
   const queue = Math.max(64 * Math.max(1, threads), Number(values.inflight ?? 0))
   const c = spawn(process.execPath, [BIN, 'peer', '--demo-handlers', '--threads', String(threads), '--max-queue', String(queue)], { stdio: ['ignore', 'pipe', 'ignore'] })
   children.push(c)
-  return new Promise((resolve) => c.stdout.once('data', (d) => resolve({ c, endpoint: d.toString().trim() })))
+  return new Promise((resolve) => c.stdout.once('data', (d) => resolve({ c, threads, endpoint: d.toString().trim() })))
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const TICK_MS = 1000 / 100 // /proc counts CPU time in clock ticks (USER_HZ, 100 on Linux)
+
+/** CPU ms of each thread of process `pid`, by thread id, with its name (/proc/PID/task). */
+function threadTimes (pid) {
+  const out = new Map()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // fields from 3 on: utime is 14, stime 15
+      out.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), ms: (Number(f[11]) + Number(f[12])) * TICK_MS })
+    } catch { /* a thread that ended meanwhile */ }
+  }
+  return out
+}
+
+/**
+ * Where the CPU went during the window, in us per answered request: the peers' worker threads
+ * (the `threads` busiest of each peer: the handler and the thread's own work), their main
+ * threads, ZeroMQ's I/O threads, their other threads (V8's, libuv's), and this process (the
+ * client and the load loops).
+ */
+function account (started, before, after, clientMs, done) {
+  const per = (ms) => +(ms * 1000 / done).toFixed(1)
+  const sums = { workerThreads: 0, peerMain: 0, zmqIo: 0, peerOther: 0 }
+  started.forEach((p, i) => {
+    const used = []
+    for (const [tid, t] of after[i]) used.push({ tid, name: t.name, ms: t.ms - (before[i].get(tid)?.ms ?? 0) })
+    used.sort((a, b) => b.ms - a.ms)
+    const workers = new Set(used.filter((u) => Number(u.tid) !== p.c.pid && u.name === 'node').slice(0, p.threads).map((u) => u.tid))
+    for (const u of used) {
+      if (workers.has(u.tid)) sums.workerThreads += u.ms
+      else if (Number(u.tid) === p.c.pid) sums.peerMain += u.ms
+      else if (u.name.startsWith('ZMQbg')) sums.zmqIo += u.ms
+      else sums.peerOther += u.ms
+    }
+  })
+  return { usPerRequest: { workerThreads: per(sums.workerThreads), peerMain: per(sums.peerMain), zmqIo: per(sums.zmqIo), peerOther: per(sums.peerOther), client: per(clientMs) } }
+}
 
 /**
  * Requests answered per second by `peers` (one per element: its --threads), driven by one
@@ -50,13 +91,18 @@ async function measure (threads, peers = [threads], concurrency = values.infligh
   await sleep(1000)
   counting = true
   const t0 = performance.now()
+  const before = started.map((p) => threadTimes(p.c.pid))
+  const cpu0 = process.cpuUsage()
   await sleep(SECONDS * 1000)
   counting = false
   const secs = (performance.now() - t0) / 1000
+  const after = started.map((p) => threadTimes(p.c.pid))
+  const cpu = process.cpuUsage(cpu0)
+  const cpuAccount = account(started, before, after, (cpu.user + cpu.system) / 1000, done)
   await client.close()
   await Promise.all(loops)
   for (const p of started) p.c.kill('SIGKILL')
-  return { threads, peers: peers.length, requests: done, perSecond: +(done / secs).toFixed(2) }
+  return { threads, peers: peers.length, requests: done, perSecond: +(done / secs).toFixed(2), ...cpuAccount }
 }
 
 async function measureHttpCluster (workers) {
@@ -69,6 +115,14 @@ async function measureHttpCluster (workers) {
   return { workers, requests: result.requests.total, perSecond: +(result.requests.total / SECONDS).toFixed(2) }
 }
 
+// The handler alone: spin(N) in this process, warm, on an otherwise idle machine.
+const { spin } = await import('../demo/handlers.js')
+for (let i = 0; i < 50; i++) spin({ n: N })
+const h0 = process.cpuUsage()
+for (let i = 0; i < 200; i++) spin({ n: N })
+const h = process.cpuUsage(h0)
+const handlerUs = +((h.user + h.system) / 200).toFixed(1)
+
 const one = await measure(1)
 const many = await measure(THREADS)
 // THREADS separate peers of 1 thread each, at the same total in flight: threads against processes.
@@ -79,6 +133,7 @@ const report = {
   cpus: os.availableParallelism(),
   n: N,
   seconds: SECONDS,
+  handlerUs, // CPU us of one spin(N) alone
   one,
   many,
   ratio: +(many.perSecond / one.perSecond).toFixed(2),

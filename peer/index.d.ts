@@ -238,7 +238,7 @@ export interface PeerStats {
   invalid: number
   cancelled: number
   inflight: number
-  /** With handlers in worker threads: ran, expired, abandoned, crashed, replaced, cancelled, startFailures, handoffs (messages that carried requests to threads), size, load, queued; else null. */
+  /** With handlers in worker threads: ran, expired, abandoned, crashed, replaced, cancelled, startFailures, handoffs (messages that carried requests to threads), busyMs (time the threads spent running requests), size, load, queued; else null. */
   threads: Record<string, number> | null
   /** Membership counters; `refused` counts claims and endpoints refused, by rule. */
   membership: Record<string, number | Record<string, number>>

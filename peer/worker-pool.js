@@ -64,7 +64,7 @@ export class WorkerPool {
     this.closed = false
     this.pumpQueued = false
     this.taskMs = null // measured time per request in a thread (null: none measured yet)
-    this.counts = { ran: 0, expired: 0, abandoned: 0, crashed: 0, replaced: 0, cancelled: 0, startFailures: 0, handoffs: 0 }
+    this.counts = { ran: 0, expired: 0, abandoned: 0, crashed: 0, replaced: 0, cancelled: 0, startFailures: 0, handoffs: 0, busyMs: 0 }
   }
 
   /** Starts every thread; resolves with the method names once they are ready. */
@@ -247,6 +247,7 @@ export class WorkerPool {
     if (t.tasks.length === 0) return // from a thread already let go (abandoned, or the pool stopped)
     // Time in the thread, not since the hand-off: a busy main thread must not make short
     // requests look long, or hand-offs would stay one request each when they matter most.
+    this.counts.busyMs += ranMs
     if (results.length > 0) {
       const perTask = ranMs / results.length
       this.taskMs = this.taskMs === null ? perTask : this.taskMs + TASK_MS_WEIGHT * (perTask - this.taskMs)

@@ -24,6 +24,7 @@ describe('worker-thread handlers', function () {
     expect(where.left).to.equal(true)
     const ids = new Set((await Promise.all(Array.from({ length: 8 }, () => c.request('busyFor', { ms: 30 })))))
     expect(ids.size).to.equal(2)
+    expect(p.stats().threads.busyMs).to.be.within(8 * 25, 8 * 30 + 200) // time the threads ran requests (busyFor counts in whole ms)
     await rejectsWith(c.request('nope'), 'ERR_ZEROMESH_UNKNOWN_METHOD')
   })
 
