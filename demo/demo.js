@@ -16,6 +16,7 @@ import { writeKeyPair } from '../transport/keys.js'
 
 const BIN = fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url))
 const BILLING = fileURLToPath(new URL('./billing.js', import.meta.url))
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] // each stops every process the demo started
 const BAR = 24
 
 /**
@@ -54,8 +55,11 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
     for (const { child } of children.values()) { try { process.kill(child.pid, 'SIGCONT') } catch {} try { process.kill(child.pid, 'SIGKILL') } catch {} }
     keys?.remove()
   }
-  const onSignal = () => { cleanup(); if (tty) out.write('\x1b[?25h\x1b[?1049l'); out.write('\ninterrupted: every process started was stopped\n'); process.exit(130) }
-  process.on('SIGINT', onSignal)
+  // Ctrl-C, a kill, a closed terminal: every process started is stopped, then the demo exits
+  // as that signal would have ended it (128 + its number). Without a handler a SIGTERM or
+  // SIGHUP ends Node at once, 'exit' handlers unrun, and the peers would live on.
+  const onSignal = (signal) => { cleanup(); if (tty) out.write('\x1b[?25h\x1b[?1049l'); out.write('\ninterrupted: every process started was stopped\n'); process.exit(128 + os.constants.signals[signal]) }
+  for (const signal of STOP_SIGNALS) process.on(signal, onSignal)
   process.on('exit', cleanup)
 
   async function startPeer (seeds, extra = ['--demo-handlers']) {
@@ -210,7 +214,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   client.removeAllListeners('peer') // the run is over: what closing does is not an event of it
   await client.close()
   cleanup()
-  process.off('SIGINT', onSignal)
+  for (const signal of STOP_SIGNALS) process.off(signal, onSignal)
 
   const ok = failed === 0 && crashed.length === 0
   const learn = joined !== null && learnedAt.has(joined.endpoint) ? `${learnedAt.get(joined.endpoint) - joined.startedAt} ms` : 'n/a'
