@@ -5,7 +5,7 @@
 // child process in each case (a zeromesh peer with one handler on its main thread, or the raw
 // Router), the reader this process. Rounds alternate zeromesh and raw; medians are quoted.
 //
-//   node bench/streams.js [--rounds 3] [--mb 128]
+//   node bench/streams.js [--rounds 3] [--mb 128] [--only streams|requests]
 import { fork } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import zmq from 'zeromq'
@@ -14,11 +14,11 @@ if (process.argv[2] === '--serve') await serve(process.argv[3])
 else await main()
 
 async function main () {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mb: { type: 'string', default: '128' } } })
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mb: { type: 'string', default: '128' }, only: { type: 'string' } } })
   const rounds = Number(values.rounds)
   const total = Number(values.mb) * 1e6
   const rows = []
-  for (const size of [1000, 64000, 1000000]) {
+  for (const size of values.only === 'requests' ? [] : [1000, 64000, 1000000]) {
     const n = Math.max(64, Math.round(total / size))
     const z = []; const r = []
     for (let i = 0; i < rounds; i++) {
@@ -27,7 +27,7 @@ async function main () {
     }
     rows.push(['stream', size, median(z), median(r)])
   }
-  for (const size of [64000, 1000000]) {
+  for (const size of values.only === 'streams' ? [] : [64000, 1000000]) {
     const n = Math.max(1000, Math.round(2 * total / size))
     const z = []; const r = []
     for (let i = 0; i < rounds; i++) {

@@ -14,6 +14,7 @@ import {
   TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ProtocolError, invalidArgument,
 } from '../protocol/errors.js'
 import { userFault } from '../protocol/user-code.js'
+import { ReplySizes } from './reply-sizes.js'
 
 const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
 const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
@@ -24,6 +25,7 @@ export class Attempts {
     this.c = client
     const o = client.options
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
+    this.replySizes = new ReplySizes() // method -> bytes per reply: large ones are not coalesced
     this.limits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call)) // attempt timeouts
     // Requests for one peer made in the same turn leave together (coalescing); each in a frame
     // still fails over on its own.
@@ -37,10 +39,11 @@ export class Attempts {
     })
   }
 
-  /** A REPLY frame from `peer`: each answer settles or moves its call. */
-  onReplies (peer, replies) {
+  /** A REPLY frame of `bytes` from `peer`: each answer settles or moves its call. */
+  onReplies (peer, replies, bytes) {
     if (replies.length > 1) this.outbox.hold(peer, peer) // the callers it wakes send in one frame
-    for (const r of replies) this.onReply(peer, r)
+    const each = bytes / replies.length
+    for (const r of replies) this.onReply(peer, r, each)
   }
 
   /** Tells the peers still working on a settled call to drop it: their handler's ctx.signal aborts. */
@@ -57,9 +60,10 @@ export class Attempts {
 
   attempt (call, peer, now = this.c.clock.now()) {
     const remaining = Math.max(1, Math.ceil(call.deadline - now))
-    // A lone request is packed as its whole frame, to leave at once as it is; any other as an
-    // entry, to be joined with the others of this turn (transport/outbox.js).
-    const lone = this.outbox.lone(peer, peer.calls.size)
+    // A lone request, or one whose method's replies are large (reply-sizes.js), is packed as
+    // its whole frame, to leave at once as it is; any other as an entry, to be joined with the
+    // others of this turn (transport/outbox.js).
+    const lone = this.outbox.lone(peer, peer.calls.size) || this.replySizes.large(call.method)
     const entry = call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]
     let packed
     try {
@@ -177,10 +181,11 @@ export class Attempts {
     this.retryOrFail(call, Outcome.REFUSED, peer)
   }
 
-  onReply (peer, r) {
+  onReply (peer, r, bytes) {
     const call = this.c.pending.get(r.id)
     if (call === undefined) return // late: timed out, aborted or answered by another peer
     call.answeredBy(peer.endpoint)
+    this.replySizes.observe(call.method, bytes)
     if (call.span !== null) this.c.tracing.reply(call, peer.endpoint, r.status)
     switch (r.status) {
       case Status.OK:

@@ -292,7 +292,7 @@ export class Client extends EventEmitter {
     if (peer === undefined) return
     if (msg.type === MessageType.REPLY) {
       if (typeof msg.meta.load === 'number') { peer.load = msg.meta.load; if (this.zones !== null) peer.loadAt = this.clock.now() }
-      this.attempts.onReplies(peer, msg.replies)
+      this.attempts.onReplies(peer, msg.replies, frames[0].length)
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
     } else if (msg.type >= MessageType.STREAM_ITEM && msg.type <= MessageType.STREAM_END) {
       this.streams.onMessage(endpoint, msg, frames[0].length)

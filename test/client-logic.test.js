@@ -197,6 +197,24 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(lone.value).to.equal('alone')
   })
 
+  it('a method whose replies are large is not coalesced: each of its requests leaves at once, in a frame of its own', async () => {
+    const { clock, net, client } = setup({}, [A])
+    net.peers.get(A).behave = (r) => ['ok', r.method === 'big' ? Buffer.alloc(20000, 1) : r.args]
+    net.up(A)
+    const first = [track(client.request('big')), track(client.request('small'))] // teach the client both sizes
+    await tick(clock, 5)
+    expect(first.map((r) => r.done)).to.deep.equal([true, true])
+    const before = net.frameSizes.length
+    const big = Array.from({ length: 4 }, () => track(client.request('big')))
+    expect(net.frameSizes.slice(before)).to.deep.equal([1, 1, 1, 1]) // all four left before the turn ended
+    await tick(clock, 5)
+    expect(big.every((r) => r.value?.length === 20000)).to.equal(true)
+    const mark = net.frameSizes.length
+    for (let i = 0; i < 4; i++) track(client.request('small', i))
+    await tick(clock, 5)
+    expect(net.frameSizes.slice(mark)).to.deep.equal([1, 3]) // small replies: the lone one, then the turn's rest together
+  })
+
   it('pipelining: under heavy load, half of what is in flight leaves before the turn ends', async () => {
     const { clock, net, client } = setup({}, [A])
     net.up(A)
