@@ -222,7 +222,7 @@ describe('worker-thread handlers', function () {
     await c.request('whereAmI')
     const answers = [1, 2, 3].map(() => c.request('stamped', { ms: 60 }, { timeout: 10000 }))
     await eventually(() => expect(p.stats().threads.load).to.equal(3))
-    await new Promise((resolve) => setTimeout(resolve, 5)) // the hand-offs are made (a microtask after arrival)
+    expect(p.stats().threads.handoffs).to.equal(3) // whereAmI's, the first stamped's, and the second's, ahead, while the first runs
     const end = performance.now() + 300 // this process's main thread (the peer's) is busy for 300 ms
     while (performance.now() < end) { /* blocks the main thread */ }
     const [a, b] = await Promise.all(answers)
