@@ -192,14 +192,17 @@ export class WorkerPool {
     for (const t of this.threads) {
       if (this.queue.length === 0) return
       if (!t.mayTakeAhead()) continue
-      const batch = this.take(this.handoffSize(this.threads.length))
+      const batch = this.take(this.handoffSize(this.threads.length), true)
       if (batch.length === 0) return
       this.hand(t, batch)
     }
   }
 
-  /** Up to `size` requests from the queue, dropping those whose client gave up; a suspect alone. */
-  take (size) {
+  /**
+   * Up to `size` requests from the queue, dropping those whose client gave up; a suspect
+   * alone, and never `ahead` (it may end the thread, and with it the request the thread runs).
+   */
+  take (size, ahead = false) {
     const batch = []
     while (batch.length < size && this.queue.length > 0) {
       const task = this.queue.shift()
@@ -210,7 +213,7 @@ export class WorkerPool {
         continue
       }
       // A suspect (see recycle) goes alone: if it kills its thread again, it alone fails.
-      if (task.suspect && batch.length > 0) { this.queue.unshiftAll([task]); break }
+      if (task.suspect && (ahead || batch.length > 0)) { this.queue.unshiftAll([task]); break }
       batch.push(task)
       if (task.suspect) break
     }

@@ -152,6 +152,17 @@ describe('worker-thread handlers', function () {
     })
   })
 
+  it('a suspect is never handed ahead to a busy thread: the request that thread runs is not killed with it', async () => {
+    await withPool({ threads: 2 }, async (pool) => {
+      const run = (method, args, i) => pool.run(method, args, poolCtx(i)).then(() => 'ok', (e) => e.code)
+      // One thread takes the long one, the other the culprit, which ends it on arrival; the
+      // culprit, now a suspect, waits for the replacement instead of riding behind the long one.
+      const answers = Promise.all([run('waitFor', { ms: 400 }, 1), run('spin', { n: 10, dieOnArrival: true }, 2), run('spin', { n: 10 }, 3)])
+      expect(await answers).to.deep.equal(['ok', 'ERR_ZEROMESH_WORKER_EXIT', 'ok'])
+      expect(pool.counts).to.include({ replaced: 2 })
+    })
+  })
+
   it('a thread that dies in the middle of a batch fails its request; those it had not started run on its replacement', async () => {
     // The pool itself, so that one hand-off carries [quick, quick, exit, quick, quick] for sure.
     await withPool({ shortRequests: true }, async (pool) => {
@@ -333,8 +344,8 @@ function spinLocally (n) {
  * `shortRequests` the pool takes its requests to be short from the start (hand-offs of up
  * to 32), as it would after timing some.
  */
-async function withPool ({ shortRequests = false }, fn) {
-  const pool = new WorkerPool({ modules: [WORK.href], threads: 1 })
+async function withPool ({ shortRequests = false, threads = 1 }, fn) {
+  const pool = new WorkerPool({ modules: [WORK.href], threads })
   try {
     await pool.start()
     if (shortRequests) pool.taskMs = 0.01
