@@ -65,7 +65,6 @@ parentPort.on('message', (m) => {
   }
 })
 
-
 /** Runs the hand-offs in the order they came, one at a time. */
 async function drain () {
   draining = true
