@@ -4,7 +4,7 @@
 // again, as request entries are.
 import { HEADER_SIZE, MessageType, Status, Limits } from './constants.js'
 import { checkValue, checkList, isUint, fail, traceCarrier } from './validate.js'
-import { packr, frame, writeHead, writeArrayHeader, arrayHeaderSize } from './msgpack.js'
+import { packr, frame, writeHead, writeArrayHeader, arrayHeaderSize, RESERVE_START_SPACE } from './msgpack.js'
 
 export const STREAM_TYPES = new Set([MessageType.STREAM_OPEN, MessageType.STREAM_ITEM, MessageType.STREAM_CREDIT, MessageType.STREAM_END])
 
@@ -19,16 +19,38 @@ export function encodeStreamOpen (id, method, args, timeoutMs, items, bytes, inp
 
 const BIN_BY_REFERENCE = 16384 // a Buffer item this large is copied once, into its frame, not packed first
 
+// The most an item frame's head takes: header, the fixarray of 2, the id, the items' array header.
+const HEAD_ROOM = HEADER_SIZE + 1 + 9 + 5
+
+/** A packed item this large leaves in a frame of its own, made in place (loneItemFrame). */
+export const LONE_ITEM_BYTES = 16384
+
 /**
- * One item packed on its own, to be joined into an item frame by streamItemFrame. A large
- * Buffer or Uint8Array is not packed: it is kept as it is with its MessagePack bin header
- * (a BinItem) and copied once, into the frame, instead of twice. Either way `.length` is the
- * item's packed size. A BinItem still refers to the caller's bytes: its frame must be joined
- * before the source runs again (a generator may refill the same Buffer), as the producer does.
+ * One item packed on its own, to be joined into an item frame by ItemFrameBuilder or to be
+ * the one item of a frame made in place by loneItemFrame (msgpackr leaves room for the frame's
+ * head in front of it). A large Buffer or Uint8Array is not packed: it is kept as it is with
+ * its MessagePack bin header (a BinItem) and copied once, into the frame, instead of twice.
+ * Either way `.length` is the item's packed size. A BinItem still refers to the caller's
+ * bytes: its frame must be joined before the source runs again (a generator may refill the
+ * same Buffer), as the producer does.
  */
 export function packItem (value) {
   if (value instanceof Uint8Array && value.length >= BIN_BY_REFERENCE && (value.constructor === Buffer || value.constructor === Uint8Array)) return new BinItem(value)
-  return packr.pack(value)
+  return packr.pack(value, RESERVE_START_SPACE | HEAD_ROOM).subarray(HEAD_ROOM)
+}
+
+/**
+ * The item frame `[id, [item]]` of one item packItem packed with msgpackr (not a BinItem),
+ * made without copying the item: the head goes into the room in front of it. The frame shares
+ * msgpackr's slab, which is never rewritten (protocol/msgpack.js), so it may be sent as it is.
+ */
+export function loneItemFrame (id, packed) {
+  const at = itemFrameOverhead(id, 1)
+  const out = Buffer.from(packed.buffer, packed.byteOffset - at, at + packed.length)
+  writeHead(out, 0, MessageType.STREAM_ITEM)
+  out[HEADER_SIZE] = 0x92
+  writeArrayHeader(out, writeUint(out, HEADER_SIZE + 1, id), 1)
+  return out
 }
 
 /** A bin item not yet copied: `length` is its packed size (bin 16 or bin 32 header and the bytes). */
@@ -51,9 +73,6 @@ export class BinItem {
 export function itemFrameOverhead (id, n) {
   return HEADER_SIZE + 1 + uintSize(id) + arrayHeaderSize(n)
 }
-
-// The most an item frame's head takes: header, the fixarray of 2, the id, the items' array header.
-const HEAD_ROOM = HEADER_SIZE + 1 + 9 + 5
 
 /**
  * Builds a stream's item frames `[id, [item, ...]]` (the same bytes as packing the whole):

@@ -2,14 +2,15 @@
 // while the receiver's credit allows, packs each one, and sends them in item frames. Items
 // ready in the same turn of the event loop leave together in one frame (as many as the credit,
 // the frame size and the batch limit allow); an item that takes longer does not hold the ones
-// before it. A peer runs it for a handler's results (on the main thread or in a handler
-// thread), a client for the items it sends.
+// before it. An item that packs to LONE_ITEM_BYTES or more leaves alone, in a frame made
+// around its packed bytes (no copy). A peer runs it for a handler's results (on the main
+// thread or in a handler thread), a client for the items it sends.
 //
 // Credit rule: a frame of n items and b bytes (the whole frame) spends n items and b bytes. A
 // frame leaves only while at least 1 item and 1 byte of credit are left, and never with more
 // items than are left; it may overdraw the bytes, after which nothing leaves until the
 // receiver has granted enough to bring them above 0 again.
-import { packItem, itemFrameOverhead, ItemFrameBuilder } from './stream-codec.js'
+import { packItem, itemFrameOverhead, ItemFrameBuilder, BinItem, loneItemFrame, LONE_ITEM_BYTES } from './stream-codec.js'
 import { RemoteCode, ZeromeshError } from './errors.js'
 import { Limits } from './constants.js'
 
@@ -105,6 +106,13 @@ export class StreamProducer {
       if (itemFrameOverhead(this.id, 1) + packed.length > this.maxFrame) {
         throw new ZeromeshError(`stream item ${this.count + this.frame.n} of ${packed.length} bytes is larger than a frame may be (maxMessageSize ${this.maxFrame})`, { code: RemoteCode.TOO_LARGE })
       }
+      if (packed.length >= LONE_ITEM_BYTES && !(packed instanceof BinItem)) {
+        // A large packed item goes alone, its frame made around it: no copy into a slab.
+        this.flush() // the items before it leave first, and may spend the credit left
+        while (!this.over && (this.items <= 0 || this.bytes <= 0)) await new Promise((resolve) => { this.waiting = resolve })
+        if (!this.over) this.sent(1, loneItemFrame(this.id, packed))
+        continue
+      }
       const f = this.frame
       if (f.n > 0 && (f.n >= this.maxBatch || itemFrameOverhead(this.id, f.n + 1) + f.bytes + packed.length > this.maxBatchFrame)) this.flush()
       f.add(packed) // copied now: the source may reuse its Buffer when it runs again
@@ -118,7 +126,11 @@ export class StreamProducer {
   flush () {
     const n = this.frame.n
     if (n === 0) return
-    const frame = this.frame.take()
+    this.sent(n, this.frame.take())
+  }
+
+  /** Spends the credit for a frame of `n` items and sends it. */
+  sent (n, frame) {
     this.items -= n
     this.bytes -= frame.length
     this.count += n

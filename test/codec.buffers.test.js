@@ -97,4 +97,57 @@ describe('stream item frames', () => {
     expect(f.equals(whole(7, [big(40000, 1), big(40000, 2)]))).to.equal(true)
     for (const [i, fr] of frames.entries()) expect(fr.equals(whole(...cases[i])), `case ${i} after later frames`).to.equal(true)
   })
+
+  it('a lone item frame is made around the packed item, not copied: byte-identical to [id, [item]] for ids of every size, intact after later packs', async () => {
+    const { packItem, loneItemFrame } = await import('../protocol/stream-codec.js')
+    const { frame, packr } = await import('../protocol/msgpack.js')
+    const { MessageType } = await import('../protocol/constants.js')
+    const made = []
+    for (const id of [0, 200, 70000, 2 ** 33]) {
+      const value = { i: id, pad: Buffer.alloc(20000 + id % 7, 5) } // packed by msgpackr, not a BinItem
+      const packed = packItem(value)
+      const f = loneItemFrame(id, packed)
+      expect(f.buffer, 'the frame shares the packed item\'s memory').to.equal(packed.buffer)
+      expect(f.byteOffset + f.length).to.equal(packed.byteOffset + packed.length)
+      made.push([f, frame(MessageType.STREAM_ITEM, [id, [value]])])
+    }
+    for (let i = 0; i < 50; i++) packr.pack({ filler: Buffer.alloc(30000, i) }) // msgpackr moves on, to new slabs
+    for (const [i, [f, whole]] of made.entries()) expect(f.equals(whole), `id ${i}`).to.equal(true)
+  })
+})
+
+describe('stream producer', () => {
+  const decodeItems = async (f) => {
+    const { unpackr } = await import('../protocol/msgpack.js')
+    const { HEADER_SIZE } = await import('../protocol/constants.js')
+    return unpackr.unpack(f.subarray(HEADER_SIZE))[1]
+  }
+  async function * source (values) { for (const v of values) yield v }
+
+  it('a large packed item leaves alone after the small ones before it, and waits for credit when their frame spent it', async () => {
+    const { StreamProducer } = await import('../protocol/stream-producer.js')
+    const { packItem, itemFrameOverhead, LONE_ITEM_BYTES } = await import('../protocol/stream-codec.js')
+    const small = [{ s: 1 }, { s: 2 }, { s: 3 }]
+    const large = { pad: Buffer.alloc(LONE_ITEM_BYTES, 7) }
+    const smallBytes = small.reduce((n, v) => n + packItem(v).length, 0)
+    // Byte credit for the small items and one byte more: it is spent by their frame's head.
+    const credit = smallBytes + 1
+    expect(itemFrameOverhead(1, 3)).to.be.above(1)
+    const sent = []
+    let ended = null
+    const p = new StreamProducer({ id: 1, source: source([...small, large, { s: 4 }]), items: 10, bytes: credit, send: (f) => sent.push(f), end: (err, count) => { ended = { err, count } } })
+    p.start()
+    for (let i = 0; i < 50 && !p.blocked; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(sent.length, 'the small items left in one frame; the large one waits').to.equal(1)
+    expect(await decodeItems(sent[0])).to.deep.equal(small)
+    expect(p.blocked).to.equal(true)
+    p.grant(10, 1 << 20)
+    await p.done
+    expect(ended).to.deep.equal({ err: null, count: 5 })
+    expect(sent.length).to.equal(3)
+    const lone = await decodeItems(sent[1])
+    expect(lone.length).to.equal(1)
+    expect(Buffer.from(lone[0].pad).equals(large.pad)).to.equal(true)
+    expect(await decodeItems(sent[2])).to.deep.equal([{ s: 4 }])
+  })
 })
