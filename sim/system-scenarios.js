@@ -4,6 +4,14 @@
 
 export const P = (i) => `tcp://127.0.0.1:${7001 + i}`
 
+/** A fault: member P(2)'s link has `field` (loss or delay) at `value` for `ms`, then 0 again. */
+const degraded = (field, value, ms) => async (s) => {
+  s.faulty.add(P(2))
+  s.host(P(2))[field] = value
+  await s.run(ms)
+  s.host(P(2))[field] = 0
+}
+
 export const scenarios = [
   {
     name: 'partition p0,p1 from p2,p3,p4 for 5 s, then heal',
@@ -17,21 +25,11 @@ export const scenarios = [
   },
   {
     name: 'one member at 30% loss for 20 s',
-    async fault (s) {
-      s.faulty.add(P(2))
-      s.host(P(2)).loss = 0.3
-      await s.run(20000)
-      s.host(P(2)).loss = 0
-    },
+    fault: degraded('loss', 0.3, 20000),
   },
   {
     name: 'one member +200 ms RTT for 10 s',
-    async fault (s) {
-      s.faulty.add(P(2))
-      s.host(P(2)).delay = 100
-      await s.run(10000)
-      s.host(P(2)).delay = 0
-    },
+    fault: degraded('delay', 100, 10000),
     noDeathAtAll: true, // slow is not dead
   },
   {
