@@ -14,7 +14,7 @@ describe('whole system under faults (simulated: 5 peers, 2 clients, virtual cloc
   this.timeout(60000)
 
   for (const sc of scenarios) {
-    for (const seed of [1, 2]) {
+    for (const seed of sc.seeds ?? [1, 2]) {
       it(`${sc.name} (seed ${seed})`, async () => {
         const s = new SystemSim({ seed })
         try {

@@ -12,7 +12,21 @@
 // message. Connections are looked at four times per interval (or timeout, if shorter): a
 // silence is noticed within a quarter of that after it is long enough.
 
+import { encodePing, decode, hasSignature } from '../protocol/codec.js'
+import { MessageType } from '../protocol/constants.js'
+
 export const HEARTBEAT_SEQ = 0 // the seq of a heartbeat PING; questions number theirs from 1
+
+/** The heartbeat PING's frame. */
+export const HEARTBEAT_PING = encodePing(HEARTBEAT_SEQ)
+
+const TYPE_AT = 4 // a frame's message type: after the signature (3 bytes) and the version
+
+/** Whether `frame` is a heartbeat's answer (a PONG with HEARTBEAT_SEQ): read by the connector, not passed on. */
+export function isHeartbeatAnswer (frame) {
+  if (frame.length <= TYPE_AT || frame[TYPE_AT] !== MessageType.PONG || !hasSignature(frame)) return false
+  try { return decode(frame).seq === HEARTBEAT_SEQ } catch { return false }
+}
 
 export class Heartbeats {
   /**

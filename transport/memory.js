@@ -4,16 +4,20 @@
 //
 // - A connection comes up after one network delay when a listener is there, and is tried
 //   again every RECONNECT_MS while not; the connector hears onUp, as on a ZMTP handshake.
+//   What is sent before it is up waits for it, in order (ZeroMQ with `immediate` off).
 // - Messages are never lost on a live connection (TCP retransmits): `loss` on a host's link
 //   delays a message instead, by Linux's tail-loss probe (10 ms) for a first loss, then by
 //   retransmission timeouts (200 ms, doubling).
 // - A partition or a frozen host stalls a connection's messages; they arrive when it heals
-//   or thaws, unless the connection went down first. A connector with heartbeats (protocol
-//   PINGs in transport/heartbeats.js, modelled here as a stall) notices a
-//   stall after heartbeatTimeout and takes the connection down (onDown), then reconnects.
+//   or thaws, unless the connection went down first. TCP keeps order, so a message late by
+//   retransmissions holds back those behind it. A connector with heartbeats runs the ZeroMQ
+//   connector's own (transport/heartbeats.js, protocol PINGs): a connection from which nothing
+//   came for heartbeatTimeout is taken down (onDown), then dialled again.
 // - A listener that closes (a process stopped or killed) takes its connections down at once.
 // - A frozen host runs nothing: its timers and deliveries wait for the thaw (SIGSTOP/SIGCONT).
 // Everything runs on the given clock and random source, so a seeded run replays exactly.
+
+import { Heartbeats, HEARTBEAT_PING, isHeartbeatAnswer } from './heartbeats.js'
 
 const RECONNECT_MS = 100 // ZeroMQ's reconnectInterval in transport/settings.js
 const TLP_MS = 10 //        Linux's tail-loss probe on a LAN: the first loss of a message costs this...
@@ -27,12 +31,14 @@ export class MemoryNetwork {
    * @param {() => number} o.random
    * @param {number} [o.delay]  one-way delay of every message, ms
    * @param {number} [o.jitter] up to this much more, uniformly at random, per message (ms)
+   * @param {number} [o.loss]   of every message on every link, 0..1 (retransmitted, so late)
    */
   constructor (o) {
     this.clock = o.clock
     this.random = o.random
     this.delay = o.delay ?? 0.5
     this.jitter = o.jitter ?? 0
+    this.loss = o.loss ?? 0
     this.hosts = new Map() //     name -> Host
     this.listeners = new Map() // endpoint -> MemoryListener
     this.pipes = new Set() //     every connection
@@ -66,7 +72,7 @@ export class MemoryNetwork {
   latency (a, b) {
     let ms = this.delay + a.delay + b.delay
     if (this.jitter > 0) ms += this.jitter * this.random()
-    const loss = 1 - (1 - a.loss) * (1 - b.loss)
+    const loss = 1 - (1 - this.loss) * (1 - a.loss) * (1 - b.loss)
     if (loss > 0 && this.random() < loss) {
       ms += TLP_MS
       for (let rto = RTO_MS; this.random() < loss && rto < 60000; rto *= 2) ms += rto
@@ -80,7 +86,6 @@ export class MemoryNetwork {
     if (!this.passes(from, to) || pipe.stalled.length > 0) {
       if (pipe.stalled.length >= MAX_PIPE) return false
       pipe.stalled.push([from, to, deliver])
-      pipe.stalledSince ??= this.clock.now()
       return true
     }
     const due = Math.max(this.clock.now() + this.latency(from, to), pipe.last) // TCP keeps order
@@ -97,7 +102,6 @@ export class MemoryNetwork {
       if (!this.passes(from, to)) continue
       const list = pipe.stalled
       pipe.stalled = []
-      pipe.stalledSince = null
       for (const [f, t, deliver] of list) this.carry(pipe, f, t, deliver)
     }
   }
@@ -182,7 +186,7 @@ class Pipe {
     this.id = connector.host.net.newId()
     this.up = false
     this.stalled = [] // [from, to, deliver] waiting for a path
-    this.stalledSince = null
+    this.waiting = [] // frames sent before the connection came up
     this.last = 0 //    when the last message sent on it arrives
   }
 }
@@ -240,6 +244,15 @@ export class MemoryConnector {
     this.o = o
     this.pipes = new Map() // endpoint -> Pipe
     this.closed = false
+    this.heartbeats = o.heartbeatInterval > 0
+      ? new Heartbeats({
+        interval: o.heartbeatInterval,
+        timeout: o.heartbeatTimeout,
+        clock: host.clock,
+        ping: (ep) => this.send(ep, [HEARTBEAT_PING]),
+        silent: (ep) => { const pipe = this.pipes.get(ep); if (pipe !== undefined) this.lost(pipe) },
+      })
+      : null
   }
 
   connect (endpoint) {
@@ -267,28 +280,12 @@ export class MemoryConnector {
       pipe.last = 0
       l.pipes.set(pipe.id.toString('latin1'), pipe)
       net.pipes.add(pipe)
+      const waiting = pipe.waiting
+      pipe.waiting = []
+      for (const frames of waiting) net.carry(pipe, this.host, l.host, () => l.receive(pipe, frames))
+      this.heartbeats?.up(endpoint)
       this.o.onUp?.(endpoint)
-      this.watch(endpoint, pipe)
     }, ms)
-  }
-
-  /** Heartbeats: a connection stalled for heartbeatTimeout is taken down. */
-  watch (endpoint, pipe) {
-    const every = this.o.heartbeatInterval
-    if (!(every > 0)) return
-    this.host.clock.setTimeout(() => {
-      if (!pipe.up || this.pipes.get(endpoint) !== pipe) return
-      const l = pipe.listener
-      const net = this.host.net
-      const stuck = !net.passes(this.host, l.host) || !net.passes(l.host, this.host)
-      if (stuck) pipe.stalledSince ??= net.clock.now()
-      else if (pipe.stalled.length === 0) pipe.stalledSince = null
-      if (pipe.stalledSince !== null && net.clock.now() - pipe.stalledSince >= this.o.heartbeatTimeout) {
-        this.lost(pipe)
-        return
-      }
-      this.watch(endpoint, pipe)
-    }, every)
   }
 
   /** The connection went down: onDown, its stalled messages are lost, and it is dialled again. */
@@ -296,11 +293,11 @@ export class MemoryConnector {
     if (!pipe.up) return
     pipe.up = false
     pipe.stalled = []
-    pipe.stalledSince = null
     this.host.net.pipes.delete(pipe)
     pipe.listener?.pipes.delete(pipe.id.toString('latin1'))
     const endpoint = pipe.endpoint
     if (this.closed || this.pipes.get(endpoint) !== pipe) return
+    this.heartbeats?.down(endpoint)
     // A new connection, as ZeroMQ makes on reconnect (the listener sees a new id).
     const next = new Pipe(this, endpoint)
     this.pipes.set(endpoint, next)
@@ -311,29 +308,44 @@ export class MemoryConnector {
   disconnect (endpoint) {
     const pipe = this.pipes.get(endpoint)
     if (pipe === undefined) return
+    this.heartbeats?.down(endpoint)
     this.pipes.delete(endpoint)
     pipe.up = false
     pipe.stalled = []
+    pipe.waiting = []
     this.host.net.pipes.delete(pipe)
     pipe.listener?.pipes.delete(pipe.id.toString('latin1'))
   }
 
-  /** Sends; `done(code)` once, asynchronously: null, or EHOSTUNREACH when not connected. */
+  /**
+   * Sends; `done(code)` once, asynchronously: null, EHOSTUNREACH when never connected (or
+   * disconnected), EAGAIN when the connection holds MAX_PIPE messages. A connection not up yet
+   * keeps what is sent until it is.
+   */
   send (endpoint, frames, done) {
     const pipe = this.pipes.get(endpoint)
     let code = null
     if (this.closed) code = 'CLOSED'
-    else if (pipe === undefined || !pipe.up) code = 'EHOSTUNREACH'
-    else if (!this.host.net.carry(pipe, this.host, pipe.listener.host, () => pipe.listener.receive(pipe, frames))) code = 'EAGAIN'
+    else if (pipe === undefined) code = 'EHOSTUNREACH'
+    else if (!pipe.up) {
+      if (pipe.waiting.length >= MAX_PIPE) code = 'EAGAIN'
+      else pipe.waiting.push(frames)
+    } else if (!this.host.net.carry(pipe, this.host, pipe.listener.host, () => pipe.listener.receive(pipe, frames))) code = 'EAGAIN'
     queueMicrotask(() => done?.(code))
   }
 
   receive (pipe, frames) {
-    if (!this.closed && pipe.up) this.o.onMessage(pipe.endpoint, frames)
+    if (this.closed || !pipe.up) return
+    if (this.heartbeats !== null) {
+      this.heartbeats.heard(pipe.endpoint)
+      if (frames.length === 1 && isHeartbeatAnswer(frames[0])) return
+    }
+    this.o.onMessage(pipe.endpoint, frames)
   }
 
   async close () {
     this.closed = true
+    this.heartbeats?.stop()
     for (const endpoint of [...this.pipes.keys()]) this.disconnect(endpoint)
   }
 }

@@ -7,13 +7,8 @@
 import * as zmq from 'zeromq'
 import { connectingRouterOptions, Aliases } from './settings.js'
 import { clientCurveOptions } from './security.js'
-import { Heartbeats, HEARTBEAT_SEQ } from './heartbeats.js'
-import { encodePing, decode, hasSignature } from '../protocol/codec.js'
-import { MessageType } from '../protocol/constants.js'
+import { Heartbeats, HEARTBEAT_PING, isHeartbeatAnswer } from './heartbeats.js'
 import { systemClock } from '../protocol/clock.js'
-
-const PING = encodePing(HEARTBEAT_SEQ)
-const TYPE_AT = 4 // a frame's message type: after the signature (3 bytes) and the version
 
 const RECONNECT_AFTER_REFUSAL_MS = 1000 //  a refused handshake is tried again after this...
 const MAX_RECONNECT_AFTER_REFUSAL_MS = 30000 // ...doubling up to this, while the endpoint is wanted
@@ -80,7 +75,7 @@ export class ZmqConnector {
     if (this.closed || alias === undefined) return
     // A full pipe, or a send refused at once (zeromq.js can throw synchronously): the silence
     // says the rest. Nothing may escape into the timer that called this.
-    try { this.socket.send([alias, PING]).catch(() => {}) } catch {}
+    try { this.socket.send([alias, HEARTBEAT_PING]).catch(() => {}) } catch {}
   }
 
   /** Nothing came from `endpoint` for heartbeatTimeout: down, and a new connection is made. */
@@ -89,13 +84,6 @@ export class ZmqConnector {
     this.aliases.disconnect(this.socket, endpoint)
     this.aliases.connect(this.socket, endpoint)
     this.o.onDown?.(endpoint)
-  }
-
-  /** A heartbeat's answer, read here and not passed on: a PONG with HEARTBEAT_SEQ. */
-  isHeartbeat (frames) {
-    const f = frames[1]
-    if (frames.length !== 2 || f.length <= TYPE_AT || f[TYPE_AT] !== MessageType.PONG || !hasSignature(f)) return false
-    try { return decode(f).seq === HEARTBEAT_SEQ } catch { return false }
   }
 
   /**
@@ -139,7 +127,7 @@ export class ZmqConnector {
         if (endpoint === undefined) continue
         if (this.heartbeats !== null) {
           this.heartbeats.heard(endpoint)
-          if (this.isHeartbeat(msg)) continue
+          if (msg.length === 2 && isHeartbeatAnswer(msg[1])) continue
         }
         try { this.o.onMessage(endpoint, msg.slice(1)) } catch { /* onMessage handles its own errors */ }
         // The callers whose requests this message settled run first (and send their next
