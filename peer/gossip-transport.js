@@ -13,6 +13,16 @@ import { Questions, Answer } from '../transport/questions.js'
 
 const LATE_MEMORY = 1024 // requests that timed out, remembered so their late answers still count
 
+/**
+ * Answers a membership request that came in on the bound socket (`msg`, decoded): `send(frame,
+ * answer)` with membership's answer, when it has one; `onError(err)` if handling it failed.
+ */
+export function answerGossip (membership, msg, send, onError) {
+  membership.handle(msg.gossip).then((answer) => {
+    if (answer !== null) send(encodeGossip(msg.seq, answer), answer)
+  }, onError)
+}
+
 export class GossipTransport {
   /**
    * @param {object} o

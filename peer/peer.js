@@ -2,6 +2,7 @@
 // answers 10/FLP pings and requests, and stops gracefully.
 import { EventEmitter } from 'node:events'
 import { PeerCluster } from './cluster.js'
+import { answerGossip } from './gossip-transport.js'
 import { Dispatcher } from './dispatch.js'
 import { RecentRequests } from './recent-requests.js'
 import { PeerStreams } from './streams.js'
@@ -12,7 +13,7 @@ import { OwnService } from './service.js'
 import { startHandlers } from './handlers.js'
 import { resolvePeerOptions } from './options.js'
 import {
-  decode, encodePong, encodeError, encodeGossip, encodeMembers, encodeService,
+  decode, encodePong, encodeError, encodeMembers, encodeService,
 } from '../protocol/codec.js'
 import { ReplyOutbox } from './reply-outbox.js'
 import { FlpServer } from './flp-server.js'
@@ -338,9 +339,7 @@ export class Peer extends EventEmitter {
   }
 
   onGossip (clientId, msg) {
-    this.membership.handle(msg.gossip).then((reply) => {
-      if (reply !== null && this.transport?.open) this.transport.send(clientId, [encodeGossip(msg.seq, reply)])
-    }, () => { this.counts.dropped++ })
+    answerGossip(this.membership, msg, (frame) => { if (this.transport?.open) this.transport.send(clientId, [frame]) }, () => { this.counts.dropped++ })
   }
 
   /**

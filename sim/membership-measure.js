@@ -3,17 +3,6 @@
 // member, traffic per member per round, false deaths under message loss, convergence after a
 // partition heals. A round is one probe interval.
 import { SimCluster } from './membership-cluster.js'
-import { encodeGossip } from '../protocol/codec.js'
-
-// Bytes per message type, counted only while `counting` is on (encoding every message costs).
-let counting = false
-const bytesByType = {}
-const sizeOf = (msg) => {
-  if (!counting) return 0
-  const n = encodeGossip(1, msg).length
-  bytesByType[msg.type] = (bytesByType[msg.type] ?? 0) + n
-  return n
-}
 const ep = (i) => `tcp://10.${(i >> 8) & 255}.${i & 255}.1:5555`
 
 /** Counts, per endpoint, how many other members currently hold it in each state. */
@@ -44,7 +33,7 @@ function tracker (sim) {
 
 /** A converged cluster of n members (each knows every other as alive), with a tracker. */
 async function build (n, opts = {}, seed = 42) {
-  const sim = new SimCluster({ seed, sizeOf, ...opts })
+  const sim = new SimCluster({ seed, ...opts })
   const t = tracker(sim)
   const nodes = sim.addConverged(Array.from({ length: n }, (_, i) => ep(i)))
   nodes.forEach((m, i) => t.watch(ep(i), m))
@@ -68,17 +57,15 @@ export async function measure (n, { seed = 42, only = new Set(['spread', 'loss',
   if (only.has('spread')) {
     const { sim, t, round } = await build(n, {}, seed)
     // Steady-state traffic over 40 rounds (push-pull included at its scaled interval).
-    for (const tr of sim.net.traffic.values()) { tr.sent = 0; tr.bytes = 0 }
-    for (const k of Object.keys(bytesByType)) delete bytesByType[k]
+    for (const tr of sim.traffic.values()) { tr.sent = 0; tr.bytes = 0 }
+    sim.bytesByType = {}
     const window = trafficRounds
-    counting = true
     await sim.run(window * round)
-    counting = false
     let sent = 0; let bytes = 0
-    for (const tr of sim.net.traffic.values()) { sent += tr.sent; bytes += tr.bytes }
+    for (const tr of sim.traffic.values()) { sent += tr.sent; bytes += tr.bytes }
     out.msgsPerMemberRound = +(sent / n / window).toFixed(2)
     out.bytesPerMemberRound = Math.round(bytes / n / window)
-    out.syncBytesPerMemberRound = Math.round((bytesByType.sync ?? 0) / n / window)
+    out.syncBytesPerMemberRound = Math.round((sim.bytesByType.sync ?? 0) / n / window)
 
     const newcomer = ep(n)
     t.watch(newcomer, sim.add(newcomer, [ep(Math.floor(sim.random() * n))]))

@@ -3,7 +3,7 @@
 // (no one else may answer it), or the question ends with null at its timeout, when its send
 // fails, or when the endpoint is forgotten. The one place for the "seq -> pending -> timeout"
 // bookkeeping: a client's questions (what a peer serves, liveness, key proofs, member lists),
-// a peer's gossip (peer/gossip-transport.js) and the membership simulation's network.
+// and a peer's gossip (peer/gossip-transport.js).
 //
 // With `lateMemory`, the seqs of the last questions that timed out are remembered with their
 // endpoint, so an answer that comes after its timeout is told apart (LATE) from one that was
