@@ -22,7 +22,7 @@ describe('a list that lies about a live peer', () => {
     const { clock, net, client } = setup({ discover: true }, [A])
     net.define(B)
     client.learn([alive(B, Date.now())])
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     client.learn([dead(B, 2 ** 53 - 1)])
     await tick(clock, 5)
     expect(client.stats().beyondHorizon).to.equal(1)
@@ -37,7 +37,7 @@ describe('a list that lies about a live peer', () => {
     const { clock, net, client } = setup({ discover: true }, [A])
     net.define(B)
     client.learn([alive(B, Date.now())])
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     client.learn([dead(B, Date.now() + 1000)])
     await tick(clock, 5)
     expect(net.peers.get(B).pinged).to.equal(1)
@@ -55,7 +55,7 @@ describe('a list that lies about a live peer', () => {
     const { clock, net, client } = setup({ discover: true }, [A])
     net.define(B)
     client.learn([alive(B, 5)])
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     net.peers.get(B).leaving = true
     client.learn([{ endpoint: B, incarnation: 5, state: MemberState.LEFT, meta: {} }])
     await tick(clock, 5)
@@ -69,7 +69,7 @@ describe('a list that lies about a live peer', () => {
     const { clock, net, client } = setup({ discover: true, membersTimeout: 200 }, [A])
     net.define(B)
     client.learn([alive(B, Date.now())])
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     net.peers.get(B).silentToPings = true
     client.learn([dead(B, Date.now() + 1000)])
     await tick(clock, 50)
@@ -127,7 +127,7 @@ describe('a peer reported down that is not', () => {
   // then; one that answers is up. (Seen in CI: the demo's thawed peer stayed down for good.)
   it('a stale disconnect: the client asks the peer, it answers, and it is back in rotation', async () => {
     const { clock, net, client } = setup({}, [A, B])
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     net.h.onDown(B) // the event of an old connection; B's connection is in fact up
     expect(client.peers().find((p) => p.endpoint === B).state).to.equal('down')
     await tick(clock, 1200)
@@ -140,7 +140,7 @@ describe('a peer reported down that is not', () => {
 
   it('a peer really down does not answer, and stays down', async () => {
     const { clock, net, client } = setup({}, [A, B])
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     net.down(B)
     await tick(clock, 3000)
     expect(client.peers().find((p) => p.endpoint === B).state).to.equal('down')

@@ -52,7 +52,7 @@ describe('plain stays on loopback', () => {
 
   it('a member list naming peers off loopback: a plain client counts and refuses them, never dials them', async () => {
     const { clock, net, client } = setup({ discover: true }, ['tcp://127.0.0.1:1001'])
-    net.up('tcp://127.0.0.1:1001')
+    await net.up('tcp://127.0.0.1:1001')
     client.learn([ROGUE, ROGUE6, 'tcp://127.0.0.2:1002'].map((endpoint) => ({ endpoint, incarnation: 1, state: MemberState.ALIVE, meta: {} })))
     await tick(clock, 5)
     expect(net.dials.filter((ep) => !isLoopback(ep))).to.deep.equal([])
@@ -63,7 +63,7 @@ describe('plain stays on loopback', () => {
 
   it('security: false (plain on purpose) connects where the lists say', async () => {
     const { clock, net, client } = setup({ discover: true, security: false }, ['tcp://127.0.0.1:1001'])
-    net.up('tcp://127.0.0.1:1001')
+    await net.up('tcp://127.0.0.1:1001')
     client.learn([{ endpoint: ROGUE, incarnation: 1, state: MemberState.ALIVE, meta: {} }])
     await tick(clock, 5)
     expect(net.dials).to.include(ROGUE)

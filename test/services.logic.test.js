@@ -12,7 +12,7 @@ describe('services: routing logic (fake transport, fake clock)', () => {
   it('an UNKNOWN_METHOD answer (the peer stopped serving it) is retried on a peer that serves it, idempotent or not, and the peer is asked again', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.serve(A, { methods: ['alpha'] }); net.serve(B, { methods: ['alpha'] })
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     // A stops serving alpha, but has not said so yet: it answers UNKNOWN_METHOD.
     net.peers.get(A).behave = () => ['unknown']
     net.serve(A, { methods: ['other'] })
@@ -31,7 +31,7 @@ describe('services: routing logic (fake transport, fake clock)', () => {
     const { clock, net, client } = setup({}, [A, B])
     net.serve(B, { methods: ['alpha', 'beta'] }) // A is older: it answers the question with ERROR
     net.peers.get(A).behave = (req) => req.method === 'beta' ? ['unknown'] : ['ok', req.args]
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     expect(client.peers().find((p) => p.endpoint === A).service).to.equal('any')
     const got = []
     for (let i = 0; i < 6; i++) { const x = track(client.request('beta', i, { idempotent: false })); await tick(clock, 5); got.push(x.value) }
@@ -46,7 +46,7 @@ describe('services: routing logic (fake transport, fake clock)', () => {
   it('a claim relayed by another peer never changes where requests go: only the peer\'s own answer does', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.serve(A, { methods: ['alpha'] }); net.serve(B, { methods: ['alpha'] })
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     // A liar's member list says B serves nothing (a digest of no methods) at a new incarnation.
     client.learn([{ endpoint: B, incarnation: 5, state: MemberState.ALIVE, meta: {}, service: digestOf([]) }])
     await tick(clock, 5)
@@ -60,7 +60,7 @@ describe('services: routing logic (fake transport, fake clock)', () => {
     const { clock, net, client } = setup({}, [A, B])
     net.define(A, { service: { methods: ['alpha'] }, serviceLatency: 40 })
     net.define(B, { service: { methods: ['beta'] }, serviceLatency: 80 })
-    net.up(A); net.up(B)
+    await net.up(A); await net.up(B)
     const r = track(client.request('beta', 'x', { timeout: 1000 }))
     await tick(clock, 60)
     expect(r.done).to.equal(false) // A said alpha; B has not answered yet: it may serve beta
@@ -72,14 +72,14 @@ describe('services: routing logic (fake transport, fake clock)', () => {
   it('waitFor(method) resolves with the peers that serve it once one is up, rejects at its timeout and on close', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.serve(A, { methods: ['alpha'] }); net.serve(B, { methods: ['beta'] })
-    net.up(A)
+    await net.up(A)
     const w = track(client.waitFor('beta', { timeout: 500 }))
     const never = track(client.waitFor('gamma', { timeout: 100 }))
     const closed = track(client.waitFor('gamma', { timeout: 5000 }))
     await tick(clock, 101)
     expect(never.code).to.equal('ERR_ZEROMESH_TIMEOUT')
     expect(w.done).to.equal(false)
-    net.up(B)
+    await net.up(B)
     await tick(clock, 2)
     expect(w.value).to.deep.equal([B])
     await client.close()

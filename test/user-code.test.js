@@ -14,7 +14,7 @@ describe('user code that throws never stalls a call', () => {
     const { clock, net, client } = setup({ strategy: { select: (peers) => peers[0], onResult: boom } })
     const errors = []
     client.on('error', (err) => errors.push(err))
-    net.up('tcp://127.0.0.1:1001')
+    await net.up('tcp://127.0.0.1:1001')
     const rs = [0, 1, 2].map((i) => track(client.request('echo', i, { timeout: 500 })))
     await tick(clock, 10)
     expect(rs.map((r) => r.value)).to.deep.equal([0, 1, 2])
@@ -27,7 +27,7 @@ describe('user code that throws never stalls a call', () => {
   it('a strategy whose select throws: that call fails at once with ERR_ZEROMESH_USER_CODE, not at its deadline', async () => {
     const { clock, net, client } = setup({ strategy: { select: boom } })
     client.on('error', () => {})
-    net.up('tcp://127.0.0.1:1001')
+    await net.up('tcp://127.0.0.1:1001')
     const r = track(client.request('echo', 1, { timeout: 500 }))
     await tick(clock, 2)
     expect(r.code).to.equal('ERR_ZEROMESH_USER_CODE')
@@ -41,7 +41,7 @@ describe('user code that throws never stalls a call', () => {
       const logger = { debug: boom, info: boom, warn: boom, error: boom }
       const { clock, net, client } = setup({ logger })
       client.on('peer', boom)
-      for (const ep of ['tcp://127.0.0.1:1001', 'tcp://127.0.0.1:1002']) net.up(ep)
+      for (const ep of ['tcp://127.0.0.1:1001', 'tcp://127.0.0.1:1002']) await net.up(ep)
       const rs = [0, 1, 2, 3].map((i) => track(client.request('echo', i, { timeout: 500 })))
       await tick(clock, 10)
       expect(rs.map((r) => r.value)).to.deep.equal([0, 1, 2, 3])

@@ -1,6 +1,6 @@
 // zeromesh/testing: handlers, clients and whole clusters in one process, without sockets or
 // sleeping (README, Testing without sockets).
-import type { Transport } from '../peer/index.js'
+import type { Transport, Connector, Listener } from '../peer/index.js'
 
 /** Time that moves only when told; every host of a MemoryNetwork runs its timers on it. */
 export declare class VirtualClock {
@@ -19,6 +19,9 @@ export interface MemoryHost {
   readonly clock: { now(): number, setTimeout(fn: () => void, ms: number): unknown, clearTimeout(t: unknown): void }
   /** For Peer's and Client's `transport` option. */
   readonly transport: Transport
+  /** The same factories as `transport`'s; a connector made here has two controls for tests. */
+  listener (options: Record<string, unknown>): Listener
+  connector (options: Record<string, unknown>): MemoryConnector
   /** Per message on this host's link, each way: a lost message is retransmitted, so it comes late (TCP). 0..1. */
   loss: number
   /** Added one way, each way, ms. */
@@ -30,14 +33,27 @@ export interface MemoryHost {
   thaw (): void
 }
 
+/**
+ * A connecting socket on a MemoryHost. As ZeroMQ's (with `immediate` off), what is sent before
+ * a connection is up waits for it; a connection is tried again every 100 ms until it is up.
+ */
+export interface MemoryConnector extends Connector {
+  /** Tries the connection to `endpoint` now rather than at its next retry: up (onUp) before this returns when the listener is there and reachable. */
+  dialNow (endpoint: string): void
+  /** The connection to `endpoint` breaks now, as on a reset: onDown, then it is dialled again. */
+  drop (endpoint: string): void
+}
+
 /** The in-memory twin of the ZeroMQ transports: connections behave as ZeroMQ over TCP does, with faults per host. */
 export declare class MemoryNetwork {
-  constructor (options: { clock: VirtualClock | { now(): number, setTimeout: Function, clearTimeout: Function }, random: () => number, delay?: number, jitter?: number })
+  /** `delay`: one way, ms (default 0.5); `jitter`: up to this much more per message; `loss`: of every message on every link, 0..1 (retransmitted, so late). */
+  constructor (options: { clock: VirtualClock | { now(): number, setTimeout: Function, clearTimeout: Function }, random: () => number, delay?: number, jitter?: number, loss?: number })
   /** The host of that name (one per process), made on first use. */
   host (name: string): MemoryHost
   /** Cuts every link between two groups of hosts (names) until heal(). */
   partition (a: string[], b: string[]): void
-  heal (): void
+  /** Heals every cut, or only those between two groups of hosts when given; stalled messages go on. */
+  heal (a?: string[], b?: string[]): void
 }
 
 /** A random source in [0, 1) that replays from its seed. */

@@ -58,8 +58,10 @@ export class MemoryNetwork {
     for (const x of a) for (const y of b) { this.cut.add(`${x}|${y}`); this.cut.add(`${y}|${x}`) }
   }
 
-  heal () {
-    this.cut.clear()
+  /** Heals every cut, or only those between two groups of hosts (names) when given. */
+  heal (a, b) {
+    if (a === undefined) this.cut.clear()
+    else for (const x of a) for (const y of b) { this.cut.delete(`${x}|${y}`); this.cut.delete(`${y}|${x}`) }
     this.unstall()
   }
 
@@ -267,25 +269,44 @@ export class MemoryConnector {
 
   /** Tries to reach the listener at `endpoint` in `ms`; again every RECONNECT_MS until it does. */
   dial (endpoint, pipe, ms) {
-    this.host.clock.setTimeout(() => {
-      if (this.closed || this.pipes.get(endpoint) !== pipe || pipe.up) return
-      const l = this.host.net.listeners.get(endpoint)
-      const net = this.host.net
-      if (l === undefined || !net.passes(this.host, l.host) || !net.passes(l.host, this.host)) {
-        this.dial(endpoint, pipe, RECONNECT_MS)
-        return
-      }
-      pipe.listener = l
-      pipe.up = true
-      pipe.last = 0
-      l.pipes.set(pipe.id.toString('latin1'), pipe)
-      net.pipes.add(pipe)
-      const waiting = pipe.waiting
-      pipe.waiting = []
-      for (const frames of waiting) net.carry(pipe, this.host, l.host, () => l.receive(pipe, frames))
-      this.heartbeats?.up(endpoint)
-      this.o.onUp?.(endpoint)
-    }, ms)
+    this.host.clock.setTimeout(() => this.attempt(endpoint, pipe), ms)
+  }
+
+  /** One attempt to connect `pipe`: up (onUp) when the listener is there and reachable, else tried again. */
+  attempt (endpoint, pipe) {
+    if (this.closed || this.pipes.get(endpoint) !== pipe || pipe.up) return
+    const l = this.host.net.listeners.get(endpoint)
+    const net = this.host.net
+    if (l === undefined || !net.passes(this.host, l.host) || !net.passes(l.host, this.host)) {
+      this.dial(endpoint, pipe, RECONNECT_MS)
+      return
+    }
+    pipe.listener = l
+    pipe.up = true
+    pipe.last = 0
+    l.pipes.set(pipe.id.toString('latin1'), pipe)
+    net.pipes.add(pipe)
+    const waiting = pipe.waiting
+    pipe.waiting = []
+    for (const frames of waiting) net.carry(pipe, this.host, l.host, () => l.receive(pipe, frames))
+    this.heartbeats?.up(endpoint)
+    this.o.onUp?.(endpoint)
+  }
+
+  /**
+   * Tries the connection to `endpoint` now rather than at its next retry: when the listener is
+   * there and reachable it is up (onUp) before this returns. For tests that script when a
+   * connection comes up.
+   */
+  dialNow (endpoint) {
+    const pipe = this.pipes.get(endpoint)
+    if (pipe !== undefined) this.attempt(endpoint, pipe)
+  }
+
+  /** The connection to `endpoint` breaks now, as on a reset: onDown, and it is dialled again. */
+  drop (endpoint) {
+    const pipe = this.pipes.get(endpoint)
+    if (pipe !== undefined) this.lost(pipe)
   }
 
   /** The connection went down: onDown, its stalled messages are lost, and it is dialled again. */

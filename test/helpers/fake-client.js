@@ -1,7 +1,8 @@
-// A Client on the fake transport (helpers/fake-transport.js) and a fake clock, for logic
-// tests: no sockets, no sleeping. Peers A, B and C; round robin; discovery off.
-import FakeTimers from '@sinonjs/fake-timers'
+// A Client on scripted peers (helpers/fake-transport.js: the in-memory transport) and a
+// virtual clock, for logic tests: no sockets, no sleeping. Peers A, B and C; round robin;
+// discovery off.
 import { Client } from '../../index.js'
+import { VirtualClock } from '../../testing/virtual-clock.js'
 import { FakeNetwork } from './fake-transport.js'
 
 export const A = 'tcp://127.0.0.1:1001'
@@ -9,13 +10,7 @@ export const B = 'tcp://127.0.0.1:1002'
 export const C = 'tcp://127.0.0.1:1003'
 
 export function setup (options = {}, peers = [A, B, C]) {
-  const fake = FakeTimers.createClock(0)
-  const clock = {
-    now: () => fake.now,
-    setTimeout: (f, ms) => fake.setTimeout(f, ms),
-    clearTimeout: (t) => fake.clearTimeout(t),
-    tick: (ms) => fake.tick(ms),
-  }
+  const clock = new VirtualClock(0)
   const net = new FakeNetwork(clock)
   for (const ep of peers) net.define(ep)
   const client = new Client({ seeds: peers, clock, transport: net.clientTransport(), strategy: 'round-robin', discover: false, ...options })
@@ -31,7 +26,7 @@ export function track (promise) {
 
 export const flush = () => new Promise((resolve) => setImmediate(resolve))
 
-/** Moves the fake clock `ms` forward, 1 ms at a time, letting the event loop turn at each. */
+/** Moves the virtual clock `ms` forward, 1 ms at a time, letting the event loop turn at each. */
 export async function tick (clock, ms) {
-  for (let i = 0; i < ms; i++) { clock.tick(1); await flush() }
+  for (let i = 0; i < ms; i++) await clock.advance(1)
 }

@@ -1,18 +1,28 @@
-// An in-memory stand-in for the client's ZeroMQ transport, driven by a fake clock: each
-// fake peer has a behaviour that decides what happens to every request sent to it.
+// Scripted peers on the in-memory transport (transport/memory.js), for the client's logic
+// tests: each fake peer is a listener on a host of its own whose behaviour decides what
+// happens to every request sent to it; the client's connector is the real in-memory one, on
+// the test's fake clock. The test decides when a connection is up (up) or breaks (down).
+import { MemoryNetwork } from '../../transport/memory.js'
 import { encodeReply, decode, Status, MessageType } from '../../protocol/index.js'
 import { encodeError, encodeService, encodePong } from '../../protocol/codec.js'
 import { ProtocolErrorCode } from '../../protocol/constants.js'
 import { describe as describeService } from '../../protocol/service.js'
 
+const CLIENT = 'client' // the client's host
+
 export class FakeNetwork {
+  /** @param {import('../../testing/virtual-clock.js').VirtualClock} clock */
   constructor (clock) {
     this.clock = clock
-    this.peers = new Map() // endpoint -> { up, behave, latency, got: [] }
-    this.transport = null
-    this.log = [] // [endpoint, method, id] per request that reached a peer
-    this.cancels = [] // [endpoint, ...ids] per CANCEL sent
-    this.frames = 0 //   REQUEST frames received
+    // No delay on the wire: a fake peer's `latency` is all the time a reply takes.
+    this.net = new MemoryNetwork({ clock, random: () => 0.5, delay: 0 })
+    this.me = this.net.host(CLIENT)
+    this.peers = new Map() // endpoint -> { behave, latency, ... } (define)
+    this.connector = null // the client's (transport/memory.js)
+    this.h = null //         the handlers the client gave it
+    this.log = [] // [endpoint, method, id] per request sent to an up peer
+    this.cancels = [] // [endpoint, ...ids] per CANCEL that reached a peer
+    this.frames = 0 //   REQUEST frames sent
     this.frameSizes = [] // requests in each REQUEST frame, in order
     this.dials = [] //   endpoints connect() was called with, in order
     this.hangups = [] // endpoints disconnect() was called with, in order
@@ -23,30 +33,34 @@ export class FakeNetwork {
     return {
       connector: (handlers) => {
         this.h = handlers
-        this.transport = {
-          connect: (ep) => { this.dials.push(ep); if (!this.peers.has(ep)) this.define(ep) },
-          disconnect: (ep) => { this.hangups.push(ep) },
-          send: (ep, frames, done) => this.send(ep, frames, done),
-          close: async () => {},
-        }
-        return this.transport
+        const c = this.connector = this.me.connector(handlers)
+        const { connect, disconnect, send } = c
+        c.connect = (ep) => { this.dials.push(ep); if (!this.peers.has(ep)) this.define(ep); return connect.call(c, ep) }
+        c.disconnect = (ep) => { this.hangups.push(ep); disconnect.call(c, ep) }
+        c.send = (ep, frames, done) => this.sent(ep, frames, done, send.bind(c))
+        return c
       },
     }
   }
 
   /**
-   * `service` is what the peer says it serves ({ methods, version?, labels?, capacity? }); left
-   * out, it answers the question as a peer older than services does (ERROR "unknown type"),
-   * and so may serve anything.
+   * Adds a fake peer at `ep`, unreachable until up(ep). `service` is what it says it serves
+   * ({ methods, version?, labels?, capacity? }); left out, it answers the question as a peer
+   * older than services does (ERROR "unknown type"), and so may serve anything.
    * behave(request) returns one of: ['ok', value], ['busy'], ['draining'], ['remote', msg, code], ['unknown'],
    * ['silent'] (never answers), ['unreachable'] (the send fails with EHOSTUNREACH). With
    * `batched`, the answers to one request frame come back together in one reply frame, as a
    * real peer's do; without it, each in a frame of its own.
    */
   define (ep, { behave = (r) => ['ok', r.args], latency = 1, batched = false, service = null, serviceLatency = 0 } = {}) {
-    const p = { up: false, behave, latency, batched, service: null, serviceLatency, asked: 0, answers: [] }
+    const p = { up: false, behave, latency, batched, service: null, serviceLatency, asked: 0, pinged: 0, decided: [], listener: null }
     if (service !== null) this.serve(ep, service, p)
+    this.peers.get(ep)?.listener.close() // defined again: the new behaviour replaces the old
     this.peers.set(ep, p)
+    this.net.partition([CLIENT], [ep])
+    const host = this.net.host(ep)
+    p.listener = host.listener({ bind: ep, onMessage: (id, frames) => this.arrived(ep, p, id, frames) })
+    p.listener.bind()
     return p
   }
 
@@ -56,62 +70,74 @@ export class FakeNetwork {
   }
 
   /**
-   * The connection to `ep` comes up. With serviceLatency 0 (the default) the peer's answer to
-   * the client's question of what it serves is in before up() returns, so a test can send
-   * requests at once; otherwise it comes serviceLatency ms later.
+   * The connection to `ep` comes up now. With serviceLatency 0 (the default) the peer's answer
+   * to the client's question of what it serves is in when up() resolves (no time passes), so a
+   * test can send requests at once; otherwise it comes serviceLatency ms later.
    */
-  up (ep) {
+  async up (ep) {
     const p = this.peers.get(ep)
     p.up = true
-    this.h.onUp(ep)
-    const answers = p.answers
-    p.answers = []
-    for (const a of answers) this.h.onMessage(ep, [a])
+    this.net.heal([CLIENT], [ep])
+    this.connector.dialNow(ep)
+    await this.clock.advance(0) // the question and its answer, on the wire with no delay
   }
-  down (ep) { this.peers.get(ep).up = false; this.h.onDown(ep) }
 
-  send (ep, frames, done) {
+  /** The connection to `ep` breaks now (onDown), and `ep` is unreachable until up(ep). */
+  down (ep) {
     const p = this.peers.get(ep)
+    p.up = false
+    p.decided = []
+    this.net.partition([CLIENT], [ep])
+    this.connector.drop(ep)
+  }
+
+  /** What the client sends: requests are counted, and their outcomes decided, as they leave. */
+  sent (ep, frames, done, send) {
+    const p = this.peers.get(ep)
+    const msg = p === undefined ? null : decode(frames[0])
+    if (msg?.type === MessageType.REQUEST) {
+      this.frames++
+      this.frameSizes.push(msg.requests.length)
+      const outcomes = msg.requests.map((req) => [req, p.up ? p.behave(req) : ['unreachable']])
+      if (outcomes.some(([, o]) => o[0] === 'unreachable')) { queueMicrotask(() => done('EHOSTUNREACH')); return }
+      for (const [req] of outcomes) this.log.push([ep, req.method, req.id])
+      p.decided.push(outcomes)
+    }
+    send(ep, frames, done)
+  }
+
+  /** A message reached the fake peer at `ep` on the client's connection `id`. */
+  arrived (ep, p, id, frames) {
     const msg = decode(frames[0])
-    if (msg.type === MessageType.CANCEL) { this.cancels.push([ep, ...msg.ids]); queueMicrotask(() => done(null)); return }
-    if (msg.type === MessageType.PING) {
-      queueMicrotask(() => done(null))
-      p.pinged = (p.pinged ?? 0) + 1
-      if (p.silentToPings) return
-      const pong = encodePong(msg.seq, { mv: 0, inc: p.incarnation ?? 1, st: p.leaving ? 3 : 0 })
-      this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [pong]) }, p.latency)
-      return
-    }
-    if (msg.type === MessageType.SERVICE_GET) {
-      queueMicrotask(() => done(null))
-      p.asked++
-      const answer = p.service === null ? encodeError(ProtocolErrorCode.UNKNOWN_TYPE, 'unknown message type 15') : encodeService(msg.seq, p.service)
-      if (p.serviceLatency === 0) p.answers.push(answer)
-      else this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [answer]) }, p.serviceLatency)
-      if (p.serviceLatency === 0) queueMicrotask(() => { if (p.answers.length > 0 && p.up) { const list = p.answers; p.answers = []; for (const a of list) this.h.onMessage(ep, [a]) } })
-      return
-    }
-    // A frame may carry several requests (coalescing): each gets its peer's behaviour.
-    this.frames++
-    this.frameSizes.push(msg.requests.length)
-    const outcomes = msg.requests.map((req) => [req, p.up ? p.behave(req) : ['unreachable']])
-    if (outcomes.some(([, o]) => o[0] === 'unreachable')) { queueMicrotask(() => done('EHOSTUNREACH')); return }
-    queueMicrotask(() => done(null))
-    const entries = []
-    for (const [req, outcome] of outcomes) {
-      this.log.push([ep, req.method, req.id])
-      if (outcome[0] === 'silent') continue
-      entries.push(outcome[0] === 'ok'
-        ? [req.id, Status.OK, outcome[1]]
-        : outcome[0] === 'remote'
-          ? [req.id, Status.REMOTE, [outcome[1], outcome[2] ?? null]]
-          : outcome[0] === 'unknown'
-            ? [req.id, Status.UNKNOWN_METHOD, [`unknown method "${req.method}"`, null]]
-            : [req.id, outcome[0] === 'busy' ? Status.BUSY : Status.DRAINING, [outcome[0], null]])
-    }
-    const replies = p.batched ? (entries.length > 0 ? [entries] : []) : entries.map((entry) => [entry])
-    for (const list of replies) {
-      this.clock.setTimeout(() => { if (p.up) this.h.onMessage(ep, [encodeReply({}, list)]) }, p.latency)
+    const answer = (frame, ms) => this.net.host(ep).clock.setTimeout(() => p.listener.send(id, [frame]), ms)
+    switch (msg.type) {
+      case MessageType.CANCEL:
+        this.cancels.push([ep, ...msg.ids])
+        return
+      case MessageType.PING:
+        p.pinged++
+        if (!p.silentToPings) answer(encodePong(msg.seq, { mv: 0, inc: p.incarnation ?? 1, st: p.leaving ? 3 : 0 }), p.latency)
+        return
+      case MessageType.SERVICE_GET:
+        p.asked++
+        answer(p.service === null ? encodeError(ProtocolErrorCode.UNKNOWN_TYPE, 'unknown message type 15') : encodeService(msg.seq, p.service), p.serviceLatency)
+        return
+      case MessageType.REQUEST: {
+        // A frame may carry several requests (coalescing): each has its outcome, decided as it left.
+        const entries = []
+        for (const [req, outcome] of p.decided.shift() ?? []) {
+          if (outcome[0] === 'silent') continue
+          entries.push(outcome[0] === 'ok'
+            ? [req.id, Status.OK, outcome[1]]
+            : outcome[0] === 'remote'
+              ? [req.id, Status.REMOTE, [outcome[1], outcome[2] ?? null]]
+              : outcome[0] === 'unknown'
+                ? [req.id, Status.UNKNOWN_METHOD, [`unknown method "${req.method}"`, null]]
+                : [req.id, outcome[0] === 'busy' ? Status.BUSY : Status.DRAINING, [outcome[0], null]])
+        }
+        const replies = p.batched ? (entries.length > 0 ? [entries] : []) : entries.map((entry) => [entry])
+        for (const list of replies) answer(encodeReply({}, list), p.latency)
+      }
     }
   }
 }

@@ -86,6 +86,7 @@ export async function simulated (): Promise<number> {
   const me = net.host('me')
   const client = new Client({ seeds: ['tcp://127.0.0.1:5555'], clock: me.clock, transport: me.transport })
   net.partition(['a'], ['me'])
+  net.heal(['a'], ['me'])
   net.heal()
   me.loss = 0.01
   a.freeze()
@@ -95,6 +96,11 @@ export async function simulated (): Promise<number> {
   await started
   const sum = client.request('add', [2, 3])
   await clock.advance(100)
+  const spare = me.connector({ onMessage: () => {} })
+  spare.connect('tcp://127.0.0.1:5555')
+  spare.dialNow('tcp://127.0.0.1:5555')
+  spare.drop('tcp://127.0.0.1:5555')
+  await spare.close()
   a.kill()
   return (await sum) as number
 }
