@@ -1,7 +1,7 @@
 // Scripted peers on the in-memory transport (transport/memory.js), for the client's logic
 // tests: each fake peer is a listener on a host of its own whose behaviour decides what
 // happens to every request sent to it; the client's connector is the real in-memory one, on
-// the test's fake clock. The test decides when a connection is up (up) or breaks (down).
+// the test's virtual clock. The test decides when a connection is up (up) or breaks (down).
 import { MemoryNetwork } from '../../transport/memory.js'
 import { encodeReply, decode, Status, MessageType } from '../../protocol/index.js'
 import { encodeError, encodeService, encodePong } from '../../protocol/codec.js'
