@@ -149,7 +149,9 @@ With --compare, the same run also measures raw zeromq.js (Dealer -> Router echo:
 per request; a turn's requests coalesced 32 per message; 32 per frame sent without
 waiting, as a hand-written client at its best; the same with the payload encoded and decoded
 with msgpackr at both ends, the MessagePack work zeromesh does) and the echo behind a central
-broker (zeromq Proxy, 2 workers), and prints zeromesh's ratios to each.
+broker (zeromq Proxy, 2 workers), and prints zeromesh's ratios to each. With more than one
+system, each is driven for 1 s (half the duration, if shorter) at a level, unmeasured, before
+any is measured at it.
 
   --seeds EP,EP        peers to measure instead of starting one
   --concurrency LIST   requests in flight, comma-separated (default 1,16,256)
