@@ -1,6 +1,7 @@
 // Routing, the first stage of balancing (as in Envoy): which peers may take a request at all.
 // A peer is a candidate when it is up, serves the method (by its own word: services.js), has
-// a version in the request's range and the labels its selector asks for. The strategy then
+// a version in the request's range and the labels its selector asks for; when every such
+// peer is ejected, the ejected ones are (a panic threshold per method). The strategy then
 // picks among the candidates and never learns about services; zone preference (zone.js)
 // narrows the candidates before it does.
 //
@@ -59,6 +60,11 @@ export class Router {
   filter (method, version, where) {
     const out = []
     for (const p of this.table.up()) if (serves(p, method) && selected(p.service, version, where)) out.push(p)
+    if (out.length > 0) return out
+    // A panic threshold per method, as Envoy has one per cluster: when every peer that may
+    // take it is ejected, it goes to them rather than to none. The ejector's own threshold
+    // counts every peer up, and a method's servers may be few of them (ejection.js).
+    for (const p of this.table.entries.values()) if (p.state === 'ejected' && serves(p, method) && selected(p.service, version, where)) out.push(p)
     return out
   }
 

@@ -4,7 +4,7 @@
 import { expect } from 'chai'
 import { describe as describeService } from '../protocol/service.js'
 import { MemberState } from '../protocol/constants.js'
-import { setup, track, flush, tick, A, B } from './helpers/fake-client.js'
+import { setup, track, flush, tick, A, B, C } from './helpers/fake-client.js'
 
 const digestOf = (methods) => describeService({ methods, version: null, labels: {}, capacity: null }).digest
 
@@ -86,6 +86,31 @@ describe('services: routing logic (fake transport, fake clock)', () => {
     await flush()
     expect(closed.code).to.equal('ERR_ZEROMESH_CLOSED')
     expect(track(client.waitFor('beta')).done).to.equal(false)
+  })
+
+  // Seen in CI (the failover demo, 2026-11-25): under load both peers serving whoami and spin
+  // timed out five times in a row and were ejected together, which the panic threshold
+  // allowed (2 of the 4 peers up, billing's included); every whoami and spin request then
+  // waited for a peer and failed NO_PEERS at its 2 s deadline, while both peers answered.
+  it('ejection never leaves a method with no peer: when every peer serving it is ejected, its requests go to them (a panic threshold per method)', async () => {
+    const D = 'tcp://127.0.0.1:1004'
+    const { clock, net, client } = setup({}, [A, B, C, D])
+    net.serve(A, { methods: ['alpha'] }); net.serve(B, { methods: ['alpha'] })
+    net.serve(C, { methods: ['beta'] }); net.serve(D, { methods: ['beta'] })
+    for (const ep of [A, B, C, D]) await net.up(ep)
+    for (let i = 0; i < 6; i++) { track(client.request('alpha', i)); await tick(clock, 5) } // learn 1 ms latency
+    for (const ep of [A, B]) net.peers.get(ep).behave = () => ['silent'] // a stall
+    for (let i = 0; i < 40; i++) { track(client.request('alpha', i, { timeout: 3000 })); await tick(clock, 2) }
+    await tick(clock, 400)
+    const stateOf = (ep) => client.peers().find((p) => p.endpoint === ep).state
+    expect([A, B].map(stateOf)).to.deep.equal(['ejected', 'ejected']) // 2 of 4 peers: allowed
+    for (const ep of [A, B]) net.peers.get(ep).behave = (req) => ['ok', req.args] // the stall is over
+    const r = track(client.request('alpha', 'after', { timeout: 300 }))
+    const other = track(client.request('beta', 'b', { timeout: 300 }))
+    await tick(clock, 20)
+    expect(r).to.include({ done: true, value: 'after' })
+    expect(other).to.include({ done: true, value: 'b' })
+    expect([C, D].map(stateOf)).to.deep.equal(['up', 'up'])
   })
 })
 
