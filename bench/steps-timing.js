@@ -2,7 +2,8 @@
 
 /**
  * Wraps `obj[name]` so every call adds its wall-clock time to `steps[label]`
- * ({ calls, ns }). Nested timed calls count in both: the caller's time includes them.
+ * ({ calls, ns }), which it returns. Nested timed calls count in both: the caller's time
+ * includes them.
  */
 export function timeCalls (steps, obj, name, label) {
   const f = obj[name]
@@ -16,4 +17,5 @@ export function timeCalls (steps, obj, name, label) {
       s.calls++
     }
   }
+  return s
 }

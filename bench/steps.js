@@ -20,7 +20,7 @@ const SECONDS = Number(values.seconds)
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 const TICK_US = 1e6 / 100 // /proc stat counts in clock ticks of 10 ms
 
-/** CPU us so far of each thread kind of process `pid`: main ('node') and ZeroMQ's I/O ('ZMQbg/IO/n'). */
+/** CPU us so far of process `pid`'s main thread (its tid is the pid) and ZeroMQ's I/O threads ('ZMQbg/IO/n'). */
 function threads (pid) {
   const out = { main: 0, io: 0 }
   for (const t of readdirSync(`/proc/${pid}/task`)) {
@@ -48,7 +48,7 @@ await raw.one()
 const steps = {}
 timeCalls(steps, client, 'onMessage', 'reply in: decoded, settled, the caller resumed')
 timeCalls(steps, client.attempts, 'onReplies', '  its answer: measured, settled')
-timeCalls(steps, client, 'request', 'request(): checked, routed, packed, sent')
+const requests = timeCalls(steps, client, 'request', 'request(): checked, routed, packed, sent')
 timeCalls(steps, client.attempts, 'attempt', '  the attempt: packed, sent')
 timeCalls(steps, client.transport, 'send', '    ZeroMQ send (native)')
 
@@ -84,11 +84,9 @@ for (let r = 0; r < ROUNDS; r++) {
     add(`${s.name}|CPU: server main thread`, (p1.main - p0.main) / n)
     add(`${s.name}|CPU: server ZeroMQ I/O thread`, (p1.io - p0.io) / n)
     if (s.name !== 'zeromesh') continue
-    const requests = steps['request(): checked, routed, packed, sent'].calls
-    for (const [label, v] of Object.entries(steps)) add(`zeromesh steps, client|${label}`, v.ns / 1000 / requests)
+    for (const [label, v] of Object.entries(steps)) add(`zeromesh steps, client|${label}`, v.ns / 1000 / requests.calls)
     const ps = await peerSteps()
-    const served = ps['the request: duplicates memory, handler, reply packed and sent'].calls
-    for (const [label, v] of Object.entries(ps)) add(`zeromesh steps, peer|${label}`, v.ns / 1000 / served)
+    for (const [label, v] of Object.entries(ps.steps)) add(`zeromesh steps, peer|${label}`, v.ns / 1000 / ps.requests)
   }
 }
 
