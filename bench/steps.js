@@ -1,7 +1,8 @@
 // Where one round trip goes at 1 in flight: zeromesh against raw zeromq.js with msgpackr at
 // both ends (the MessagePack work zeromesh does), measured in turn, round after round.
 // For each system, the CPU of each process's main thread and ZeroMQ I/O thread per request
-// (/proc/PID/task/*/stat); for zeromesh, the wall-clock time of each step on both main
+// (/proc/PID/task/*/stat), the time each spent runnable but waiting for a CPU (schedstat) and how
+// often it was preempted (involuntary context switches); for zeromesh, the wall-clock time of each step on both main
 // threads (the client's here, the peer's in its child through bench/steps-peer.js). Steps
 // nest: a step's time includes the steps under it. Medians of the rounds.
 // Usage: node bench/steps.js [--rounds 5] [--seconds 2]
@@ -20,17 +21,27 @@ const SECONDS = Number(values.seconds)
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 const TICK_US = 1e6 / 100 // /proc stat counts in clock ticks of 10 ms
 
-/** CPU us so far of process `pid`'s main thread (its tid is the pid) and ZeroMQ's I/O threads ('ZMQbg/IO/n'). */
+/**
+ * So far, for process `pid`'s main thread (its tid is the pid) and ZeroMQ's I/O threads
+ * ('ZMQbg/IO/n'): CPU us (/proc stat, clock ticks of 10 ms), us spent runnable but waiting
+ * for a CPU (schedstat, ns), and involuntary context switches (the thread was preempted).
+ */
 function threads (pid) {
-  const out = { main: 0, io: 0 }
+  const out = { main: { cpu: 0, wait: 0, preempted: 0 }, io: { cpu: 0, wait: 0, preempted: 0 } }
   for (const t of readdirSync(`/proc/${pid}/task`)) {
-    let stat
-    try { stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8') } catch { continue } // a thread that ended
+    let stat, sched, status
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8')
+      sched = readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8')
+      status = readFileSync(`/proc/${pid}/task/${t}/status`, 'utf8')
+    } catch { continue } // a thread that ended
     const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+    const o = Number(t) === pid ? out.main : name.startsWith('ZMQbg/IO') ? out.io : null
+    if (o === null) continue
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    const us = (Number(f[11]) + Number(f[12])) * TICK_US
-    if (Number(t) === pid) out.main += us
-    else if (name.startsWith('ZMQbg/IO')) out.io += us
+    o.cpu += (Number(f[11]) + Number(f[12])) * TICK_US
+    o.wait += Number(sched.split(' ')[1]) / 1000
+    o.preempted += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1])
   }
   return out
 }
@@ -79,10 +90,14 @@ for (let r = 0; r < ROUNDS; r++) {
     const [c1, p1] = s.pids.map(threads)
     const n = res.rps * SECONDS
     add(`${s.name}|round trip (1 / req/s)`, 1e6 / res.rps)
-    add(`${s.name}|CPU: client main thread`, (c1.main - c0.main) / n)
-    add(`${s.name}|CPU: client ZeroMQ I/O thread`, (c1.io - c0.io) / n)
-    add(`${s.name}|CPU: server main thread`, (p1.main - p0.main) / n)
-    add(`${s.name}|CPU: server ZeroMQ I/O thread`, (p1.io - p0.io) / n)
+    for (const [side, before, after] of [['client', c0, c1], ['server', p0, p1]]) {
+      for (const [thread, label] of [['main', 'main thread'], ['io', 'ZeroMQ I/O thread']]) {
+        const d = (k) => (after[thread][k] - before[thread][k]) / n
+        add(`${s.name}|CPU: ${side} ${label}`, d('cpu'))
+        add(`${s.name}|waiting for a CPU: ${side} ${label}`, d('wait'))
+        add(`${s.name}|preempted (times a request): ${side} ${label}`, d('preempted'))
+      }
+    }
     if (s.name !== 'zeromesh') continue
     for (const [label, v] of Object.entries(steps)) add(`zeromesh steps, client|${label}`, v.ns / 1000 / requests.calls)
     const ps = await peerSteps()
