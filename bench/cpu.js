@@ -10,10 +10,10 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import autocannon from 'autocannon'
 import { Client } from '../index.js'
+import { threadStats } from './proc-threads.js'
 
 const { values } = parseArgs({ options: { n: { type: 'string', default: '15000000' }, seconds: { type: 'string', default: '8' }, threads: { type: 'string', default: String(os.availableParallelism()) }, inflight: { type: 'string' }, json: { type: 'boolean' } } })
 const N = Number(values.n)
@@ -33,20 +33,6 @@ function peer (threads) {
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-const TICK_MS = 1000 / 100 // /proc counts CPU time in clock ticks (USER_HZ, 100 on Linux)
-
-/** CPU ms of each thread of process `pid`, by thread id, with its name (/proc/PID/task). */
-function threadTimes (pid) {
-  const out = new Map()
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // fields from 3 on: utime is 14, stime 15
-      out.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), ms: (Number(f[11]) + Number(f[12])) * TICK_MS })
-    } catch { /* a thread that ended meanwhile */ }
-  }
-  return out
-}
 
 /**
  * Where the CPU went during the window, in us per answered request: the peers' worker threads
@@ -59,7 +45,7 @@ function account (started, before, after, clientMs, done) {
   const sums = { workerThreads: 0, peerMain: 0, zmqIo: 0, peerOther: 0 }
   started.forEach((p, i) => {
     const used = []
-    for (const [tid, t] of after[i]) used.push({ tid, name: t.name, ms: t.ms - (before[i].get(tid)?.ms ?? 0) })
+    for (const [tid, t] of after[i]) used.push({ tid, name: t.name, ms: (t.cpuUs - (before[i].get(tid)?.cpuUs ?? 0)) / 1000 })
     used.sort((a, b) => b.ms - a.ms)
     const workers = new Set(used.filter((u) => Number(u.tid) !== p.c.pid && u.name === 'node').slice(0, p.threads).map((u) => u.tid))
     for (const u of used) {
@@ -91,12 +77,12 @@ async function measure (threads, peers = [threads], concurrency = values.infligh
   await sleep(1000)
   counting = true
   const t0 = performance.now()
-  const before = started.map((p) => threadTimes(p.c.pid))
+  const before = started.map((p) => threadStats(p.c.pid))
   const cpu0 = process.cpuUsage()
   await sleep(SECONDS * 1000)
   counting = false
   const secs = (performance.now() - t0) / 1000
-  const after = started.map((p) => threadTimes(p.c.pid))
+  const after = started.map((p) => threadStats(p.c.pid))
   const cpu = process.cpuUsage(cpu0)
   const cpuAccount = account(started, before, after, (cpu.user + cpu.system) / 1000, done)
   await client.close()

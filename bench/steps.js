@@ -1,12 +1,12 @@
 // Where one round trip goes at 1 in flight: zeromesh against raw zeromq.js with msgpackr at
 // both ends (the MessagePack work zeromesh does), measured in turn, round after round.
-// For each system, the CPU of each process's main thread and ZeroMQ I/O thread per request
-// (/proc/PID/task/*/stat), the time each spent runnable but waiting for a CPU (schedstat) and how
-// often it was preempted (involuntary context switches); for zeromesh, the wall-clock time of each step on both main
-// threads (the client's here, the peer's in its child through bench/steps-peer.js). Steps
-// nest: a step's time includes the steps under it. Medians of the rounds.
+// For each system and each process's main thread and ZeroMQ I/O thread, per request: CPU,
+// time spent runnable but waiting for a CPU, and preemptions (bench/proc-threads.js); for
+// zeromesh, the wall-clock time of each step on both main threads (the client's here, the
+// peer's in its child through bench/steps-peer.js). Steps nest: a step's time includes the
+// steps under it. Medians of the rounds.
 // Usage: node bench/steps.js [--rounds 5] [--seconds 2]
-import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,34 +14,22 @@ import { parseArgs } from 'node:util'
 import { Client } from '../index.js'
 import { child, drive, median, PAYLOAD, rawClientNonBlocking, killChildren } from './harness.js'
 import { timeCalls } from './steps-timing.js'
+import { threadStats } from './proc-threads.js'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '2' } } })
 const ROUNDS = Number(values.rounds)
 const SECONDS = Number(values.seconds)
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
-const TICK_US = 1e6 / 100 // /proc stat counts in clock ticks of 10 ms
 
-/**
- * So far, for process `pid`'s main thread (its tid is the pid) and ZeroMQ's I/O threads
- * ('ZMQbg/IO/n'): CPU us (/proc stat, clock ticks of 10 ms), us spent runnable but waiting
- * for a CPU (schedstat, ns), and involuntary context switches (the thread was preempted).
- */
+/** So far, for process `pid`'s main thread (its tid is the pid) and ZeroMQ's I/O threads ('ZMQbg/IO/n'): CPU, waiting for a CPU, preemptions. */
 function threads (pid) {
-  const out = { main: { cpu: 0, wait: 0, preempted: 0 }, io: { cpu: 0, wait: 0, preempted: 0 } }
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    let stat, sched, status
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8')
-      sched = readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8')
-      status = readFileSync(`/proc/${pid}/task/${t}/status`, 'utf8')
-    } catch { continue } // a thread that ended
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-    const o = Number(t) === pid ? out.main : name.startsWith('ZMQbg/IO') ? out.io : null
+  const out = { main: { cpuUs: 0, waitUs: 0, preempted: 0 }, io: { cpuUs: 0, waitUs: 0, preempted: 0 } }
+  for (const [tid, t] of threadStats(pid)) {
+    const o = Number(tid) === pid ? out.main : t.name.startsWith('ZMQbg/IO') ? out.io : null
     if (o === null) continue
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    o.cpu += (Number(f[11]) + Number(f[12])) * TICK_US
-    o.wait += Number(sched.split(' ')[1]) / 1000
-    o.preempted += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1])
+    o.cpuUs += t.cpuUs
+    o.waitUs += t.waitUs
+    o.preempted += t.preempted
   }
   return out
 }
@@ -93,8 +81,8 @@ for (let r = 0; r < ROUNDS; r++) {
     for (const [side, before, after] of [['client', c0, c1], ['server', p0, p1]]) {
       for (const [thread, label] of [['main', 'main thread'], ['io', 'ZeroMQ I/O thread']]) {
         const d = (k) => (after[thread][k] - before[thread][k]) / n
-        add(`${s.name}|CPU: ${side} ${label}`, d('cpu'))
-        add(`${s.name}|waiting for a CPU: ${side} ${label}`, d('wait'))
+        add(`${s.name}|CPU: ${side} ${label}`, d('cpuUs'))
+        add(`${s.name}|waiting for a CPU: ${side} ${label}`, d('waitUs'))
         add(`${s.name}|preempted (times a request): ${side} ${label}`, d('preempted'))
       }
     }

@@ -1,0 +1,28 @@
+// What each thread of a process has used so far, from /proc/PID/task (Linux): the benches
+// that say which thread a request's time went to (bench/cpu.js, bench/steps.js) read it here.
+import { readdirSync, readFileSync } from 'node:fs'
+
+const TICK_US = 1e6 / 100 // /proc stat counts CPU time in clock ticks (USER_HZ, 100 on Linux)
+
+/**
+ * Thread id -> { name, cpuUs, waitUs, preempted }: CPU time (user and system), time spent
+ * runnable but waiting for a CPU (schedstat), and involuntary context switches. A thread that
+ * ends while it is read is left out.
+ */
+export function threadStats (pid) {
+  const out = new Map()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // fields from 3 on: utime is 14, stime 15
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8')
+      out.set(tid, {
+        name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+        cpuUs: (Number(f[11]) + Number(f[12])) * TICK_US,
+        waitUs: Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1000,
+        preempted: Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]),
+      })
+    } catch { /* a thread that ended meanwhile */ }
+  }
+  return out
+}
