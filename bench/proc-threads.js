@@ -5,9 +5,10 @@ import { readdirSync, readFileSync } from 'node:fs'
 const TICK_US = 1e6 / 100 // /proc stat counts CPU time in clock ticks (USER_HZ, 100 on Linux)
 
 /**
- * Thread id -> { name, cpuUs, waitUs, preempted }: CPU time (user and system), time spent
- * runnable but waiting for a CPU (schedstat), and involuntary context switches. A thread that
- * ends while it is read is left out.
+ * Thread id -> { name, cpuUs, runUs, waitUs, preempted }: CPU time (user and system, in clock
+ * ticks), the same to the nanosecond (schedstat, for short runs), time spent runnable but
+ * waiting for a CPU (schedstat), and involuntary context switches. A thread that ends while
+ * it is read is left out.
  */
 export function threadStats (pid) {
   const out = new Map()
@@ -16,10 +17,12 @@ export function threadStats (pid) {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // fields from 3 on: utime is 14, stime 15
       const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8')
+      const sched = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')
       out.set(tid, {
         name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
         cpuUs: (Number(f[11]) + Number(f[12])) * TICK_US,
-        waitUs: Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]) / 1000,
+        runUs: Number(sched[0]) / 1000,
+        waitUs: Number(sched[1]) / 1000,
         preempted: Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]),
       })
     } catch { /* a thread that ended meanwhile */ }

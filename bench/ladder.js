@@ -1,0 +1,137 @@
+// Where zeromesh's cost at 1 in flight lives, rung by rung: raw zeromq.js with msgpackr at
+// both ends (the floor), zeromesh's Client and peer, and each of them against a bare side that
+// speaks the same protocol with nothing around it (bench/bare-peer.js; bareClient below: a
+// DEALER that packs one request frame, sends it and decodes the reply). The difference
+// between a row with a zeromesh side and the same row with that side bare is what the side's
+// own work (bookkeeping, duplicates memory, routing) costs; bare against bare is what the
+// protocol and its codec cost, and the bare client on a connecting ROUTER (the client's socket
+// type and settings, transport/settings.js) against the bare client on a DEALER what the socket
+// type costs. Each system is measured in turn, round after round, in an order
+// that reverses every round. Per system: req/s, its ratio to raw (median of the per-round
+// ratios), and CPU time per request of each process's main thread and ZeroMQ I/O thread
+// (schedstat, to the nanosecond: steadier than req/s on these noisy 2-core machines).
+// Usage: node bench/ladder.js [--rounds 15] [--seconds 1.5]
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import * as zmq from 'zeromq'
+import { Client } from '../index.js'
+import { encodeRequest, decode } from '../protocol/codec.js'
+import { MessageType, Limits } from '../protocol/constants.js'
+import { connectingRouterOptions } from '../transport/settings.js'
+import { child, killChildren, median, PAYLOAD, rawClientNonBlocking } from './harness.js'
+import { threadStats } from './proc-threads.js'
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, seconds: { type: 'string', default: '1.5' } } })
+const ROUNDS = Number(values.rounds)
+const SECONDS = Number(values.seconds)
+const here = (f) => fileURLToPath(new URL(f, import.meta.url))
+
+/**
+ * The zeromesh protocol as a client, with nothing around it: one request frame out, the reply
+ * frame decoded. On a DEALER, or with `router` on a ROUTER set as the client's (one routing id
+ * frame more each way, the id read back as the client's transport reads it).
+ */
+function bareClient (endpoint, router = false) {
+  let sock, alias
+  if (router) {
+    sock = new zmq.Router(connectingRouterOptions({ maxMessageSize: Limits.maxMessageSize }))
+    alias = `${endpoint}#1`
+    sock.connect(endpoint, { routingId: alias })
+  } else {
+    sock = new zmq.Dealer({ linger: 0, sendTimeout: 0 })
+    sock.connect(endpoint)
+  }
+  const pending = new Map()
+  let nextId = 1
+  ;(async () => {
+    try {
+      for (;;) {
+        const parts = await sock.receive()
+        if (router && parts[0].toString() !== alias) continue
+        const msg = decode(parts[parts.length - 1])
+        if (msg.type !== MessageType.REPLY) continue
+        for (const r of msg.replies) {
+          const resolve = pending.get(r.id)
+          pending.delete(r.id)
+          resolve?.(r.value)
+        }
+      }
+    } catch {}
+  })()
+  return {
+    one: () => new Promise((resolve) => {
+      const id = nextId++
+      pending.set(id, resolve)
+      const frame = encodeRequest([[id, 'echo', PAYLOAD, 30000]])
+      sock.send(router ? [alias, frame] : frame).catch(() => {})
+    }),
+    close: () => sock.close(),
+  }
+}
+
+/** A zeromesh Client of `endpoint`; `discover: false` against the bare peer, which has no member list. */
+function zeromeshClient (endpoint, discover = true) {
+  const c = new Client({ seeds: [endpoint], timeout: 30000, discover })
+  return { one: () => c.request('echo', PAYLOAD), close: () => c.close() }
+}
+
+/** CPU time so far of process `pid`'s main thread and ZeroMQ I/O threads, in us. */
+function cpu (pid) {
+  const out = { main: 0, io: 0 }
+  for (const [tid, t] of threadStats(pid)) {
+    if (Number(tid) === pid) out.main += t.runUs
+    else if (t.name.startsWith('ZMQbg/IO')) out.io += t.runUs
+  }
+  return out
+}
+
+const peer = await child([here('../bin/zeromesh.js'), 'peer', '--handlers', here('../demo/handlers.js'), '--threads', '0', '--log-level', 'silent'])
+const bare = await child([here('./bare-peer.js')])
+const rawServer = await child([here('./raw-echo-server.js'), 'msgpack'])
+const systems = [
+  { name: 'raw zeromq.js + msgpackr both ends', ...rawClientNonBlocking(rawServer.line, 32, PAYLOAD, { msgpack: true }), server: rawServer.child.pid },
+  { name: 'zeromesh Client -> zeromesh peer', ...zeromeshClient(peer.line), server: peer.child.pid },
+  { name: 'bare client -> zeromesh peer', ...bareClient(peer.line), server: peer.child.pid },
+  { name: 'zeromesh Client -> bare peer', ...zeromeshClient(bare.line, false), server: bare.child.pid },
+  { name: 'bare client -> bare peer', ...bareClient(bare.line), server: bare.child.pid },
+  { name: 'bare client on a ROUTER -> bare peer', ...bareClient(bare.line, true), server: bare.child.pid },
+]
+for (const s of systems) {
+  for (let i = 0; i < 2000; i++) await s.one() // warm-up: connections made, code optimized
+  s.rps = []; s.clientMain = []; s.clientIo = []; s.serverMain = []; s.serverIo = []
+}
+
+/** One measured run of `s`: `SECONDS` of requests one after another, after a short warm-up. */
+async function measure (s) {
+  for (const until = Date.now() + 200; Date.now() < until;) await s.one()
+  const c0 = cpu(process.pid); const s0 = cpu(s.server); const t0 = process.hrtime.bigint()
+  let n = 0
+  for (const until = Date.now() + SECONDS * 1000; Date.now() < until; n++) await s.one()
+  const c1 = cpu(process.pid); const s1 = cpu(s.server); const ns = Number(process.hrtime.bigint() - t0)
+  s.rps.push(n / ns * 1e9)
+  s.clientMain.push((c1.main - c0.main) / n); s.clientIo.push((c1.io - c0.io) / n)
+  s.serverMain.push((s1.main - s0.main) / n); s.serverIo.push((s1.io - s0.io) / n)
+}
+
+for (let r = 0; r < ROUNDS; r++) {
+  process.stderr.write(`round ${r + 1} of ${ROUNDS}\n`)
+  for (const s of r % 2 === 0 ? systems : [...systems].reverse()) await measure(s)
+}
+
+const raw = systems[0]
+const us = (xs) => median(xs).toFixed(1)
+const lines = [
+  `1 in flight, ${ROUNDS} rounds of ${SECONDS} s per system, medians (\`node bench/ladder.js --rounds ${ROUNDS} --seconds ${SECONDS}\`):`,
+  '',
+  '| system | req/s | / raw | CPU us a request: client main | client I/O | server main | server I/O | all four |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+]
+for (const s of systems) {
+  const ratio = median(s.rps.map((x, i) => x / raw.rps[i]))
+  const all = s.rps.map((_, i) => s.clientMain[i] + s.clientIo[i] + s.serverMain[i] + s.serverIo[i])
+  lines.push(`| ${s.name} | ${Math.round(median(s.rps))} | ${ratio.toFixed(3)}x | ${us(s.clientMain)} | ${us(s.clientIo)} | ${us(s.serverMain)} | ${us(s.serverIo)} | ${us(all)} |`)
+}
+process.stdout.write(lines.join('\n') + '\n')
+for (const s of systems) await s.close()
+killChildren()
+process.exit(0)
