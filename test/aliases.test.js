@@ -4,7 +4,7 @@
 // keeps the process alive; a crash here takes the test run down with it.
 import { expect } from 'chai'
 import * as zmq from 'zeromq'
-import { Aliases, connectingRouterOptions } from '../transport/settings.js'
+import { Aliases, aliasNumber, connectingRouterOptions } from '../transport/settings.js'
 import { harness } from './helpers/cluster.js'
 import { encodeMembersGet, decode, MessageType } from '../protocol/index.js'
 
@@ -48,9 +48,31 @@ describe('connect aliases', () => {
     a.disconnect(fake, 'tcp://127.0.0.1:1')
     a.connect(fake, 'tcp://127.0.0.1:1')
     const second = a.aliasOf('tcp://127.0.0.1:1')
-    expect(second).to.not.equal(first)
+    expect(second.toString()).to.equal('tcp://127.0.0.1:1#2')
+    expect(first.toString()).to.equal('tcp://127.0.0.1:1#1')
     expect(a.endpointOf(Buffer.from(first))).to.equal('tcp://127.0.0.1:1')
     expect(a.endpointOf(Buffer.from(second))).to.equal('tcp://127.0.0.1:1')
+  })
+
+  // Received routing ids are only ever ours: libzmq names a connected pipe by the
+  // ZMQ_CONNECT_ROUTING_ID it was made with, never by what the peer announces. So n and the
+  // length are checked, not every byte.
+  it('a routing id with an n or a length not ours maps to no endpoint', () => {
+    const a = new Aliases()
+    const fake = { connect () {}, disconnect () {}, closed: false }
+    a.connect(fake, 'tcp://127.0.0.1:1') // alias n = 1
+    a.connect(fake, 'tcp://127.0.0.1:22') // alias n = 2
+    expect(a.endpointOf(Buffer.from('tcp://127.0.0.1:22#2'))).to.equal('tcp://127.0.0.1:22')
+    for (const id of ['tcp://127.0.0.1:12#1', 'tcp://127.0.0.1:1#3', 'tcp://127.0.0.1:1#', 'tcp://127.0.0.1:1', '#1x', '', '1', `x#${'9'.repeat(16)}`]) {
+      expect(a.endpointOf(Buffer.from(id)), id).to.equal(undefined)
+    }
+  })
+
+  it('reads the n of "endpoint#n" from the bytes', () => {
+    expect(aliasNumber(Buffer.from('tcp://127.0.0.1:5555#1'))).to.equal(1)
+    expect(aliasNumber(Buffer.from('tcp://[::1]:5555#40960'))).to.equal(40960)
+    expect(aliasNumber(Buffer.from(`#${'9'.repeat(15)}`))).to.equal(999999999999999)
+    for (const id of ['', '#', 'abc', 'a#1b', '12', `#${'1'.repeat(16)}`]) expect(aliasNumber(Buffer.from(id)), id).to.equal(-1)
   })
 
   it('an endpoint ZeroMQ refuses is reported, never thrown, and leaves no alias behind', () => {

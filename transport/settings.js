@@ -50,11 +50,15 @@ const ALIAS_WARNING = 'Socket option will not take effect until next connect/bin
  * (assertion `!has_out_pipe (routing_id)`, router.cpp) when a connect reuses the routing id
  * of a pipe that still exists, which is what reconnecting to an endpoint after disconnect()
  * would do with the bare endpoint as alias: the old pipe outlives disconnect() for a while.
+ * Aliases are kept as the bytes sent (zeromq.js converts a string each send) and found again
+ * by their n, read from the received routing id without making a string of it: at 1 in
+ * flight the two conversions were about 0.8 us of the client's 25 us of CPU a request
+ * (bench/RESULTS.md, "1 in flight, rung by rung").
  */
 export class Aliases {
   constructor () {
-    this.byEndpoint = new Map() // endpoint -> alias of its current connection
-    this.byAlias = new Map() //    alias -> endpoint, for this and earlier connections
+    this.byEndpoint = new Map() // endpoint -> routing id (bytes) of its current connection
+    this.byAlias = new Map() //    n of a routing id -> { endpoint, length }, for this and earlier connections
     this.next = 0
   }
 
@@ -67,7 +71,8 @@ export class Aliases {
    */
   connect (socket, endpoint) {
     if (this.byEndpoint.has(endpoint)) return 'already'
-    const alias = `${endpoint}#${++this.next}`
+    const n = ++this.next
+    const alias = `${endpoint}#${n}`
     const emit = process.emitWarning
     process.emitWarning = function (warning, ...rest) {
       if (String(warning?.message ?? warning).startsWith(ALIAS_WARNING)) return
@@ -80,18 +85,20 @@ export class Aliases {
     } finally {
       process.emitWarning = emit
     }
-    this.byEndpoint.set(endpoint, alias)
-    this.byAlias.set(alias, endpoint)
+    const id = Buffer.from(alias)
+    this.byEndpoint.set(endpoint, id)
+    this.byAlias.set(n, { endpoint, length: id.length })
     return 'connected'
   }
 
   /** Disconnects from `endpoint`; its alias is never used again. */
   disconnect (socket, endpoint) {
-    const alias = this.byEndpoint.get(endpoint)
-    if (alias === undefined) return false
+    const id = this.byEndpoint.get(endpoint)
+    if (id === undefined) return false
     this.byEndpoint.delete(endpoint)
     // Replies still in the old pipe can be read for a while; then the alias is forgotten.
-    setTimeout(() => this.byAlias.delete(alias), 60000).unref()
+    const n = aliasNumber(id)
+    setTimeout(() => this.byAlias.delete(n), 60000).unref()
     if (!socket.closed) {
       try { socket.disconnect(endpoint) } catch { /* already gone */ }
     }
@@ -102,13 +109,36 @@ export class Aliases {
     return this.byEndpoint.has(endpoint)
   }
 
-  /** The routing id to send to `endpoint` with, or undefined when not connected. */
+  /** The routing id (bytes, never to be changed) to send to `endpoint` with, or undefined when not connected. */
   aliasOf (endpoint) {
     return this.byEndpoint.get(endpoint)
   }
 
-  /** The endpoint a received routing-id frame stands for, or undefined. */
+  /**
+   * The endpoint a received routing-id frame stands for, or undefined. Only n and the length
+   * are compared: libzmq names a connected pipe by the ZMQ_CONNECT_ROUTING_ID it was made with
+   * (connect() above), never by what the peer announces, so every id received is one of ours.
+   */
   endpointOf (frame) {
-    return this.byAlias.get(frame.toString())
+    const a = this.byAlias.get(aliasNumber(frame))
+    return a !== undefined && a.length === frame.length ? a.endpoint : undefined
   }
+}
+
+const HASH = 0x23 // '#'
+const DIGIT_0 = 0x30
+const MAX_DIGITS = 15 // n stays an exact integer
+
+/** The n of a routing id "endpoint#n", or -1 when it does not end in "#" and digits. */
+export function aliasNumber (id) {
+  let n = 0
+  let scale = 1
+  for (let i = id.length - 1, digits = 0; i >= 0; i--, digits++) {
+    const c = id[i]
+    if (c === HASH) return digits === 0 ? -1 : n
+    if (c < DIGIT_0 || c > DIGIT_0 + 9 || digits === MAX_DIGITS) return -1
+    n += (c - DIGIT_0) * scale
+    scale *= 10
+  }
+  return -1
 }
