@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { setup, track, tick, A, B } from './helpers/fake-client.js'
 import { harness } from './helpers/cluster.js'
 import { eventually } from './helpers/eventually.js'
-import { MemberState, MessageType } from '../protocol/constants.js'
+import { MemberState, MessageType, Status } from '../protocol/constants.js'
 import { decode, encodeMembers, encodeReply } from '../protocol/codec.js'
 
 const dead = (endpoint, incarnation) => ({ endpoint, incarnation, state: MemberState.DEAD, meta: {} })
@@ -90,7 +90,7 @@ describe('a list that lies about a live peer, over ZeroMQ', () => {
   // The probe of the issue: a "peer" whose lists say a learned honest peer B is dead, at
   // 2^53-1 (beyond the horizon) and then just above B's incarnation (within it).
   for (const [name, lie] of [['at 2^53-1', () => 2 ** 53 - 1], ['just above its incarnation', (inc) => inc + 1]]) {
-    it(`a liar's lists say B is dead ${name}: B keeps its share of 40 requests`, async () => {
+    it(`a liar's lists say B is dead ${name}: B keeps serving, all of 40 requests`, async () => {
       const b = await h.peer({ handlers: { who: (_, ctx) => ctx.endpoint } })
       const incB = b.members()[0].incarnation
       const ep = `ipc://${path.join(tmpdir(), `zm-liar-${process.pid}-${Date.now()}`)}`
@@ -105,7 +105,10 @@ describe('a list that lies about a live peer, over ZeroMQ', () => {
             const claimB = lists++ === 0 ? alive(b.endpoint, incB) : dead(b.endpoint, lie(incB))
             await liar.send([id, encodeMembers(msg.seq, 1000 + lists, [alive(ep, 1), claimB])])
           } else if (msg.type === MessageType.REQUEST) {
-            await liar.send([id, encodeReply({ mv: 2000 + lists }, msg.requests.map((r) => [r.id, 0, ep]))])
+            // The liar serves nothing: a request that reaches it is refused and goes to B.
+            // When the liar answered them, it took 31 of 40 in one CI run (B 9): how many went
+            // to the liar measured the strategy and the timing, not whether the lie cost B.
+            await liar.send([id, encodeReply({ mv: 2000 + lists }, msg.requests.map((r) => [r.id, Status.UNKNOWN_METHOD, [`unknown method "${r.method}"`, null]]))])
           }
         }
       })().catch(() => {})
@@ -114,7 +117,7 @@ describe('a list that lies about a live peer, over ZeroMQ', () => {
       await eventually(() => expect(lists).to.be.at.least(3))
       const got = []
       for (let i = 0; i < 40; i++) got.push(await c.request('who', i))
-      expect(got.filter((x) => x === b.endpoint).length, `B answered ${got.filter((x) => x === b.endpoint).length} of 40`).to.be.at.least(10)
+      expect(got.filter((x) => x === b.endpoint).length, `B answered ${got.filter((x) => x === b.endpoint).length} of 40`).to.equal(40)
       expect(c.stats().beyondHorizon + c.stats().verified).to.be.at.least(1)
     })
   }
