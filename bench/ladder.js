@@ -19,7 +19,7 @@ import { encodeRequest, decode } from '../protocol/codec.js'
 import { MessageType, Limits } from '../protocol/constants.js'
 import { connectingRouterOptions } from '../transport/settings.js'
 import { child, killChildren, median, PAYLOAD, rawClientNonBlocking } from './harness.js'
-import { threadStats } from './proc-threads.js'
+import { mainAndIo } from './proc-threads.js'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, seconds: { type: 'string', default: '1.5' } } })
 const ROUNDS = Number(values.rounds)
@@ -77,12 +77,8 @@ function zeromeshClient (endpoint, discover = true) {
 
 /** CPU time so far of process `pid`'s main thread and ZeroMQ I/O threads, in us. */
 function cpu (pid) {
-  const out = { main: 0, io: 0 }
-  for (const [tid, t] of threadStats(pid)) {
-    if (Number(tid) === pid) out.main += t.runUs
-    else if (t.name.startsWith('ZMQbg/IO')) out.io += t.runUs
-  }
-  return out
+  const { main, io } = mainAndIo(pid)
+  return { main: main.runUs, io: io.runUs }
 }
 
 const peer = await child([here('../bin/zeromesh.js'), 'peer', '--handlers', here('../demo/handlers.js'), '--threads', '0', '--log-level', 'silent'])

@@ -29,3 +29,17 @@ export function threadStats (pid) {
   }
   return out
 }
+
+/**
+ * So far, for process `pid`'s main thread (its tid is the pid) and its ZeroMQ I/O threads
+ * ('ZMQbg/IO/n', summed): { main, io }, each { cpuUs, runUs, waitUs, preempted }.
+ */
+export function mainAndIo (pid) {
+  const out = { main: { cpuUs: 0, runUs: 0, waitUs: 0, preempted: 0 }, io: { cpuUs: 0, runUs: 0, waitUs: 0, preempted: 0 } }
+  for (const [tid, t] of threadStats(pid)) {
+    const o = Number(tid) === pid ? out.main : t.name.startsWith('ZMQbg/IO') ? out.io : null
+    if (o === null) continue
+    for (const k of ['cpuUs', 'runUs', 'waitUs', 'preempted']) o[k] += t[k]
+  }
+  return out
+}

@@ -14,25 +14,12 @@ import { parseArgs } from 'node:util'
 import { Client } from '../index.js'
 import { child, drive, median, PAYLOAD, rawClientNonBlocking, killChildren } from './harness.js'
 import { timeCalls } from './steps-timing.js'
-import { threadStats } from './proc-threads.js'
+import { mainAndIo as threads } from './proc-threads.js'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, seconds: { type: 'string', default: '2' } } })
 const ROUNDS = Number(values.rounds)
 const SECONDS = Number(values.seconds)
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
-
-/** So far, for process `pid`'s main thread (its tid is the pid) and ZeroMQ's I/O threads ('ZMQbg/IO/n'): CPU, waiting for a CPU, preemptions. */
-function threads (pid) {
-  const out = { main: { cpuUs: 0, waitUs: 0, preempted: 0 }, io: { cpuUs: 0, waitUs: 0, preempted: 0 } }
-  for (const [tid, t] of threadStats(pid)) {
-    const o = Number(tid) === pid ? out.main : t.name.startsWith('ZMQbg/IO') ? out.io : null
-    if (o === null) continue
-    o.cpuUs += t.cpuUs
-    o.waitUs += t.waitUs
-    o.preempted += t.preempted
-  }
-  return out
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'zeromesh-steps-'))
 const peerOut = join(dir, 'peer.json')
