@@ -10,7 +10,11 @@
 // that reverses every round. Per system: req/s, its ratio to raw (median of the per-round
 // ratios), and CPU time per request of each process's main thread and ZeroMQ I/O thread
 // (schedstat, to the nanosecond: steadier than req/s on these noisy 2-core machines).
-// Usage: node bench/ladder.js [--rounds 15] [--seconds 1.5]
+// With --size BYTES, every request asks for a reply of that many bytes (a fresh Buffer, made by
+// the handler bench/bytes-handler.js, the bare peer or the raw server) and the raw client is a
+// DEALER sending a small JSON ask, one message per request: where the cost of large values
+// lives (issue 26, item 7). --inflight K keeps K requests in flight (K loops of one at a time).
+// Usage: node bench/ladder.js [--rounds 15] [--seconds 1.5] [--size BYTES] [--inflight 1]
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import * as zmq from 'zeromq'
@@ -21,9 +25,16 @@ import { connectingRouterOptions } from '../transport/settings.js'
 import { child, killChildren, median, PAYLOAD, rawClientNonBlocking } from './harness.js'
 import { mainAndIo } from './proc-threads.js'
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, seconds: { type: 'string', default: '1.5' } } })
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '15' }, seconds: { type: 'string', default: '1.5' }, size: { type: 'string' }, inflight: { type: 'string', default: '1' } } })
 const ROUNDS = Number(values.rounds)
 const SECONDS = Number(values.seconds)
+const SIZE = values.size === undefined ? null : Number(values.size)
+const INFLIGHT = Number(values.inflight)
+if (SIZE !== null && !(Number.isInteger(SIZE) && SIZE >= 0 && SIZE <= 16e6)) throw new Error('--size: a whole number of bytes, at most 16e6')
+if (!(Number.isInteger(INFLIGHT) && INFLIGHT >= 1)) throw new Error('--inflight: a whole number, at least 1')
+// What every zeromesh-protocol request calls: the demo's echo, or with --size the bytes handler.
+const METHOD = SIZE === null ? 'echo' : 'bytes'
+const ARGS = SIZE === null ? PAYLOAD : { size: SIZE }
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 
 /**
@@ -62,7 +73,7 @@ function bareClient (endpoint, router = false) {
     one: () => new Promise((resolve) => {
       const id = nextId++
       pending.set(id, resolve)
-      const frame = encodeRequest([[id, 'echo', PAYLOAD, 30000]])
+      const frame = encodeRequest([[id, METHOD, ARGS, 30000]])
       sock.send(router ? [alias, frame] : frame).catch(() => {})
     }),
     close: () => sock.close(),
@@ -72,7 +83,31 @@ function bareClient (endpoint, router = false) {
 /** A zeromesh Client of `endpoint`; `discover: false` against the bare peer, which has no member list. */
 function zeromeshClient (endpoint, discover = true) {
   const c = new Client({ seeds: [endpoint], timeout: 30000, discover })
-  return { one: () => c.request('echo', PAYLOAD), close: () => c.close() }
+  return { one: () => c.request(METHOD, ARGS), close: () => c.close() }
+}
+
+/** With --size: a raw zeromq.js DEALER asking for SIZE bytes, one message per request (replies come in order). */
+function rawBytesClient (endpoint) {
+  const sock = new zmq.Dealer({ linger: 0, sendTimeout: 0, sendHighWaterMark: 100000, receiveHighWaterMark: 100000 })
+  sock.connect(endpoint)
+  const ask = JSON.stringify(ARGS)
+  const waiting = []
+  let head = 0
+  ;(async () => {
+    try {
+      for (;;) {
+        const [frame] = await sock.receive()
+        const resolve = waiting[head]
+        waiting[head++] = undefined
+        if (head > 1024 && head * 2 > waiting.length) { waiting.splice(0, head); head = 0 }
+        resolve?.(frame)
+      }
+    } catch {}
+  })()
+  return {
+    one: () => new Promise((resolve) => { waiting.push(resolve); sock.send(ask).catch(() => {}) }),
+    close: () => sock.close(),
+  }
 }
 
 /** CPU time so far of process `pid`'s main thread and ZeroMQ I/O threads, in us. */
@@ -81,13 +116,18 @@ function cpu (pid) {
   return { main: main.runUs, io: io.runUs }
 }
 
-const peer = await child([here('../bin/zeromesh.js'), 'peer', '--handlers', here('../demo/handlers.js'), '--threads', '0', '--log-level', 'silent'])
+const handlers = SIZE === null ? here('../demo/handlers.js') : here('./bytes-handler.js')
+const peer = await child([here('../bin/zeromesh.js'), 'peer', '--handlers', handlers, '--threads', '0', '--log-level', 'silent'])
+const scripted = await child([here('./api-peer.js'), handlers])
 const bare = await child([here('./bare-peer.js')])
-const rawServer = await child([here('./raw-echo-server.js'), 'msgpack'])
+const rawServer = await child([here('./raw-echo-server.js'), SIZE === null ? 'msgpack' : 'bytes'])
 const systems = [
-  { name: 'raw zeromq.js + msgpackr both ends', ...rawClientNonBlocking(rawServer.line, 32, PAYLOAD, { msgpack: true }), server: rawServer.child.pid },
+  SIZE === null
+    ? { name: 'raw zeromq.js + msgpackr both ends', ...rawClientNonBlocking(rawServer.line, 32, PAYLOAD, { msgpack: true }), server: rawServer.child.pid }
+    : { name: `raw zeromq.js, ${SIZE} B replies`, ...rawBytesClient(rawServer.line), server: rawServer.child.pid },
   { name: 'zeromesh Client -> zeromesh peer', ...zeromeshClient(peer.line), server: peer.child.pid },
   { name: 'bare client -> zeromesh peer', ...bareClient(peer.line), server: peer.child.pid },
+  { name: 'zeromesh Client -> Peer in a script (bench/api-peer.js)', ...zeromeshClient(scripted.line), server: scripted.child.pid },
   { name: 'zeromesh Client -> bare peer', ...zeromeshClient(bare.line, false), server: bare.child.pid },
   { name: 'bare client -> bare peer', ...bareClient(bare.line), server: bare.child.pid },
   { name: 'bare client on a ROUTER -> bare peer', ...bareClient(bare.line, true), server: bare.child.pid },
@@ -97,12 +137,19 @@ for (const s of systems) {
   s.rps = []; s.clientMain = []; s.clientIo = []; s.serverMain = []; s.serverIo = []
 }
 
-/** One measured run of `s`: `SECONDS` of requests one after another, after a short warm-up. */
-async function measure (s) {
-  for (const until = Date.now() + 200; Date.now() < until;) await s.one()
-  const c0 = cpu(process.pid); const s0 = cpu(s.server); const t0 = process.hrtime.bigint()
+/** Requests from INFLIGHT loops, each one after another, until `until` (Date.now()); resolves with how many. */
+async function drive (s, until) {
   let n = 0
-  for (const until = Date.now() + SECONDS * 1000; Date.now() < until; n++) await s.one()
+  const loop = async () => { while (Date.now() < until) { await s.one(); n++ } }
+  await Promise.all(Array.from({ length: INFLIGHT }, loop))
+  return n
+}
+
+/** One measured run of `s`: `SECONDS` of requests, after a short warm-up. */
+async function measure (s) {
+  await drive(s, Date.now() + 200)
+  const c0 = cpu(process.pid); const s0 = cpu(s.server); const t0 = process.hrtime.bigint()
+  const n = await drive(s, Date.now() + SECONDS * 1000)
   const c1 = cpu(process.pid); const s1 = cpu(s.server); const ns = Number(process.hrtime.bigint() - t0)
   s.rps.push(n / ns * 1e9)
   s.clientMain.push((c1.main - c0.main) / n); s.clientIo.push((c1.io - c0.io) / n)
@@ -117,15 +164,16 @@ for (let r = 0; r < ROUNDS; r++) {
 const raw = systems[0]
 const us = (xs) => median(xs).toFixed(1)
 const lines = [
-  `1 in flight, ${ROUNDS} rounds of ${SECONDS} s per system, medians (\`node bench/ladder.js --rounds ${ROUNDS} --seconds ${SECONDS}\`):`,
+  `${INFLIGHT} in flight${SIZE === null ? '' : `, replies of ${SIZE} B`}, ${ROUNDS} rounds of ${SECONDS} s per system, medians (\`node bench/ladder.js ${process.argv.slice(2).join(' ')}\`):`,
   '',
-  '| system | req/s | / raw | CPU us a request: client main | client I/O | server main | server I/O | all four |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  `| system | req/s${SIZE === null ? '' : ' | MB/s'} | / raw | CPU us a request: client main | client I/O | server main | server I/O | all four |`,
+  `| --- | ---:${SIZE === null ? '' : ' | ---:'} | ---: | ---: | ---: | ---: | ---: | ---: |`,
 ]
 for (const s of systems) {
   const ratio = median(s.rps.map((x, i) => x / raw.rps[i]))
   const all = s.rps.map((_, i) => s.clientMain[i] + s.clientIo[i] + s.serverMain[i] + s.serverIo[i])
-  lines.push(`| ${s.name} | ${Math.round(median(s.rps))} | ${ratio.toFixed(3)}x | ${us(s.clientMain)} | ${us(s.clientIo)} | ${us(s.serverMain)} | ${us(s.serverIo)} | ${us(all)} |`)
+  const mbs = SIZE === null ? '' : ` | ${Math.round(median(s.rps) * SIZE / 1e6)}`
+  lines.push(`| ${s.name} | ${Math.round(median(s.rps))}${mbs} | ${ratio.toFixed(3)}x | ${us(s.clientMain)} | ${us(s.clientIo)} | ${us(s.serverMain)} | ${us(s.serverIo)} | ${us(all)} |`)
 }
 process.stdout.write(lines.join('\n') + '\n')
 for (const s of systems) await s.close()

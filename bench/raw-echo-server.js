@@ -3,11 +3,13 @@
 // `msgpack`, each message is one frame of [id 4][length 4][body] entries (harness.js
 // rawClientNonBlocking), and every body is decoded and encoded again with msgpackr
 // (zeromesh's codec settings) before the frame goes back: the MessagePack work a zeromesh
-// peer does, and nothing else.
+// peer does, and nothing else. With `bytes`, each message is a JSON ask `{"size":N}`, answered
+// with a fresh Buffer of N bytes in one frame (bench/ladder.js --size).
 import * as zmq from 'zeromq'
 import { packValue, unpackValue } from '../protocol/codec.js'
 
 const MSGPACK = process.argv[2] === 'msgpack'
+const BYTES = process.argv[2] === 'bytes'
 
 /** The frame with every body decoded and encoded again. */
 function reencode (frame) {
@@ -36,7 +38,10 @@ await sock.bind('tcp://127.0.0.1:*')
 process.stdout.write(sock.lastEndpoint + '\n')
 process.on('SIGTERM', () => sock.close())
 try {
-  for await (const msg of sock) await sock.send(MSGPACK ? [msg[0], reencode(msg[1])] : msg)
+  for await (const msg of sock) {
+    if (BYTES) await sock.send([msg[0], Buffer.alloc(JSON.parse(msg[1].toString()).size, 7)])
+    else await sock.send(MSGPACK ? [msg[0], reencode(msg[1])] : msg)
+  }
 } catch (err) {
   if (!sock.closed) throw err
 }

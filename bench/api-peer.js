@@ -1,0 +1,10 @@
+// A zeromesh Peer started from a script of its own, as a library user starts one: the handler
+// module given (argv[2]) on the main thread, nothing else of the command line (no logger, no
+// idle collection). bench/ladder.js measures it beside `zeromesh peer` with the same module.
+// Prints its endpoint on stdout; SIGTERM stops it.
+import { pathToFileURL } from 'node:url'
+import { Peer } from '../index.js'
+
+const peer = new Peer({ handlers: [pathToFileURL(process.argv[2]).href], threads: 0 })
+process.stdout.write(await peer.start() + '\n')
+process.on('SIGTERM', () => { peer.stop().then(() => process.exit(0), () => process.exit(1)) })
