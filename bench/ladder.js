@@ -6,8 +6,9 @@
 // own work (bookkeeping, duplicates memory, routing) costs; bare against bare is what the
 // protocol and its codec cost, and the bare client on a connecting ROUTER (the client's socket
 // type and settings, transport/settings.js) against the bare client on a DEALER what the socket
-// type costs. Each system is measured in turn, round after round, in an order
-// that reverses every round. Per system: req/s, its ratio to raw (median of the per-round
+// type costs; a Peer started by a script (bench/api-peer.js, the same handler module) against
+// `zeromesh peer` what the command line's process adds. Each system is measured in turn,
+// round after round, in an order that reverses every round. Per system: req/s, its ratio to raw (median of the per-round
 // ratios), and CPU time per request of each process's main thread and ZeroMQ I/O thread
 // (schedstat, to the nanosecond: steadier than req/s on these noisy 2-core machines).
 // With --size BYTES, every request asks for a reply of that many bytes (a fresh Buffer, made by
