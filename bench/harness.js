@@ -31,9 +31,12 @@ export function killChildren () {
 }
 process.on('exit', killChildren)
 
-/** Starts `node args...` and resolves with the first line it prints (an endpoint or a port). */
-export function child (args) {
-  const c = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+/**
+ * Starts `node args...` (or `command args...`, with `env` its environment) and resolves with
+ * the first line it prints (an endpoint or a port).
+ */
+export function child (args, { command = process.execPath, env = process.env } = {}) {
+  const c = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'], env })
   children.add(c)
   c.on('exit', () => children.delete(c))
   return new Promise((resolve, reject) => {
