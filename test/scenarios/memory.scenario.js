@@ -12,6 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as zmq from 'zeromq'
 import { Client } from '../../index.js'
+import { eventually } from '../helpers/eventually.js'
 import { encodeRequest } from '../../protocol/index.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -132,8 +133,14 @@ describe('memory after hostile input (zeromesh peer as a command)', function () 
     console.log(`      baseline ${Math.round(base / MB)} MB, at most ${Math.round(peak / MB)} MB during the attack (${sent} requests offered), ${Math.round(after / MB)} MB ${(ms / 1000).toFixed(1)} s after they hung up`)
     expect(peer.exitCode, `peer died: ${peer.signalCode} ${peer.stderrText}`).to.equal(null)
     expect(after).to.be.at.most(base + 64 * MB)
-    // and it still serves
-    expect(await client.request('echo', 'still here', { timeout: 5000 })).to.equal('still here')
+    // and it still serves, once it has run what the flooders sent before they hung up: till
+    // then a request is refused busy at once, and a client whose only peer is busy fails
+    // (maxAttempts). Seen once: ERR_ZEROMESH_BUSY 0.5 s after the hang-up, 130 in flight.
+    const t1 = Date.now()
+    let refused = 0
+    const answer = await eventually(() => client.request('echo', 'still here', { timeout: 5000 }).catch((err) => { if (err.code === 'ERR_ZEROMESH_BUSY') refused++; throw err }), { timeout: 15000, interval: 100 })
+    console.log(`      serves again ${Date.now() - t1} ms after its memory came back (${refused} requests refused busy before)`)
+    expect(answer).to.equal('still here')
   })
 
   it('was never killed for memory (in CI, where it runs as root, in the cgroup)', () => {
