@@ -6,10 +6,9 @@
 // Prints its endpoint on stdout; SIGTERM stops it.
 import { pathToFileURL } from 'node:url'
 import { Peer } from '../index.js'
+import { keepState } from './harness.js'
 
-const state = []
-for (let i = 0; i < Number(process.argv[3] ?? 0) * 1024 * 1024 / 64; i++) state.push({ i, next: i + 1, seen: null })
-globalThis.applicationState = state
+keepState(Number(process.argv[3] ?? 0))
 const peer = new Peer({ handlers: [pathToFileURL(process.argv[2]).href], threads: 0 })
 process.stdout.write(await peer.start() + '\n')
 process.on('SIGTERM', () => { peer.stop().then(() => process.exit(0), () => process.exit(1)) })

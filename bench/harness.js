@@ -62,6 +62,17 @@ export async function zeromeshSystem (root, nodeFlags = []) {
   return { one: () => client.request('echo', PAYLOAD), close: () => client.close() }
 }
 
+/**
+ * Keeps `mb` megabytes of small objects alive for the life of the process, as an application's
+ * own state would: V8 collects a heap under 8 MB differently from a larger one when large values
+ * come and go (bench/RESULTS.md, "The heap band").
+ */
+export function keepState (mb) {
+  const state = []
+  for (let i = 0; i < mb * 1024 * 1024 / 64; i++) state.push({ i, next: i + 1, seen: null })
+  globalThis.benchApplicationState = state
+}
+
 /** The median of `xs` (the mean of the middle two for an even count). */
 export function median (xs) {
   const s = [...xs].sort((a, b) => a - b)

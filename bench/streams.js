@@ -4,19 +4,25 @@
 // one Buffer against a raw Dealer/Router round trip of the same bytes. The server side is a
 // child process in each case (a zeromesh peer with one handler on its main thread, or the raw
 // Router), the reader this process. Rounds alternate zeromesh and raw; medians are quoted.
+// --state MB: both servers keep that many MB of small objects alive, as an application's state
+// would (a heap under 8 MB is collected differently: RESULTS, "The heap band").
 //
-//   node bench/streams.js [--rounds 3] [--mb 128] [--only streams|requests]
+//   node bench/streams.js [--rounds 3] [--mb 128] [--only streams|requests] [--state MB]
 import { fork } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import zmq from 'zeromq'
+import { keepState } from './harness.js'
 
-if (process.argv[2] === '--serve') await serve(process.argv[3])
+let state = 0 // MB of state each server keeps (--state)
+
+if (process.argv[2] === '--serve') await serve(process.argv[3], Number(process.argv[4]))
 else await main()
 
 async function main () {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mb: { type: 'string', default: '128' }, only: { type: 'string' } } })
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mb: { type: 'string', default: '128' }, only: { type: 'string' }, state: { type: 'string', default: '0' } } })
   const rounds = Number(values.rounds)
   const total = Number(values.mb) * 1e6
+  state = Number(values.state)
   const rows = []
   for (const size of values.only === 'requests' ? [] : [1000, 64000, 1000000]) {
     const n = Math.max(64, Math.round(total / size))
@@ -48,7 +54,7 @@ function median (xs) {
 
 /** Starts the server child for `mode`, moves n x size bytes, returns MB/s. */
 async function measure (mode, size, n) {
-  const child = fork(new URL(import.meta.url).pathname, ['--serve', mode], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(new URL(import.meta.url).pathname, ['--serve', mode, String(state)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const endpoint = await new Promise((resolve) => child.once('message', resolve))
   try {
     if (mode.startsWith('zeromesh')) {
@@ -108,7 +114,8 @@ async function measure (mode, size, n) {
   }
 }
 
-async function serve (mode) {
+async function serve (mode, mb) {
+  keepState(mb)
   if (mode.startsWith('zeromesh')) {
     const { Peer } = await import('../index.js')
     const p = new Peer({
