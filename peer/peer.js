@@ -9,6 +9,7 @@ import { PeerStreams } from './streams.js'
 import { collectGarbage as collectThisHeap } from './collect.js'
 import { PeerSecurity } from './security.js'
 import { HandshakeReports } from './handshake-reports.js'
+import { requestReporter } from './request-reports.js'
 import { OwnService } from './service.js'
 import { startHandlers } from './handlers.js'
 import { resolvePeerOptions } from './options.js'
@@ -25,8 +26,6 @@ import { SILENT_LOGGER } from '../protocol/options.js'
 
 const QUIET_MS = 100 //     a stopping peer closes once no message came for this long...
 const QUIET_STEP_MS = 20 // ...checked this often
-const SLOW_MS = 1000 // at --log-level debug, a handler that takes this long is logged
-const REFUSALS = { [Status.UNKNOWN_METHOD]: 'unknown method', [Status.BUSY]: 'busy', [Status.DRAINING]: 'draining', [Status.INVALID_REQUEST]: 'invalid' }
 
 export class Peer extends EventEmitter {
   /** @param {object} [options]  PeerOptions (index.d.ts; README, API) */
@@ -151,7 +150,7 @@ export class Peer extends EventEmitter {
       throw err
     }
     const endpoint = this.transport.endpoint
-    this.dispatcher = new Dispatcher({ handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint, debug: this.debugging ? (req, entry, arrived) => this.debugReply(req, entry, arrived) : null })
+    this.dispatcher = new Dispatcher({ handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint, debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null })
     this.recent = new RecentRequests({ clock: o.clock })
     this.streams = new PeerStreams({
       dispatcher: this.dispatcher,
@@ -312,21 +311,6 @@ export class Peer extends EventEmitter {
     } finally {
       this.replies.leave()
     }
-  }
-
-  /**
-   * At --log-level debug: a handler that took SLOW_MS or more, and requests refused (unknown
-   * method, busy, draining, invalid), each kind once a minute with how many came since.
-   */
-  debugReply (req, entry, arrived) {
-    const ms = this.options.clock.now() - arrived
-    if (entry[1] === Status.OK || entry[1] === Status.REMOTE) {
-      if (ms >= SLOW_MS) this.options.logger.debug({ method: req.method, ms: Math.round(ms), requestId: req.id }, `slow handler: ${req.method} took ${Math.round(ms)} ms`)
-      return
-    }
-    const why = REFUSALS[entry[1]] ?? `status ${entry[1]}`
-    const repeats = this.reports.reportable(`req|${why}|${req.method}`)
-    if (repeats !== null) this.options.logger.debug({ method: req.method, refused: why, repeats }, `refused a request for ${req.method}: ${why}${repeats ? ` (and ${repeats} like it in the last minute)` : ''}`)
   }
 
   /**
