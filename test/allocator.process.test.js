@@ -3,8 +3,9 @@
 // memory goes back after a flood (README, Memory; test/scenarios/memory.scenario.js). The
 // price is paid by large values: every 64 KB buffer of a request (the received frame, the
 // copies to and from the handler's thread, msgpackr's output) is a fresh mapping whose pages
-// fault in one by one: 103-115 minor page faults a request, and about 0.65x the requests a
-// second of the same peer given a threshold of 256 KiB (bench/RESULTS.md, "The allocator").
+// fault in one by one: 100-115 minor page faults a request, and about half the requests a
+// second of the same peer given a threshold of 256 KiB (0.47x with the handlers in threads,
+// the default; 0.65x on the main thread: bench/RESULTS.md, "The allocator").
 // README, Memory, tells operators who move large values to set MALLOC_MMAP_THRESHOLD_=262144
 // themselves, since a value already in the environment wins over the header's. This test
 // holds both halves of that: the header keeps the operator's value, and with it a 64 KB reply
