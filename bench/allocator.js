@@ -5,19 +5,17 @@
 // req/s, its ratio to the header's (median of the per-round ratios) and the peer's minor page
 // faults a request (/proc/PID/stat).
 // Usage: node bench/allocator.js [--rounds 3] [--seconds 3] [--size 64000] [--thresholds 262144]
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Client } from '../index.js'
 import { child, killChildren, median } from './harness.js'
+import { minorFaults } from './proc-threads.js'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '3' }, size: { type: 'string', default: '64000' }, thresholds: { type: 'string', default: '262144' } } })
 const ROUNDS = Number(values.rounds)
 const SECONDS = Number(values.seconds)
 const VALUE = Buffer.alloc(Number(values.size), 7)
 const BIN = fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url))
-
-const minorFaults = (pid) => { const s = readFileSync(`/proc/${pid}/stat`, 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[7]) }
 
 const env = { ...process.env }
 for (const name of ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_']) delete env[name]

@@ -1,5 +1,6 @@
 // What each thread of a process has used so far, from /proc/PID/task (Linux): the benches
-// that say which thread a request's time went to (bench/cpu.js, bench/steps.js) read it here.
+// that say which thread a request's time went to (bench/cpu.js, bench/steps.js) read it here,
+// and bench/allocator.js a process's page faults.
 import { readdirSync, readFileSync } from 'node:fs'
 
 const TICK_US = 1e6 / 100 // /proc stat counts CPU time in clock ticks (USER_HZ, 100 on Linux)
@@ -42,4 +43,10 @@ export function mainAndIo (pid) {
     for (const k of ['cpuUs', 'runUs', 'waitUs', 'preempted']) o[k] += t[k]
   }
   return out
+}
+
+/** Minor page faults of process `pid` so far (/proc/PID/stat, field 10). */
+export function minorFaults (pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7])
 }
