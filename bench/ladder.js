@@ -14,8 +14,8 @@
 // With --size BYTES, every request asks for a reply of that many bytes (a fresh Buffer, made by
 // the handler bench/bytes-handler.js, the bare peer or the raw server) and the raw client is a
 // DEALER sending a small JSON ask, one message per request: where the cost of large values
-// lives (issue 26, item 7); the script's Peer is also measured beside 2 MB and 24 MB of state
-// of its own (bench/api-peer.js). --inflight K keeps K requests in flight (K loops of one at a time).
+// lives (issue 26, item 7); the script's Peer and the raw server are also measured beside 2 MB
+// and 24 MB of state of their own (bench/api-peer.js, bench/raw-echo-server.js). --inflight K keeps K requests in flight (K loops of one at a time).
 // Usage: node bench/ladder.js [--rounds 15] [--seconds 1.5] [--size BYTES] [--inflight 1]
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -124,6 +124,8 @@ const scripted = await child([here('./api-peer.js'), handlers])
 // With large values, the same Peer beside 2 MB and 24 MB of application state: whether V8
 // collects in full for their ArrayBuffers depends on the heap's size (RESULTS, "The heap band").
 const padded = SIZE === null ? [] : await Promise.all([2, 24].map(async (mb) => ({ mb, ...await child([here('./api-peer.js'), handlers, String(mb)]) })))
+// ...and the raw server beside the same state: what the state costs a process that does no more than raw.
+const rawPadded = SIZE === null ? [] : await Promise.all([2, 24].map(async (mb) => ({ mb, ...await child([here('./raw-echo-server.js'), 'bytes', String(mb)]) })))
 const bare = await child([here('./bare-peer.js')])
 const rawServer = await child([here('./raw-echo-server.js'), SIZE === null ? 'msgpack' : 'bytes'])
 const systems = [
@@ -134,6 +136,7 @@ const systems = [
   { name: 'bare client -> zeromesh peer', ...bareClient(peer.line), server: peer.child.pid },
   { name: 'zeromesh Client -> Peer in a script (bench/api-peer.js)', ...zeromeshClient(scripted.line), server: scripted.child.pid },
   ...padded.map((p) => ({ name: `zeromesh Client -> Peer in a script with ${p.mb} MB of state`, ...zeromeshClient(p.line), server: p.child.pid })),
+  ...rawPadded.map((p) => ({ name: `raw zeromq.js with ${p.mb} MB of state`, ...rawBytesClient(p.line), server: p.child.pid })),
   { name: 'zeromesh Client -> bare peer', ...zeromeshClient(bare.line, false), server: bare.child.pid },
   { name: 'bare client -> bare peer', ...bareClient(bare.line), server: bare.child.pid },
   { name: 'bare client on a ROUTER -> bare peer', ...bareClient(bare.line, true), server: bare.child.pid },

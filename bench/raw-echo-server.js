@@ -4,12 +4,15 @@
 // rawClientNonBlocking), and every body is decoded and encoded again with msgpackr
 // (zeromesh's codec settings) before the frame goes back: the MessagePack work a zeromesh
 // peer does, and nothing else. With `bytes`, each message is a JSON ask `{"size":N}`, answered
-// with a fresh Buffer of N bytes in one frame (bench/ladder.js --size).
+// with a fresh Buffer of N bytes in one frame (bench/ladder.js --size). argv[3], if given:
+// megabytes of application state kept alive (harness keepState), as bench/api-peer.js keeps.
 import * as zmq from 'zeromq'
 import { packValue, unpackValue } from '../protocol/codec.js'
+import { keepState } from './harness.js'
 
 const MSGPACK = process.argv[2] === 'msgpack'
 const BYTES = process.argv[2] === 'bytes'
+keepState(Number(process.argv[3] ?? 0))
 
 /** The frame with every body decoded and encoded again. */
 function reencode (frame) {

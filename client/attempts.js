@@ -9,7 +9,7 @@ import { decide, Outcome } from './failover.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { refusalError } from './refusals.js'
 import { encodeRequest, encodeCancel, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
-import { Status, Limits } from '../protocol/constants.js'
+import { Status, Limits, Accepts } from '../protocol/constants.js'
 import {
   TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ProtocolError, invalidArgument,
 } from '../protocol/errors.js'
@@ -64,7 +64,7 @@ export class Attempts {
     // its whole frame, to leave at once as it is; any other as an entry, to be joined with the
     // others of this turn (transport/outbox.js).
     const lone = this.outbox.lone(peer, peer.calls.size) || this.replySizes.large(call.method)
-    const entry = call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]
+    const entry = requestEntry(call, remaining)
     let packed
     try {
       packed = lone ? encodeRequest([entry]) : packEntry(entry)
@@ -116,7 +116,7 @@ export class Attempts {
     if (!candidates.includes(peer)) return
     const remaining = Math.max(1, Math.ceil(call.deadline - this.c.clock.now()))
     let frame
-    try { frame = encodeRequest([call.trace === null ? [call.id, call.method, call.args, remaining] : [call.id, call.method, call.args, remaining, call.trace]]) } catch { return }
+    try { frame = encodeRequest([requestEntry(call, remaining)]) } catch { return }
     call.sentTo(peer.endpoint)
     if (call.span !== null) this.c.tracing.attempt(call, peer.endpoint, true)
     this.c.counts.hedges++
@@ -306,4 +306,9 @@ export class Attempts {
     }
     this.c.settle(call, err)
   }
+}
+
+/** A call's REQUEST entry (PROTOCOL.md 4.1): this client reads large binary results in bulk frames (4.2.1). */
+function requestEntry (call, remaining) {
+  return [call.id, call.method, call.args, remaining, call.trace, Accepts.BULK]
 }

@@ -280,10 +280,16 @@ export class Client extends EventEmitter {
   }
 
   onMessage (endpoint, frames) {
-    if (frames.length !== 1 || !hasSignature(frames[0])) { this.counts.malformed++; return }
+    if (frames.length === 0 || !hasSignature(frames[0])) { this.counts.malformed++; return }
     let msg
+    let bytes = frames[0].length
     try {
-      msg = decode(frames[0], this.options)
+      if (frames.length === 1) msg = decode(frames[0], this.options)
+      else { // a reply with bulk frames after it (PROTOCOL.md 4.2.1)
+        const bulk = frames.slice(1)
+        for (let i = 0; i < bulk.length; i++) bytes += bulk[i].length
+        msg = decode(frames[0], this.options, bulk)
+      }
     } catch {
       this.counts.malformed++
       return
@@ -292,7 +298,7 @@ export class Client extends EventEmitter {
     if (peer === undefined) return
     if (msg.type === MessageType.REPLY) {
       if (typeof msg.meta.load === 'number') { peer.load = msg.meta.load; if (this.zones !== null) peer.loadAt = this.clock.now() }
-      this.attempts.onReplies(peer, msg.replies, frames[0].length)
+      this.attempts.onReplies(peer, msg.replies, bytes)
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
     } else if (msg.type >= MessageType.STREAM_ITEM && msg.type <= MessageType.STREAM_END) {
       this.streams.onMessage(endpoint, msg, frames[0].length)

@@ -300,7 +300,7 @@ export class Peer extends EventEmitter {
         this.dispatcher.run(req, (entry) => {
           this.inflightBytes -= share
           if (entry === null) return // cancelled by its client: no reply
-          const packed = this.replies.answer(clientId, client, entry) // first: remembering is off the reply's path
+          const packed = this.replies.answer(clientId, client, entry, req.bulk) // first: remembering is off the reply's path
           if (this.latency !== null) this.latency.observe(this.options.clock.now() - now)
           // Refusals are not remembered: a request refused busy or draining may come back.
           // A reply is remembered as its packed bytes, ready to be sent again as they are.

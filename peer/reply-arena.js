@@ -13,9 +13,13 @@ export class ReplyArena {
     this.bytes = 0 //      of replies appended
   }
 
-  /** Copies `bytes` in; returns the handle read() takes (a number, or a Buffer for large ones). */
+  /**
+   * Copies `bytes` in; returns the handle read() takes (a number, or a Buffer for large ones).
+   * A reply that is not bytes (a BulkReply, reply-outbox.js) is kept as it is.
+   */
   append (bytes) {
     this.bytes += bytes.length
+    if (!(bytes instanceof Uint8Array)) return bytes
     if (bytes.length > LARGE) return Buffer.from(bytes)
     if (this.offset + 4 + bytes.length > CHUNK) {
       this.chunks.push(Buffer.allocUnsafeSlow(CHUNK))

@@ -7,8 +7,21 @@ import { Outbox } from '../transport/outbox.js'
 import {
   packEntryWithRoom, replyFrame, replyHead, replyRoom, loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM,
 } from '../protocol/codec.js'
+import { isBulkValue, bulkReplyFrame } from '../protocol/bulk.js'
 import { Status, Limits } from '../protocol/constants.js'
 import { RemoteCode } from '../protocol/errors.js'
+
+/**
+ * A reply whose result left in a bulk frame (PROTOCOL.md 4.2.1): what the duplicates memory
+ * keeps of it (the handler's Buffer, not a copy) to send it again. `length` is its bytes.
+ */
+export class BulkReply {
+  constructor (id, value) {
+    this.id = id
+    this.value = value
+    this.length = value.length
+  }
+}
 
 const META_ROOM = 32 // bytes a reply frame's meta ({ mv, load }) takes at most
 
@@ -48,8 +61,17 @@ export class ReplyOutbox {
     this.loneClient = null
   }
 
-  /** Packs a reply entry and sends it; returns the packed entry (to send again as it is: send()). */
-  answer (clientId, client, entry) {
+  /**
+   * Packs a reply entry and sends it; returns the packed entry (to send again as it is:
+   * send()). With `bulk` (the request accepts bulk frames), a large binary result goes as it
+   * is in a frame of its own, at once, and a BulkReply is returned.
+   */
+  answer (clientId, client, entry, bulk = false) {
+    if (bulk && entry[1] === Status.OK && isBulkValue(entry[2]) && entry[2].length <= this.o.limits.maxMessageSize) {
+      const reply = new BulkReply(entry[0], entry[2])
+      this.sendBulk(clientId, reply)
+      return reply
+    }
     if (this.loneClient === client) {
       const head = this.replyHead()
       const room = replyRoom(head)
@@ -84,8 +106,14 @@ export class ReplyOutbox {
     return packed
   }
 
+  /** A BulkReply's two frames, at once (the result is sent without a copy: ZeroMQ holds it until written). */
+  sendBulk (clientId, reply) {
+    this.o.send(clientId, [bulkReplyFrame(this.replyHead(), reply.id), reply.value])
+  }
+
   /** Queues a packed reply for its client (at the end of this turn; a lone request's at once). */
   send (clientId, client, packed) {
+    if (packed instanceof BulkReply) { this.sendBulk(clientId, packed); return }
     if (this.loneClient === client) {
       this.o.send(clientId, [replyFrame(this.replyHead(), [packed])])
       return

@@ -3,7 +3,7 @@
 // any frame on its own: no shared record structures, no structured clone, int64 as numbers.
 import {
   HEADER_SIZE, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX,
-  MessageType, Status, ProtocolErrorCode, Limits, SIGNATURE,
+  MessageType, Status, ProtocolErrorCode, Limits, SIGNATURE, Accepts,
 } from './constants.js'
 import { checkValue, checkList, checkMeta, isUint, fail, traceCarrier } from './validate.js'
 import { isWireEndpoint } from './endpoint.js'
@@ -103,6 +103,8 @@ function joinEntries (type, prefix, packed) {
 }
 
 const NO_PREFIX = Buffer.alloc(0)
+const NO_BULK = Object.freeze([])
+
 
 /** A REQUEST frame from entries packed with packEntry: the same bytes as encodeRequest. */
 export function requestFrame (packed) {
@@ -238,7 +240,7 @@ export function encodeError (code, message) {
  * @param {Uint8Array} buf
  * @param {Partial<typeof Limits>} [limits]
  */
-export function decode (buf, limits = Limits) {
+export function decode (buf, limits = Limits, bulk = NO_BULK) {
   const maxMessageSize = limits.maxMessageSize ?? Limits.maxMessageSize
   const maxDepth = limits.maxDepth ?? Limits.maxDepth
   const maxBatch = limits.maxBatch ?? Limits.maxBatch
@@ -258,6 +260,7 @@ export function decode (buf, limits = Limits) {
     err.protocolCode = ProtocolErrorCode.UNKNOWN_TYPE
     throw err
   }
+  if (bulk.length > 0 && type !== MessageType.REPLY) throw fail(`a message of type ${type} has no bulk frames (PROTOCOL.md 4.2.1)`)
   let body
   try {
     body = unpackr.unpack(buf, AFTER_HEADER)
@@ -269,7 +272,7 @@ export function decode (buf, limits = Limits) {
   }
   switch (type) {
     case MessageType.REQUEST: return decodeRequest(body, version, maxBatch, maxDepth, limits.maxMethodLength ?? Limits.maxMethodLength)
-    case MessageType.REPLY: return decodeReply(body, version, maxBatch, maxDepth)
+    case MessageType.REPLY: return decodeReply(body, version, maxBatch, maxDepth, bulk, maxMessageSize)
     case MessageType.PING: return decodePing(body, version)
     case MessageType.PONG: return decodePong(body, version)
     case MessageType.ERROR: return decodeError(body, version)
@@ -409,24 +412,31 @@ function decodeRequest (body, version, maxBatch, maxDepth, maxMethodLength) {
     } else {
       reason = checkValue(args, maxDepth)
     }
-    if (reason === null) requests.push({ id, method, args, timeoutMs, trace: e.length > 4 ? traceCarrier(e[4]) : null })
+    // accepts (e[5]): bits of Accepts; anything but a uint reads as 0 (the sender reads plain replies).
+    if (reason === null) requests.push({ id, method, args, timeoutMs, trace: e.length > 4 ? traceCarrier(e[4]) : null, bulk: e.length > 5 && isUint(e[5], 0xffffffff) && (e[5] & Accepts.BULK) !== 0 })
     else invalid.push({ id, reason })
   }
   return { type: MessageType.REQUEST, version, requests, invalid }
 }
 
-function decodeReply (body, version, maxBatch, maxDepth) {
+function decodeReply (body, version, maxBatch, maxDepth, bulk, maxMessageSize) {
   if (!Array.isArray(body) || body.length < 2) throw fail('a reply must be [meta, entries]')
   const meta = checkMeta(body[0])
   const list = checkList(body[1], 'reply list', maxBatch)
   const replies = new Array(list.length)
+  let bulkUsed = 0 // bulk frames named so far: each exactly once, in order (PROTOCOL.md 4.2.1)
   for (let i = 0; i < list.length; i++) {
     const e = list[i]
     if (!Array.isArray(e) || e.length < 3) throw fail('a reply entry must be [id, status, value]')
     const id = e[0]; const status = e[1]; const value = e[2]
     if (!isUint(id)) throw fail('a reply id must be an integer from 0 to 2^53-1')
     if (!isUint(status, 255)) throw fail('a reply status must be an integer from 0 to 255')
-    if (status === Status.OK) {
+    if (e.length > 3 && e[3] !== null) {
+      if (status !== Status.OK || value !== null || e[3] !== bulkUsed || bulkUsed >= bulk.length) throw fail('a bulk reply entry must be [id, 0, nil, k], k the next bulk frame of its message')
+      const bytes = bulk[bulkUsed++]
+      if (!(bytes instanceof Uint8Array) || bytes.length > maxMessageSize) throw fail(`bulk frame ${e[3]} must be bytes of at most ${maxMessageSize}`)
+      replies[i] = { id, status, value: bytes }
+    } else if (status === Status.OK) {
       const reason = checkValue(value, maxDepth)
       if (reason !== null) throw fail(`reply value: ${reason}`)
       replies[i] = { id, status, value }
@@ -437,6 +447,7 @@ function decodeReply (body, version, maxBatch, maxDepth) {
       replies[i] = { id, status, message: value[0], code: value[1] ?? null }
     }
   }
+  if (bulkUsed !== bulk.length) throw fail(`a reply names ${bulkUsed} bulk frames and came with ${bulk.length}`)
   return { type: MessageType.REPLY, version, meta, replies }
 }
 

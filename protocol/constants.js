@@ -42,6 +42,18 @@ export const Feature = Object.freeze({
   STREAMS: 1, // STREAM_OPEN, STREAM_ITEM, STREAM_CREDIT and STREAM_END (PROTOCOL.md 4.10)
 })
 
+/** Bits of a REQUEST entry's `accepts` field (PROTOCOL.md 4.1): what the sender reads in its replies. Append only. */
+export const Accepts = Object.freeze({
+  BULK: 1, // a large binary result in a ZeroMQ frame of its own after the reply frame (4.2.1)
+})
+
+/**
+ * The smallest Buffer a peer sends in a bulk frame of its own (PROTOCOL.md 4.2.1). Below it
+ * a copy into the reply frame costs less than a frame: measured in bench/RESULTS.md, "Bulk
+ * frames".
+ */
+export const BULK_MIN_BYTES = 16 * 1024
+
 /** Member states in membership claims. Append only. */
 export const MemberState = Object.freeze({ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 })
 /**

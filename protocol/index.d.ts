@@ -75,6 +75,10 @@ export declare const RemoteCode: Readonly<{ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENC
 export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17, STREAM_OPEN: 18, STREAM_ITEM: 19, STREAM_CREDIT: 20, STREAM_END: 21 }>
 /** What a peer can do beyond the base protocol: bits of a SERVICE answer's `features`. */
 export declare const Feature: Readonly<{ STREAMS: 1 }>
+/** Bits of a REQUEST entry's `accepts` field: what the sender reads in its replies (PROTOCOL.md 4.1). */
+export declare const Accepts: Readonly<{ BULK: 1 }>
+/** The smallest Buffer a peer sends in a bulk frame of its own (PROTOCOL.md 4.2.1). */
+export declare const BULK_MIN_BYTES: number
 export declare const MemberState: Readonly<{ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 }>
 export declare const memberStateNames: readonly ['alive', 'suspect', 'dead', 'left']
 /** Whether claim b about a member outranks claim a: higher incarnation, then alive < suspect < dead < left. */
