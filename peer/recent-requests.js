@@ -11,9 +11,12 @@
 // remembering costs O(1) and never iterates over requests: an id is remembered for between
 // half a window and a whole one, less under load.
 // A connection is caught up with the generation when it is next used; connections not used
-// for two generations are forgotten.
+// for two generations are forgotten. Large replies (over 16 KiB, bulk ones included) go to a
+// ReplyRing of their own instead (reply-ring.js), at a negative handle; written over, they are
+// forgotten sooner than the generations forget.
 
-import { ReplyArena } from './reply-arena.js'
+import { ReplyArena, LARGE } from './reply-arena.js'
+import { ReplyRing } from './reply-ring.js'
 
 const EMPTY = new Map()
 const NO_ARENA = new ReplyArena()
@@ -30,6 +33,11 @@ export class RecentRequests {
     this.since = clock.now()
     this.clients = new Map() // connection key -> ClientRequests
     this.arena = new ReplyArena() // the replies of the current generation
+    // Large replies, of all generations, in a quarter of maxBytes: a peer with 24 MB of state
+    // that kept 16 MiB of them ran a full collection every 30-90 ms, with 4 MiB one in all
+    // (bench/RESULTS.md, "Bulk frames").
+    this.ring = new ReplyRing(Math.floor(maxBytes / 4))
+    this.ringMark = 0 //                  ring.written at the last rotation
   }
 
   /** The memory of one connection; `client` is its key (a number or a string, see peer.js). */
@@ -46,6 +54,8 @@ export class RecentRequests {
     this.count = 0
     this.bytes = 0
     this.arena = new ReplyArena()
+    if (this.ring.written === this.ringMark) this.ring.release() // no large reply for a generation: give its memory back
+    this.ringMark = this.ring.written
     this.since = this.clock.now()
     for (const [key, c] of this.clients) {
       if (c.generation < this.generation - 1 && (c.running === null || c.running.size === 0)) this.clients.delete(key)
@@ -85,12 +95,23 @@ export class ClientRequests {
     this.generation = g
   }
 
-  /** 'new' (run it), 'running' (drop it) or the packed reply to send again. */
+  /**
+   * 'new' (run it), 'running' (drop it) or the reply to send again (packed bytes, or a
+   * BulkReply). A large reply the ring wrote over is forgotten: the request runs again.
+   */
   begin (id) {
     let seen = this.current.get(id)
-    if (seen !== undefined) return seen === null ? 'running' : this.currentArena.read(seen)
-    seen = this.previous.get(id)
-    if (seen !== undefined) return seen === null ? 'running' : this.previousArena.read(seen)
+    if (seen !== undefined) {
+      if (seen === null) return 'running'
+      const reply = this.read(seen, this.currentArena)
+      if (reply !== null) return reply
+      this.current.delete(id)
+    } else if ((seen = this.previous.get(id)) !== undefined) {
+      if (seen === null) return 'running'
+      const reply = this.read(seen, this.previousArena)
+      if (reply !== null) return reply
+      this.previous.delete(id)
+    }
     const owner = this.owner
     if (owner.count >= owner.maxPerGeneration || owner.bytes >= owner.maxBytesPerGeneration) { owner.rotate(); this.catchUp() }
     owner.count++
@@ -115,7 +136,18 @@ export class ClientRequests {
     if (map === null) return
     const arena = map === this.current ? this.currentArena : this.previousArena
     if (arena.bytes + reply.length > this.owner.maxBytesPerGeneration) { map.delete(id); return }
-    map.set(id, arena.append(reply))
+    const ring = this.owner.ring
+    if ((reply.length > LARGE || !(reply instanceof Uint8Array)) && ring.fits(reply.length)) {
+      arena.bytes += reply.length
+      map.set(id, -1 - ring.append(reply))
+    } else {
+      map.set(id, arena.append(reply))
+    }
     this.owner.bytes += reply.length
+  }
+
+  /** The reply at `handle` (a position in the ring when negative), or null if the ring wrote over it. */
+  read (handle, arena) {
+    return typeof handle === 'number' && handle < 0 ? this.owner.ring.read(-1 - handle) : arena.read(handle)
   }
 }

@@ -4,7 +4,7 @@
 // freed one by one: the whole arena goes when its generation is forgotten.
 
 const CHUNK = 64 * 1024 //   bytes per chunk
-const LARGE = CHUNK / 4 //   larger replies are kept as a Buffer of their own
+export const LARGE = CHUNK / 4 // larger replies go to the ReplyRing (reply-ring.js), or, larger than its chunks, are kept as a Buffer of their own
 
 export class ReplyArena {
   constructor () {

@@ -156,12 +156,71 @@ describe('recent requests memory', () => {
     for (let i = 0; i < 200; i++) c.finish(i, Buffer.alloc(900 * 1024, i))
     for (const arena of [c.currentArena, c.previousArena]) for (const ch of arena.chunks) kept += ch.length
     for (const m of [c.current, c.previous]) for (const h of m.values()) if (h !== null && typeof h !== 'number') kept += h.length
+    for (const ch of r.ring.chunks) kept += ch?.length ?? 0
+    expect(kept).to.be.at.least(3 * 1024 * 1024) // the ring holds 4 (a quarter of maxBytes)
     expect(kept).to.be.at.most(16 * 1024 * 1024)
     const again = r.of('client')
     for (let i = 0; i < 200; i++) {
       const seen = again.begin(i)
       if (seen !== 'new') expect(seen.equals(Buffer.alloc(900 * 1024, i)), `reply ${i}`).to.equal(true) // kept ones exact; the others run again
     }
+  })
+
+  it('keeps large replies (packed, and bulk with their id) in a ring of reused chunks: read back as copies, the oldest forgotten when written over', async () => {
+    const { RecentRequests } = await import('../peer/recent-requests.js')
+    const { BulkReply } = await import('../peer/reply-outbox.js')
+    const r = new RecentRequests({ windowMs: 10000, max: 1e6, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
+    const c = r.of('client')
+    const value = (i) => Buffer.alloc(64000 + (i % 5), i % 251)
+    for (let i = 0; i < 20; i++) { c.begin(i); c.finish(i, i % 2 === 0 ? new BulkReply(i, value(i)) : value(i)) }
+    const chunks = [...r.ring.chunks]
+    for (let i = 0; i < 20; i++) {
+      const seen = c.begin(i)
+      const bytes = i % 2 === 0 ? seen.value : seen
+      expect(seen instanceof BulkReply, `reply ${i}`).to.equal(i % 2 === 0)
+      if (i % 2 === 0) expect(seen.id).to.equal(i)
+      expect(bytes.equals(value(i)), `reply ${i}`).to.equal(true)
+      bytes.fill(0) // a copy: the ring's bytes stay
+      expect((i % 2 === 0 ? c.begin(i).value : c.begin(i)).equals(value(i))).to.equal(true)
+    }
+
+    // 2000 more, generations of 20: the 4 MiB ring (a quarter of maxBytes) goes round in the chunks it has (no buffer per reply).
+    const busy = new RecentRequests({ windowMs: 10000, max: 40, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
+    const b = busy.of('client')
+    for (let i = 0; i < 20; i++) { b.begin(i); b.finish(i, new BulkReply(i, value(i))) }
+    const first = [...busy.ring.chunks]
+    for (let i = 20; i < 2020; i++) { b.begin(i); b.finish(i, new BulkReply(i, value(i))) }
+    expect(busy.generation).to.be.at.least(90)
+    expect(busy.ring.chunks).to.have.length(4)
+    for (const ch of first) expect(busy.ring.chunks).to.include(ch)
+    expect(b.begin(2019).value.equals(value(2019))).to.equal(true)
+    expect(chunks.length).to.equal(2)
+
+    // Replies of 600 KB, one to a chunk: the memory holds 6 (3 a generation), the ring 4. The
+    // ones written over are forgotten (they run again); the others read back.
+    const big = (i) => Buffer.alloc(600000, i)
+    const tight = new RecentRequests({ windowMs: 10000, max: 6, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
+    const t = tight.of('client')
+    for (let i = 0; i < 6; i++) { t.begin(i); t.finish(i, big(i)) }
+    for (let i = 2; i < 6; i++) expect(t.begin(i).equals(big(i)), `reply ${i}`).to.equal(true)
+    expect(t.previous.has(0)).to.equal(true) // still remembered, but written over:
+    expect(t.begin(0)).to.equal('new')
+  })
+
+  it('gives the ring\'s chunks back after a generation with no large reply', async () => {
+    const { RecentRequests } = await import('../peer/recent-requests.js')
+    let t = 0
+    const r = new RecentRequests({ windowMs: 1000, max: 100, clock: { now: () => t } })
+    const c = r.of('client')
+    c.begin(1); c.finish(1, Buffer.alloc(100000, 1))
+    t = 600; r.of('client').begin(2) // a generation with a large reply ends: kept
+    expect(r.ring.chunks).to.have.length(1)
+    expect(r.of('client').begin(1).equals(Buffer.alloc(100000, 1))).to.equal(true)
+    t = 1200; r.of('client').begin(3) // one with none: given back
+    expect(r.ring.chunks).to.have.length(0)
+    t = 1800; const later = r.of('client')
+    later.begin(4); later.finish(4, Buffer.alloc(100000, 4))
+    expect(later.begin(4).equals(Buffer.alloc(100000, 4))).to.equal(true)
   })
 
   it('forgets connections that were not used for two generations', async () => {
