@@ -244,7 +244,9 @@ export class WorkerPool {
   /**
    * Results from thread `t`, in the order of its batch: [id, 0, offset, length] for a value
    * (MessagePack bytes in `bytes`: it resolves as Packed, copied into the reply as it is),
-   * [id, 1, message, code] for an error, [id, 2, message, code] for a request not run.
+   * [id, 3, offset, length] for a large binary one (its bytes in `bytes`: it resolves as a
+   * Buffer over them, for a bulk frame), [id, 1, message, code] for an error, [id, 2, message,
+   * code] for a request not run.
    */
   results (t, results, bytes, ranMs) {
     if (t.tasks.length === 0) return // from a thread already let go (abandoned, or the pool stopped)
@@ -260,6 +262,7 @@ export class WorkerPool {
       if (task === undefined || task.id !== id) continue // abandoned or replaced meanwhile
       t.done++
       if (kind === 0) this.settle(task, null, false, new Packed(Buffer.from(bytes, value, code)))
+      else if (kind === 3) this.settle(task, null, false, Buffer.from(bytes, value, code))
       else if (kind === 1) this.settle(task, failed(value, code), false)
       else { this.counts.expired++; this.settle(task, failed(value, code), true) }
     }

@@ -113,6 +113,23 @@ describe('bulk frames: a peer and a client over ZeroMQ', function () {
     expect(await ask([4, 'floats', size, 5000, null, Accepts.BULK])).to.have.length(1)
   })
 
+  it('a handler in a worker thread: its large Buffer comes back in a bulk frame, or inline to a client that does not accept them', async () => {
+    const p = await h.peer({ handlers: [new URL('./fixtures/work.js', import.meta.url).href], threads: 1 })
+    const ask = rawClient(p.endpoint)
+    const size = 100000
+    const bulk = await ask([1, 'bytes', { size, fill: 6 }, 5000, null, Accepts.BULK])
+    expect(bulk).to.have.length(2)
+    expect(bulk[1].equals(Buffer.alloc(size, 6))).to.equal(true)
+    const inline = await ask([2, 'bytes', { size, fill: 2 }, 5000])
+    expect(inline).to.have.length(1)
+    expect(Buffer.from(decode(inline[0]).replies[0].value).equals(Buffer.alloc(size, 2))).to.equal(true)
+    // A batch of several, small and large, from one hand-off: each comes back whole.
+    const c = h.client({ seeds: [p.endpoint] })
+    const sizes = [10, BULK_MIN_BYTES, 70000, 5, 300000]
+    const got = await Promise.all(sizes.map((s, i) => c.request('bytes', { size: s, fill: i + 1 })))
+    got.forEach((b, i) => expect(b.equals(Buffer.alloc(sizes[i], i + 1)), `result ${i}`).to.equal(true))
+  })
+
   it('Client.request returns a large Buffer result byte for byte, up to maxMessageSize, and one over it fails TOO_LARGE', async () => {
     const p = await h.peer({ handlers: { bytes: ({ size }) => { const b = Buffer.allocUnsafe(size); for (let i = 0; i < size; i += 4096) b[i] = i % 251; return b } } })
     const c = h.client({ seeds: [p.endpoint] })
