@@ -5,7 +5,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import * as zmq from 'zeromq'
 import hdr from 'hdr-histogram-js'
-import { packValue, unpackValue } from '../protocol/codec.js'
+import { packValue, unpackValue } from '../protocol/frames.js'
 
 export const PAYLOAD = { op: 'echo', n: 12345, s: 'twenty-byte-payload!' } // ~40 bytes of msgpack
 

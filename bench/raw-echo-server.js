@@ -7,7 +7,7 @@
 // with a fresh Buffer of N bytes in one frame (bench/ladder.js --size). argv[3], if given:
 // megabytes of application state kept alive (harness keepState), as bench/api-peer.js keeps.
 import * as zmq from 'zeromq'
-import { packValue, unpackValue } from '../protocol/codec.js'
+import { packValue, unpackValue } from '../protocol/frames.js'
 import { keepState } from './harness.js'
 
 const MSGPACK = process.argv[2] === 'msgpack'

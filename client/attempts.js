@@ -8,7 +8,8 @@ import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { refusalError } from './refusals.js'
-import { encodeRequest, encodeCancel, packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/codec.js'
+import { encodeRequest, encodeCancel } from '../protocol/codec.js'
+import { packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/frames.js'
 import { Status, Limits, Accepts } from '../protocol/constants.js'
 import {
   TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ProtocolError, invalidArgument,

@@ -6,14 +6,15 @@
 import { Outbox } from '../transport/outbox.js'
 import {
   packEntryWithRoom, replyFrame, replyHead, replyRoom, loneReplyFrame, FRAME_OVERHEAD, MAX_ROOM,
-} from '../protocol/codec.js'
+} from '../protocol/frames.js'
 import { isBulkValue, bulkReplyFrame } from '../protocol/bulk.js'
 import { Status, Limits } from '../protocol/constants.js'
 import { RemoteCode } from '../protocol/errors.js'
 
 /**
- * A reply whose result left in a bulk frame (PROTOCOL.md 4.2.1): what the duplicates memory
- * keeps of it (the handler's Buffer, not a copy) to send it again. `length` is its bytes.
+ * A reply whose result left in a bulk frame (PROTOCOL.md 4.2.1), as the duplicates memory is
+ * given it to send again (it copies the bytes into its ring, reply-ring.js, and reads back a
+ * BulkReply of its own). `length` is its bytes.
  */
 export class BulkReply {
   constructor (id, value) {

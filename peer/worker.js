@@ -15,7 +15,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import { loadHandlerModules } from './handler-module.js'
-import { packValue } from '../protocol/codec.js'
+import { packValue } from '../protocol/frames.js'
 import { isBulkValue } from '../protocol/bulk.js'
 import { collectGarbage } from './collect.js'
 import { RemoteCode } from '../protocol/errors.js'

@@ -3,7 +3,7 @@
 // frame (and give the garbage collector a second large buffer to account for: bench/RESULTS.md,
 // "Bulk frames"). The decoding side is decodeReply (codec.js).
 import { Status, BULK_MIN_BYTES } from './constants.js'
-import { loneReplyFrame, replyRoom, MAX_ROOM, replyFrame } from './codec.js'
+import { loneReplyFrame, replyRoom, MAX_ROOM, replyFrame } from './frames.js'
 import { packr, RESERVE_START_SPACE } from './msgpack.js'
 
 /**

@@ -1,6 +1,6 @@
 // The MessagePack settings every frame is packed and unpacked with, and the frame header:
 // any process, restarted or not, decodes any frame on its own (no shared record structures,
-// no structured clone, int64 as numbers). Shared by the codecs (codec.js, stream-codec.js).
+// no structured clone, int64 as numbers). Shared by the codecs (codec.js, frames.js, stream-codec.js).
 import { Packr, Unpackr, RESERVE_START_SPACE } from 'msgpackr'
 import { SIGNATURE, HEADER_SIZE, PROTOCOL_VERSION } from './constants.js'
 

@@ -11,7 +11,7 @@ import {
   decode, encodeRequest, encodeReply, MessageType, Status, Accepts, BULK_MIN_BYTES, ProtocolError, Limits,
 } from '../protocol/index.js'
 import { bulkReplyFrame, isBulkValue } from '../protocol/bulk.js'
-import { replyHead } from '../protocol/codec.js'
+import { replyHead } from '../protocol/frames.js'
 
 const refused = (fn) => { try { fn() } catch (err) { expect(err).to.be.instanceOf(ProtocolError); return err } throw new Error('decoded') }
 

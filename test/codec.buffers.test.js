@@ -1,11 +1,11 @@
 import { expect } from 'chai'
 import { Unpackr } from 'msgpackr'
 import {
-  packEntry, packEntryWithRoom, requestFrame, replyFrame, replyHead, replyRoom, loneReplyFrame,
-  encodeRequest, encodeReply, decode, Packed, packValue, MAX_ROOM,
-} from '../protocol/codec.js'
+  packEntry, packEntryWithRoom, requestFrame, replyFrame, replyHead, replyRoom, loneReplyFrame, Packed, packValue, MAX_ROOM,
+} from '../protocol/frames.js'
+import { encodeRequest, encodeReply, decode } from '../protocol/codec.js'
 
-// The codec keeps msgpackr's results without copying them (protocol/codec.js): a result must
+// The frame builders keep msgpackr's results without copying them (protocol/frames.js): a result must
 // stay intact however many packs follow, across msgpackr's slab replacements.
 describe('codec buffers', () => {
   it('a packed entry and a frame stay intact while thousands of packs follow, small and large', () => {

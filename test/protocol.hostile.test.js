@@ -159,7 +159,8 @@ describe('protocol: hostile input', () => {
 
 describe('protocol: frames joined from packed entries', () => {
   it('requestFrame and replyFrame give the same bytes as encodeRequest and encodeReply', async () => {
-    const { packEntry, requestFrame, replyFrame, encodeRequest: er, encodeReply: ep } = await import('../protocol/codec.js')
+    const { packEntry, requestFrame, replyFrame } = await import('../protocol/frames.js')
+    const { encodeRequest: er, encodeReply: ep } = await import('../protocol/codec.js')
     for (const n of [1, 15, 16, 300]) {
       const reqs = Array.from({ length: n }, (_, i) => [i, 'm', { i, s: 'x'.repeat(i % 7) }, i * 3])
       expect(requestFrame(reqs.map(packEntry)).equals(er(reqs)), `${n} requests`).to.equal(true)

@@ -8,7 +8,7 @@ import {
 } from '../protocol/index.js'
 import { z85Decode } from '../transport/keys.js'
 import { bulkReplyFrame } from '../protocol/bulk.js'
-import { replyHead } from '../protocol/codec.js'
+import { replyHead } from '../protocol/frames.js'
 
 const sealKeyOf = (z85) => sealKey(z85Decode(z85))
 
