@@ -105,8 +105,12 @@ describe('bulk frames: a peer and a client over ZeroMQ', function () {
     const again = await ask([1, 'bytes', { size, fill: 3 }, 5000, null, Accepts.BULK])
     expect(again).to.have.length(2)
     expect(again[1].equals(bulk[1])).to.equal(true)
+    // A large inline reply is remembered too (the ring keeps it packed): the same frame again.
+    const inlineAgain = await ask([2, 'bytes', { size, fill: 4 }, 5000])
+    expect(inlineAgain).to.have.length(1)
+    expect(Buffer.from(decode(inlineAgain[0]).replies[0].value).equals(Buffer.alloc(size, 4))).to.equal(true)
     expect(runs).to.equal(2)
-    expect(p.stats().duplicates).to.equal(1)
+    expect(p.stats().duplicates).to.equal(2)
 
     // Small Buffers and other typed arrays stay in the reply frame.
     expect(await ask([3, 'bytes', { size: BULK_MIN_BYTES - 1, fill: 1 }, 5000, null, Accepts.BULK])).to.have.length(1)
