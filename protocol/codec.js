@@ -320,7 +320,7 @@ function decodeReply (body, version, maxBatch, maxDepth, bulk, maxMessageSize) {
     const id = e[0]; const status = e[1]; const value = e[2]
     if (!isUint(id)) throw fail('a reply id must be an integer from 0 to 2^53-1')
     if (!isUint(status, 255)) throw fail('a reply status must be an integer from 0 to 255')
-    if (e.length > 3 && e[3] !== null) {
+    if (e.length > 3 && e[3] != null) { // nil or undefined: no bulk reference
       if (status !== Status.OK || value !== null || e[3] !== bulkUsed || bulkUsed >= bulk.length) throw fail('a bulk reply entry must be [id, 0, nil, k], k the next bulk frame of its message')
       const bytes = bulk[bulkUsed++]
       if (!(bytes instanceof Uint8Array) || bytes.length > maxMessageSize) throw fail(`bulk frame ${e[3]} must be bytes of at most ${maxMessageSize}`)

@@ -39,8 +39,9 @@ describe('bulk frames: the codec', () => {
     const two = decode(encodeReply({}, [[1, Status.OK, null, 0], [2, Status.OK, 'inline'], [3, Status.OK, null, 1]]), Limits, [bytes, Buffer.from('b')])
     expect(two.replies.map((r) => r.value)).to.deep.equal([bytes, 'inline', Buffer.from('b')])
     refused(() => decode(encodeRequest([[1, 'echo', 1, 0]]), Limits, [bytes]))
-    // A nil fourth field is no bulk reference.
+    // A nil (or undefined) fourth field is no bulk reference.
     expect(decode(encodeReply({}, [[1, Status.OK, 'v', null]])).replies[0].value).to.equal('v')
+    expect(decode(encodeReply({}, [[1, Status.OK, 'v', undefined]])).replies[0].value).to.equal('v')
   })
 
   it('a request entry says whether its sender reads bulk frames (accepts, after the trace field)', () => {
