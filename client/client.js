@@ -285,7 +285,7 @@ export class Client extends EventEmitter {
     let bytes = frames[0].length
     try {
       if (frames.length === 1) msg = decode(frames[0], this.options)
-      else { // a reply with bulk frames after it (PROTOCOL.md 4.2.1)
+      else { // a reply or stream items with bulk frames after them (PROTOCOL.md 4.2.1, 4.10)
         const bulk = frames.slice(1)
         for (let i = 0; i < bulk.length; i++) bytes += bulk[i].length
         msg = decode(frames[0], this.options, bulk)
@@ -301,7 +301,7 @@ export class Client extends EventEmitter {
       this.attempts.onReplies(peer, msg.replies, bytes)
       if (this.options.discover) this.discovery.seen(endpoint, msg.meta.mv)
     } else if (msg.type >= MessageType.STREAM_ITEM && msg.type <= MessageType.STREAM_END) {
-      this.streams.onMessage(endpoint, msg, frames[0].length)
+      this.streams.onMessage(endpoint, msg, bytes)
     } else if (msg.type === MessageType.MEMBERS) {
       this.discovery.onMembers(endpoint, msg)
     } else if (msg.type === MessageType.SERVICE) {

@@ -16,7 +16,7 @@ import { StreamProducer } from '../protocol/stream-producer.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
 import { encodeStreamOpen, encodeStreamCredit, encodeStreamEnd } from '../protocol/stream-codec.js'
 import { encodeCancel } from '../protocol/codec.js'
-import { MessageType, Status } from '../protocol/constants.js'
+import { MessageType, Status, Accepts } from '../protocol/constants.js'
 import {
   TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError,
   ConnectionLostError, AbortError, invalidArgument,
@@ -93,7 +93,7 @@ export class ClientStreams {
     const c = this.c
     let frame
     try {
-      frame = encodeStreamOpen(s.id, s.method, s.args, s.o.timeout > 0 ? Math.max(1, Math.ceil(s.deadline - c.clock.now())) : 0, s.o.window.items, s.o.window.bytes, s.o.input !== null, s.trace)
+      frame = encodeStreamOpen(s.id, s.method, s.args, s.o.timeout > 0 ? Math.max(1, Math.ceil(s.deadline - c.clock.now())) : 0, s.o.window.items, s.o.window.bytes, s.o.input !== null, s.trace, Accepts.BULK)
     } catch (err) {
       return s.fail(invalidArgument(`args of "${s.method}" could not be encoded: ${err?.message ?? err}`))
     }
@@ -130,7 +130,7 @@ export class ClientStreams {
     this.dispatch(s)
   }
 
-  /** A stream frame from `endpoint` (STREAM_ITEM, STREAM_CREDIT, STREAM_END); `bytes`: the frame's size. */
+  /** A stream message from `endpoint` (STREAM_ITEM, STREAM_CREDIT, STREAM_END); `bytes`: its size, bulk frames included. */
   onMessage (endpoint, msg, bytes) {
     const s = this.open.get(msg.id)
     if (s === undefined || s.peer === null || s.peer.endpoint !== endpoint) { this.counts.stray++; return }

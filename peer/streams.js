@@ -90,7 +90,7 @@ export class PeerStreams {
     }
     this.sweep()
     const grant = { items: Math.min(msg.items, Limits.maxCreditItems), bytes: Math.min(msg.bytes, Limits.maxCreditBytes) }
-    const send = (frame) => { this.counts.items++; s.out.push(frame) }
+    const send = (frame, bulk) => { this.counts.items++; s.out.push(frame, bulk) }
     const end = (err, count) => this.finish(s, err, count)
     if (typeof fn.stream === 'function') { // a handler in a thread: it runs its producer there (worker-pool.js)
       s.producer = fn.stream(msg.args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end, input: s.input })
@@ -104,7 +104,7 @@ export class PeerStreams {
     }
     // The handler waits while a full pipe holds a frame's worth of its items here (a thread's
     // producer does not: what its stream holds is bounded by the credit).
-    s.producer = new StreamProducer({ id: msg.id, source: s.traced === null ? sourceOf(out) : s.traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end, room: () => s.out.bytes < Limits.maxMessageSize })
+    s.producer = new StreamProducer({ id: msg.id, source: s.traced === null ? sourceOf(out) : s.traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, room: () => s.out.bytes < Limits.maxMessageSize })
     s.producer.start()
   }
 

@@ -149,7 +149,7 @@ export function decode (buf, limits = Limits, bulk = NO_BULK) {
     err.protocolCode = ProtocolErrorCode.UNKNOWN_TYPE
     throw err
   }
-  if (bulk.length > 0 && type !== MessageType.REPLY) throw fail(`a message of type ${type} has no bulk frames (PROTOCOL.md 4.2.1)`)
+  if (bulk.length > 0 && type !== MessageType.REPLY && type !== MessageType.STREAM_ITEM) throw fail(`a message of type ${type} has no bulk frames (PROTOCOL.md 4.2.1)`)
   let body
   try {
     body = unpackr.unpack(buf, AFTER_HEADER)
@@ -173,7 +173,7 @@ export function decode (buf, limits = Limits, bulk = NO_BULK) {
     case MessageType.KEY_PROOF: return decodeKeyProof(body, version)
     case MessageType.SERVICE: return decodeService(body, version, limits)
     default:
-      if (STREAM_TYPES.has(type)) return decodeStream(type, body, version, limits)
+      if (STREAM_TYPES.has(type)) return decodeStream(type, body, version, limits, bulk)
       return decodeGossip(type, body, version, limits)
   }
 }

@@ -126,8 +126,12 @@ export declare function encodeKeyProof(key: Uint8Array, mac: Uint8Array): Buffer
 export declare function keyProof(own: { secret: Uint8Array, publicKey: Uint8Array }, otherPublic: Uint8Array, ch: Uint8Array): Buffer
 export declare function checkKeyProof(own: { secret: Uint8Array, publicKey: Uint8Array }, clientPublic: Uint8Array, ch: Uint8Array, mac: Uint8Array): boolean
 export declare function encodeMembers(seq: number, digest: number, members: Claim[]): Buffer
-/** STREAM_OPEN (PROTOCOL.md 4.10): a stream's id, method, args, whole deadline (0: none), first credit and whether the client sends items too. */
-export declare function encodeStreamOpen(id: number, method: string, args: unknown, timeoutMs: number, items: number, bytes: number, input: boolean): Buffer
+/**
+ * STREAM_OPEN (PROTOCOL.md 4.10): a stream's id, method, args, whole deadline (0: none), first
+ * credit, whether the client sends items too, its trace field (null: none) and what it reads in
+ * item messages (bits of `Accepts`; `Accepts.BULK`: large binary items in frames of their own).
+ */
+export declare function encodeStreamOpen(id: number, method: string, args: unknown, timeoutMs: number, items: number, bytes: number, input: boolean, trace?: Record<string, string> | null, accepts?: number): Buffer
 /** STREAM_ITEM: items of stream `id`, within the receiver's credit. */
 export declare function encodeStreamItems(id: number, items: unknown[]): Buffer
 /** STREAM_CREDIT: `items` and `bytes` more for the sender; 0 and 0 say "still here". */

@@ -2,25 +2,34 @@
 // STREAM_CREDIT and STREAM_END. A stream's items are packed one by one as they come (a
 // producer checks each against its credit) and joined into an item frame without being packed
 // again, as request entries are.
-import { HEADER_SIZE, MessageType, Status, Limits } from './constants.js'
+import { HEADER_SIZE, MessageType, Status, Limits, Accepts } from './constants.js'
 import { checkValue, checkList, isUint, fail, traceCarrier } from './validate.js'
 import { packr, frame, writeHead, writeArrayHeader, arrayHeaderSize, RESERVE_START_SPACE } from './msgpack.js'
 
 export const STREAM_TYPES = new Set([MessageType.STREAM_OPEN, MessageType.STREAM_ITEM, MessageType.STREAM_CREDIT, MessageType.STREAM_END])
 
 /**
- * A STREAM_OPEN frame: `[id, method, args, timeoutMs, items, bytes, input, trace?]`. `items` and
- * `bytes` are the first credit the client grants; `input` says the client will send items too;
- * `trace` (left out when null) is the trace field of PROTOCOL.md 4.1.
+ * A STREAM_OPEN frame: `[id, method, args, timeoutMs, items, bytes, input, trace, accepts]`.
+ * `items` and `bytes` are the first credit the client grants; `input` says the client will
+ * send items too; `trace` is the trace field of PROTOCOL.md 4.1 (nil when null and `accepts`
+ * follows); `accepts` (bits of Accepts, 0: left out) what the client reads in item messages.
  */
-export function encodeStreamOpen (id, method, args, timeoutMs, items, bytes, input, trace = null) {
-  return frame(MessageType.STREAM_OPEN, trace === null ? [id, method, args, timeoutMs, items, bytes, input] : [id, method, args, timeoutMs, items, bytes, input, trace])
+export function encodeStreamOpen (id, method, args, timeoutMs, items, bytes, input, trace = null, accepts = 0) {
+  const body = [id, method, args, timeoutMs, items, bytes, input]
+  if (trace !== null || accepts !== 0) body.push(trace)
+  if (accepts !== 0) body.push(accepts)
+  return frame(MessageType.STREAM_OPEN, body)
 }
 
 const BIN_BY_REFERENCE = 16384 // a Buffer item this large is copied once, into its frame, not packed first
 
-// The most an item frame's head takes: header, the fixarray of 2, the id, the items' array header.
+// The most an item frame's head takes: header, the fixarray of 2 or 3, the id, the items' array header.
 const HEAD_ROOM = HEADER_SIZE + 1 + 9 + 5
+/** The most bulk items one item frame names (a producer flushes at this many). */
+export const MAX_BULK_ITEMS = 64
+// The most its tail takes: the positions of its bulk items, each below 2^16 (maxBatch's cap).
+const TAIL_ROOM = 3 + 3 * MAX_BULK_ITEMS
+const NO_BULK = Object.freeze([])
 
 /** A packed item this large leaves in a frame of its own, made in place (loneItemFrame). */
 export const LONE_ITEM_BYTES = 16384
@@ -81,6 +90,10 @@ export function itemFrameOverhead (id, n) {
  * for the longest head; take() writes the head just before them and cuts the frame out, with
  * no further copy. Slabs start small and double up to `4 x maxFrame`, so a short stream takes
  * little memory and a long one few allocations; a frame pins its slab until ZeroMQ lets go.
+ *
+ * A bulk item (addBulk, PROTOCOL.md 4.10) is not copied: the frame holds nil in its place and
+ * names it in a third field, `[id, [item, ...], [position, ...]]`, and the bytes leave as they
+ * are, in frames of their own after it (`lastBulk` after take()).
  */
 export class ItemFrameBuilder {
   /**
@@ -95,20 +108,35 @@ export class ItemFrameBuilder {
     this.start = 0 //    where the items of the frame being built begin
     this.pos = 0 //      where the next item goes
     this.n = 0 //        items in it
+    this.bulk = NO_BULK // bulk items' bytes, in order...
+    this.at = NO_BULK //   ...and their positions among the items
+    this.bulkBytes = 0
+    this.lastBulk = NO_BULK // the bulk frames that follow the frame take() returned last
   }
 
-  /** Bytes of the items added since the last frame. */
+  /** Bytes of the items added since the last frame (bulk items' bytes included). */
   get bytes () {
-    return this.pos - this.start
+    return this.pos - this.start + this.bulkBytes
   }
 
   /** Copies a packed item (packItem's) in. */
   add (packed) {
     const len = packed.length
-    if (this.slab === null || this.pos + len > this.slab.length) this.move(len)
+    if (this.slab === null || this.pos + len + TAIL_ROOM > this.slab.length) this.move(len)
     if (packed instanceof BinItem) packed.writeTo(this.slab, this.pos)
     else this.slab.set(packed, this.pos)
     this.pos += len
+    this.n++
+  }
+
+  /** Adds `bytes` as a bulk item: referred to, not copied (they must not change until sent). */
+  addBulk (bytes) {
+    if (this.slab === null || this.pos + 1 + TAIL_ROOM > this.slab.length) this.move(1)
+    this.slab[this.pos++] = 0xc0 // nil in the item's place
+    if (this.bulk === NO_BULK) { this.bulk = []; this.at = [] }
+    this.bulk.push(bytes)
+    this.at.push(this.n)
+    this.bulkBytes += bytes.length
     this.n++
   }
 
@@ -117,7 +145,7 @@ export class ItemFrameBuilder {
     const held = this.n > 0 ? this.slab.subarray(this.start, this.pos) : null
     const heldLen = held === null ? 0 : held.length
     this.slabSize = Math.min(this.slabSize * 2, 4 * this.maxFrame)
-    const slab = Buffer.allocUnsafeSlow(Math.max(this.slabSize, HEAD_ROOM + heldLen + len))
+    const slab = Buffer.allocUnsafeSlow(Math.max(this.slabSize, HEAD_ROOM + heldLen + len + TAIL_ROOM))
     if (held !== null) slab.set(held, HEAD_ROOM)
     this.slab = slab
     this.start = HEAD_ROOM
@@ -131,14 +159,23 @@ export class ItemFrameBuilder {
     const slab = this.slab
     const at = this.start - itemFrameOverhead(this.id, n)
     writeHead(slab, at, MessageType.STREAM_ITEM)
-    slab[at + HEADER_SIZE] = 0x92
+    slab[at + HEADER_SIZE] = this.bulk === NO_BULK ? 0x92 : 0x93
     writeArrayHeader(slab, writeUint(slab, at + HEADER_SIZE + 1, this.id), n)
-    const frame = slab.subarray(at, this.pos)
+    let end = this.pos
+    if (this.bulk !== NO_BULK) {
+      end = writeArrayHeader(slab, end, this.at.length)
+      for (let i = 0; i < this.at.length; i++) end = writeUint(slab, end, this.at[i])
+    }
+    const frame = slab.subarray(at, end)
+    this.lastBulk = this.bulk
+    this.bulk = NO_BULK
+    this.at = NO_BULK
+    this.bulkBytes = 0
     this.n = 0
-    this.start = this.pos + HEAD_ROOM
+    this.start = end + HEAD_ROOM
     this.pos = this.start
     // A frame never has to move once begun: a slab without room for a whole one is left.
-    if (slab.length - this.start < this.maxFrame) this.slab = null
+    if (slab.length - this.start < this.maxFrame + TAIL_ROOM) this.slab = null
     return frame
   }
 }
@@ -179,7 +216,7 @@ function writeUint (out, at, n) {
 }
 
 /** Decodes the body of a stream message of `type` (the header is checked by decode()). */
-export function decodeStream (type, body, version, limits) {
+export function decodeStream (type, body, version, limits, bulk = NO_BULK) {
   if (!Array.isArray(body) || !isUint(body[0])) throw fail('a stream message must start with [id, ...]')
   const id = body[0]
   const maxCreditItems = limits.maxCreditItems ?? Limits.maxCreditItems
@@ -196,7 +233,9 @@ export function decodeStream (type, body, version, limits) {
       else if (!isUint(bytes, maxCreditBytes) || bytes === 0) reason = `bytes must be an integer from 1 to ${maxCreditBytes}`
       else if (typeof input !== 'boolean') reason = 'input must be true or false'
       else reason = checkValue(args, limits.maxDepth ?? Limits.maxDepth)
-      return { type, version, id, method, args, timeoutMs, items, bytes, input, trace: traceCarrier(body[7]), invalid: reason }
+      // accepts (body[8]): bits of Accepts; anything but a uint reads as 0 (items come inline).
+      const accepts = body.length > 8 && isUint(body[8], 0xffffffff) ? body[8] : 0
+      return { type, version, id, method, args, timeoutMs, items, bytes, input, trace: traceCarrier(body[7]), bulk: (accepts & Accepts.BULK) !== 0, invalid: reason }
     }
     case MessageType.STREAM_ITEM: {
       const items = checkList(body[1], 'item list', limits.maxBatch ?? Limits.maxBatch)
@@ -204,6 +243,15 @@ export function decodeStream (type, body, version, limits) {
       for (let i = 0; i < items.length; i++) {
         const reason = checkValue(items[i], maxDepth)
         if (reason !== null) throw fail(`stream item: ${reason}`)
+      }
+      const at = body.length > 2 && body[2] != null ? body[2] : NO_BULK // nil or undefined: no bulk items
+      if (at.length !== bulk.length || !Array.isArray(at)) throw fail(`an item frame names ${Array.isArray(at) ? at.length : 'no list of'} bulk items and came with ${bulk.length} bulk frames`)
+      const maxMessageSize = limits.maxMessageSize ?? Limits.maxMessageSize
+      for (let k = 0; k < at.length; k++) {
+        const i = at[k]
+        if (!isUint(i, items.length - 1) || (k > 0 && i <= at[k - 1]) || items[i] !== null) throw fail('bulk item positions must rise, each naming a nil item')
+        if (!(bulk[k] instanceof Uint8Array) || bulk[k].length > maxMessageSize) throw fail(`bulk frame ${k} must be bytes of at most ${maxMessageSize}`)
+        items[i] = bulk[k]
       }
       return { type, version, id, items }
     }

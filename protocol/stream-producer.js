@@ -3,16 +3,21 @@
 // ready in the same turn of the event loop leave together in one frame (as many as the credit,
 // the frame size and the batch limit allow); an item that takes longer does not hold the ones
 // before it. An item that packs to LONE_ITEM_BYTES or more leaves alone, in a frame made
-// around its packed bytes (no copy). A peer runs it for a handler's results (on the main
-// thread or in a handler thread), a client for the items it sends.
+// around its packed bytes (no copy). With `bulk` (the receiver reads bulk items), a large
+// Buffer item is not copied at all: it leaves as it is, in a frame of its own after its item
+// frame. A peer runs it for a handler's results (on the main thread or in a handler thread),
+// a client for the items it sends.
 //
 // Credit rule: a frame of n items and b bytes (the whole frame) spends n items and b bytes. A
 // frame leaves only while at least 1 item and 1 byte of credit are left, and never with more
 // items than are left; it may overdraw the bytes, after which nothing leaves until the
 // receiver has granted enough to bring them above 0 again.
-import { packItem, itemFrameOverhead, ItemFrameBuilder, BinItem, loneItemFrame, LONE_ITEM_BYTES } from './stream-codec.js'
+import { packItem, itemFrameOverhead, ItemFrameBuilder, BinItem, loneItemFrame, LONE_ITEM_BYTES, MAX_BULK_ITEMS } from './stream-codec.js'
+import { isBulkValue } from './bulk.js'
 import { RemoteCode, ZeromeshError } from './errors.js'
 import { Limits } from './constants.js'
+
+const NONE = Object.freeze([])
 
 export class StreamProducer {
   /**
@@ -24,7 +29,8 @@ export class StreamProducer {
    * @param {number} [o.maxFrame] largest frame to send: one item may take this much
    * @param {number} [o.maxBatchFrame] largest frame of several items (default: maxFrame, at most the default 1 MiB limit every side accepts)
    * @param {number} [o.maxBatch] most items in one frame
-   * @param {(frame: Buffer) => void} o.send
+   * @param {boolean} [o.bulk]    the receiver takes bulk items (PROTOCOL.md 4.10): a large Buffer item is sent as it is, in a frame of its own after its item frame
+   * @param {(frame: Buffer, bulk: Buffer[]) => void} o.send  one message: the item frame and the bulk frames it names (often none)
    * @param {() => boolean} [o.room] false while what was sent still waits to leave (a full pipe): pulling pauses until wake()
    * @param {(err: Error|null, count: number) => void} o.end  the source ended (null) or threw, or an item could not be sent; not called after cancel()
    */
@@ -37,6 +43,7 @@ export class StreamProducer {
     this.maxBatchFrame = o.maxBatchFrame ?? Math.min(this.maxFrame, Limits.maxMessageSize)
     this.maxBatch = o.maxBatch ?? Limits.maxBatch
     this.send = o.send
+    this.bulk = o.bulk === true
     this.room = o.room ?? null
     this.onEnd = o.end
     this.count = 0 //    items sent
@@ -97,6 +104,15 @@ export class StreamProducer {
         this.flush()
         return this.finish(null)
       }
+      const f = this.frame
+      if (this.bulk && isBulkValue(r.value) && r.value.length <= this.maxFrame) {
+        // Sent as it is, after its item frame: the source must not change it (README, Streams).
+        const len = r.value.length
+        if (f.n > 0 && (f.n >= this.maxBatch || f.bulk.length >= MAX_BULK_ITEMS || itemFrameOverhead(this.id, f.n + 1) + f.bytes + len > this.maxBatchFrame)) this.flush()
+        f.addBulk(r.value)
+        this.flushSoon()
+        continue
+      }
       let packed
       try {
         packed = packItem(r.value)
@@ -110,31 +126,37 @@ export class StreamProducer {
         // A large packed item goes alone, its frame made around it: no copy into a slab.
         this.flush() // the items before it leave first, and may spend the credit left
         while (!this.over && (this.items <= 0 || this.bytes <= 0)) await new Promise((resolve) => { this.waiting = resolve })
-        if (!this.over) this.sent(1, loneItemFrame(this.id, packed))
+        if (!this.over) this.sent(1, loneItemFrame(this.id, packed), NONE)
         continue
       }
-      const f = this.frame
       if (f.n > 0 && (f.n >= this.maxBatch || itemFrameOverhead(this.id, f.n + 1) + f.bytes + packed.length > this.maxBatchFrame)) this.flush()
       f.add(packed) // copied now: the source may reuse its Buffer when it runs again
-      if (!this.flushQueued) {
-        this.flushQueued = true
-        setImmediate(() => { this.flushQueued = false; if (!this.over) this.flush() })
-      }
+      this.flushSoon()
     }
+  }
+
+  /** The items added this turn leave at its end, together. */
+  flushSoon () {
+    if (this.flushQueued) return
+    this.flushQueued = true
+    setImmediate(() => { this.flushQueued = false; if (!this.over) this.flush() })
   }
 
   flush () {
     const n = this.frame.n
     if (n === 0) return
-    this.sent(n, this.frame.take())
+    const frame = this.frame.take()
+    this.sent(n, frame, this.frame.lastBulk)
   }
 
-  /** Spends the credit for a frame of `n` items and sends it. */
-  sent (n, frame) {
+  /** Spends the credit for a frame of `n` items (and the bulk frames after it) and sends it. */
+  sent (n, frame, bulk) {
+    let bytes = frame.length
+    for (let i = 0; i < bulk.length; i++) bytes += bulk[i].length
     this.items -= n
-    this.bytes -= frame.length
+    this.bytes -= bytes
     this.count += n
-    this.send(frame)
+    this.send(frame, bulk)
   }
 
   finish (err) {

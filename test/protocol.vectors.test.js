@@ -8,6 +8,7 @@ import {
 } from '../protocol/index.js'
 import { z85Decode } from '../transport/keys.js'
 import { bulkReplyFrame } from '../protocol/bulk.js'
+import { ItemFrameBuilder, packItem } from '../protocol/stream-codec.js'
 import { replyHead } from '../protocol/frames.js'
 
 const sealKeyOf = (z85) => sealKey(z85Decode(z85))
@@ -33,12 +34,18 @@ const specEncoders = {
   sealed: (v) => seal(sealKeyOf(v.clusterSecretKey), Buffer.from(v.frame, 'hex')),
   'service-get': (v) => encodeServiceGet(v.seq),
   service: (v) => encodeService(v.seq, describeService(v.service), v.features),
-  'stream-open': (v) => encodeStreamOpen(v.id, v.method, v.args, v.timeoutMs, v.items, v.bytes, v.input, v.trace ?? null),
+  'stream-open': (v) => encodeStreamOpen(v.id, v.method, v.args, v.timeoutMs, v.items, v.bytes, v.input, v.trace ?? null, v.accepts ?? 0),
   'stream-item': (v) => encodeStreamItems(v.id, v.items.map(fromJson)),
   'stream-credit': (v) => encodeStreamCredit(v.id, v.items, v.bytes),
   'stream-end': (v) => encodeStreamEnd(v.id, v.status, v.value, v.count),
   // The peer's frame for one bulk entry; the vector's bulk frames are checked by decoding.
   'bulk-reply': (v) => bulkReplyFrame(replyHead(v.body[0]), v.body[1][0][0]),
+  // The producer's frame: a nil item at each position is a bulk item, the vector's frame there.
+  'bulk-item': (v) => {
+    const b = new ItemFrameBuilder(v.id, Limits.maxMessageSize)
+    v.items.forEach((x, i) => { if (v.at.includes(i)) b.addBulk(Buffer.from(v.bulk[v.at.indexOf(i)], 'hex')); else b.add(packItem(fromJson(x))) })
+    return b.take()
+  },
 }
 // JSON has no bytes: { hex } stands for a Uint8Array in the stream vectors.
 const fromJson = (x) => x !== null && typeof x === 'object' && typeof x.hex === 'string' ? Buffer.from(x.hex, 'hex') : x
@@ -50,8 +57,14 @@ const specDecoded = {
   cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
   'service-get': (m) => ({ kind: 'service-get', seq: m.seq }),
   service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity }, features: m.features }),
-  'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input, ...(m.trace === null ? {} : { trace: { ...m.trace } }) }),
+  'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input, ...(m.trace === null ? {} : { trace: { ...m.trace } }), ...(m.bulk ? { accepts: Accepts.BULK } : {}) }),
   'stream-item': (m) => ({ kind: 'stream-item', id: m.id, items: m.items.map(toJson) }),
+  'bulk-item': (m, v) => {
+    const bulk = v.bulk.map((hex) => Buffer.from(hex, 'hex'))
+    const at = []
+    const items = m.items.map((x, i) => { const k = x instanceof Uint8Array ? bulk.findIndex((b) => b.equals(x)) : -1; if (k < 0) return toJson(x); at.push(i); return null })
+    return { kind: 'bulk-item', id: m.id, items, at, bulk: v.bulk }
+  },
   'stream-credit': (m) => ({ kind: 'stream-credit', id: m.id, items: m.items, bytes: m.bytes }),
   'stream-end': (m) => ({ kind: 'stream-end', id: m.id, status: m.status, value: m.status === 0 ? null : [m.message, m.code], count: m.count }),
   'bulk-reply': (m, v) => {
@@ -84,7 +97,7 @@ function decodedBody (msg) {
 describe('PROTOCOL.md test vectors', () => {
   it('the document has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
-    expect([...kinds].sort()).to.deep.equal(['bulk-reply', 'cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
+    expect([...kinds].sort()).to.deep.equal(['bulk-item', 'bulk-reply', 'cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
     expect(vectors.length).to.be.at.least(40)
   })
 

@@ -20,7 +20,7 @@ export class OrderedSender {
    */
   constructor (o) {
     this.o = o
-    this.queue = [] //  frames not yet taken, head first
+    this.queue = [] //  messages (arrays of frames) not yet taken, head first
     this.bytes = 0 //   their size
     this.busy = false // the head is with ZeroMQ, or waits to be tried again
     this.since = 0 //   when the head first met a full pipe
@@ -28,10 +28,17 @@ export class OrderedSender {
     this.failed = false
   }
 
-  push (frame) {
+  /** Queues one message: `frame`, and the bulk frames that follow it (PROTOCOL.md 4.10), if any. */
+  push (frame, bulk) {
     if (this.failed) return
-    this.queue.push(frame)
-    this.bytes += frame.length
+    let msg = [frame]
+    let bytes = frame.length
+    if (bulk !== undefined && bulk.length > 0) {
+      msg = [frame, ...bulk]
+      for (let i = 0; i < bulk.length; i++) bytes += bulk[i].length
+    }
+    this.queue.push(msg)
+    this.bytes += bytes
     if (!this.busy) this.next()
   }
 
@@ -39,11 +46,11 @@ export class OrderedSender {
     if (this.failed || this.queue.length === 0) { this.busy = false; return }
     this.busy = true
     const head = this.queue[0]
-    this.o.send([head], (code) => {
+    this.o.send(head, (code) => {
       if (this.failed) return
       if (code === null) {
         this.queue.shift()
-        this.bytes -= head.length
+        for (let i = 0; i < head.length; i++) this.bytes -= head[i].length
         this.since = 0
         if (this.queue.length === 0) { this.busy = false; this.o.onDrain?.(); return }
         return this.next()
