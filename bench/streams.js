@@ -5,24 +5,28 @@
 // child process in each case (a zeromesh peer with one handler on its main thread, or the raw
 // Router), the reader this process. Rounds alternate zeromesh and raw; medians are quoted.
 // --state MB: both servers keep that many MB of small objects alive, as an application's state
-// would (a heap under 8 MB is collected differently: RESULTS, "The heap band").
+// would (a heap under 8 MB is collected differently: RESULTS, "The heap band"). --node-flags:
+// flags for node in both server processes (e.g. "--max-semi-space-size=1": RESULTS, "Bulk
+// items").
 //
-//   node bench/streams.js [--rounds 3] [--mb 128] [--only streams|requests] [--state MB]
+//   node bench/streams.js [--rounds 3] [--mb 128] [--only streams|requests] [--state MB] [--node-flags "FLAGS"]
 import { fork } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import zmq from 'zeromq'
 import { keepState } from './harness.js'
 
 let state = 0 // MB of state each server keeps (--state)
+let nodeFlags = [] // node's flags for the server processes (--node-flags)
 
 if (process.argv[2] === '--serve') await serve(process.argv[3], Number(process.argv[4]))
 else await main()
 
 async function main () {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mb: { type: 'string', default: '128' }, only: { type: 'string' }, state: { type: 'string', default: '0' } } })
+  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, mb: { type: 'string', default: '128' }, only: { type: 'string' }, state: { type: 'string', default: '0' }, 'node-flags': { type: 'string', default: '' } } })
   const rounds = Number(values.rounds)
   const total = Number(values.mb) * 1e6
   state = Number(values.state)
+  nodeFlags = values['node-flags'].split(' ').filter((f) => f !== '')
   const rows = []
   for (const size of values.only === 'requests' ? [] : [1000, 64000, 1000000]) {
     const n = Math.max(64, Math.round(total / size))
@@ -54,7 +58,7 @@ function median (xs) {
 
 /** Starts the server child for `mode`, moves n x size bytes, returns MB/s. */
 async function measure (mode, size, n) {
-  const child = fork(new URL(import.meta.url).pathname, ['--serve', mode, String(state)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(new URL(import.meta.url).pathname, ['--serve', mode, String(state)], { execArgv: [...process.execArgv, ...nodeFlags], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const endpoint = await new Promise((resolve) => child.once('message', resolve))
   try {
     if (mode.startsWith('zeromesh')) {
