@@ -96,6 +96,24 @@ describe('bulk items: the codec and the producer', () => {
     const items = withBulk.flatMap(([frame, extra]) => decode(frame, Limits, extra).items)
     expect(items).to.deep.equal(['small', yielded, yielded])
 
+    // Items ready together share a message, but never more than 64 bulk frames in one.
+    const sent = []
+    const many = new StreamProducer({
+      id: 5,
+      source: (async function * () { for (let i = 0; i < 150; i++) yield big(i) })(),
+      items: 1000,
+      bytes: 64 << 20,
+      maxFrame: 64 << 20,
+      maxBatchFrame: 64 << 20,
+      bulk: true,
+      send: (frame, extra) => sent.push(extra.length),
+      end: () => {},
+    })
+    await many.start()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(sent.reduce((a, b) => a + b, 0)).to.equal(150)
+    expect(Math.max(...sent)).to.equal(64)
+
     const without = await run(false)
     expect(without.flatMap(([, extra]) => extra)).to.have.length(0)
     expect(without.flatMap(([frame]) => decode(frame).items)).to.deep.equal(['small', yielded, yielded])
