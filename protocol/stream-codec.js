@@ -93,7 +93,7 @@ export function itemFrameOverhead (id, n) {
  *
  * A bulk item (addBulk, PROTOCOL.md 4.10) is not copied: the frame holds nil in its place and
  * names it in a third field, `[id, [item, ...], [position, ...]]`, and the bytes leave as they
- * are, in frames of their own after it (`lastBulk` after take()).
+ * are, in frames of their own after it (takeBulk() after take()).
  */
 export class ItemFrameBuilder {
   /**
@@ -112,6 +112,13 @@ export class ItemFrameBuilder {
     this.at = NO_BULK //   ...and their positions among the items
     this.bulkBytes = 0
     this.lastBulk = NO_BULK // the bulk frames that follow the frame take() returned last
+  }
+
+  /** The bulk frames that follow the frame take() returned last (often none); let go of here. */
+  takeBulk () {
+    const bulk = this.lastBulk
+    this.lastBulk = NO_BULK
+    return bulk
   }
 
   /** Bytes of the items added since the last frame (bulk items' bytes included). */

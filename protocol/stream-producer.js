@@ -8,7 +8,8 @@
 // frame. A peer runs it for a handler's results (on the main thread or in a handler thread),
 // a client for the items it sends.
 //
-// Credit rule: a frame of n items and b bytes (the whole frame) spends n items and b bytes. A
+// Credit rule: a frame of n items and b bytes (the whole message: the frame and its bulk
+// frames) spends n items and b bytes. A
 // frame leaves only while at least 1 item and 1 byte of credit are left, and never with more
 // items than are left; it may overdraw the bytes, after which nothing leaves until the
 // receiver has granted enough to bring them above 0 again.
@@ -146,7 +147,7 @@ export class StreamProducer {
     const n = this.frame.n
     if (n === 0) return
     const frame = this.frame.take()
-    this.sent(n, frame, this.frame.lastBulk)
+    this.sent(n, frame, this.frame.takeBulk())
   }
 
   /** Spends the credit for a frame of `n` items (and the bulk frames after it) and sends it. */

@@ -31,9 +31,11 @@ describe('bulk items: the codec and the producer', () => {
     f.add(packItem('first')); f.addBulk(a); f.add(packItem({ n: 2 })); f.addBulk(b)
     expect(f.bytes).to.be.above(a.length + b.length)
     const frame = f.take()
-    expect(f.lastBulk).to.deep.equal([a, b])
+    const bulk = f.takeBulk()
+    expect(bulk).to.deep.equal([a, b])
+    expect(f.takeBulk()).to.have.length(0) // let go of: the builder keeps no reference
     expect(frame.length).to.be.below(64) // the bytes are not in it
-    const msg = decode(frame, Limits, f.lastBulk)
+    const msg = decode(frame, Limits, bulk)
     expect(msg).to.deep.include({ type: MessageType.STREAM_ITEM, id: 3 })
     expect(msg.items).to.have.length(4)
     expect(msg.items[0]).to.equal('first')
@@ -43,7 +45,7 @@ describe('bulk items: the codec and the producer', () => {
     // The next frame has no bulk items: two fields, as before.
     f.add(packItem(5))
     const plain = f.take()
-    expect(f.lastBulk).to.have.length(0)
+    expect(f.takeBulk()).to.have.length(0)
     expect(decode(plain).items).to.deep.equal([5])
     expect(plain.equals(encodeStreamItems(3, [5]))).to.equal(true)
   })
@@ -53,6 +55,7 @@ describe('bulk items: the codec and the producer', () => {
     const f = new ItemFrameBuilder(1, 1 << 20)
     f.add(packItem(1)); f.addBulk(bytes)
     const frame = f.take()
+    expect(f.takeBulk()).to.deep.equal([bytes])
     refused(() => decode(frame)) //                                 names a frame that did not come
     refused(() => decode(frame, Limits, [bytes, bytes])) //           a frame nothing names
     refused(() => decode(frame, { ...Limits, maxMessageSize: BULK_MIN_BYTES - 1 }, [bytes])) // over the limit
