@@ -93,7 +93,7 @@ export class PeerStreams {
     const send = (frame, bulk) => { this.counts.items++; s.out.push(frame, bulk) }
     const end = (err, count) => this.finish(s, err, count)
     if (typeof fn.stream === 'function') { // a handler in a thread: it runs its producer there (worker-pool.js)
-      s.producer = fn.stream(msg.args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, send, end, input: s.input })
+      s.producer = fn.stream(msg.args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, input: s.input })
       return
     }
     let out

@@ -81,14 +81,18 @@ export class ThreadStream {
     this.t?.worker.postMessage({ type: 'stream-cancel', sid: this.sid })
   }
 
-  /** An item frame from the thread (it counted the credit there; the count here mirrors it). */
-  item (frame) {
+  /**
+   * An item frame from the thread, and the bulk frames it names, if any (it counted the
+   * credit there; the count here mirrors it).
+   */
+  item (frame, bulk) {
     if (this.over) return
     const n = frameItems(frame)
     this.items -= n
     this.bytes -= frame.length
+    if (bulk !== undefined) for (let i = 0; i < bulk.length; i++) this.bytes -= bulk[i].length
     this.count += n
-    this.o.send(frame)
+    this.o.send(frame, bulk)
   }
 
   ended (error, count) {
@@ -102,7 +106,7 @@ export class ThreadStream {
 
 /** How many items an item frame carries, from its array header after the id (stream-codec.js). */
 function frameItems (frame) {
-  let at = 6 // header (5) and 0x92
+  let at = 6 // header (5) and 0x92 (0x93 with bulk items: their positions follow the items)
   const b = frame[at]
   at += b < 0x80 ? 1 : b === 0xcc ? 2 : b === 0xcd ? 3 : b === 0xce ? 5 : 9
   const h = frame[at]

@@ -96,7 +96,7 @@ export class WorkerPool {
         } else if (m.type === 'done') {
           this.results(t, m.results, m.bytes, m.ranMs)
         } else if (m.type === 'stream-item') {
-          t.streams.get(m.sid)?.item(Buffer.from(m.frame))
+          t.streams.get(m.sid)?.item(Buffer.from(m.frame), m.bulk === undefined ? undefined : m.bulk.map((b) => Buffer.from(b)))
         } else if (m.type === 'stream-input-read') {
           t.streams.get(m.sid)?.inputRead(m.items)
         } else if (m.type === 'stream-input-stop') {
@@ -160,7 +160,7 @@ export class WorkerPool {
     for (const x of ready) if (x.streams.size < t.streams.size) t = x
     const s = new ThreadStream(t, this.nextId++, o)
     t.streams.set(s.sid, s)
-    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, deadline: ctx.handoffDeadline(), endpoint: ctx.endpoint, trace: ctx.trace, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, input: o.input != null })
+    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, deadline: ctx.handoffDeadline(), endpoint: ctx.endpoint, trace: ctx.trace, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, bulk: o.bulk === true, input: o.input != null })
     return s
   }
 

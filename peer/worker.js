@@ -181,8 +181,8 @@ const streams = new Map() // sid -> { producer, ctx, input } of the streams this
 /**
  * A stream handed to this thread: its handler's items are produced here, under the credit the
  * main thread passes on from the client, on this thread's event loop beside its requests (a
- * stream waiting for credit holds no thread). Item frames are made here and transferred; the
- * main thread sends them as they are.
+ * stream waiting for credit holds no thread). Item frames are made here and transferred, with
+ * copies of their bulk items; the main thread sends them as they are.
  */
 function openStream (m) {
   const ctx = new ThreadContext(methods[m.method], m.requestId, m.endpoint, m.timeoutMs, m.trace ?? null, threadDeadline(m.deadline))
@@ -212,9 +212,14 @@ function openStream (m) {
     bytes: m.bytes,
     maxFrame: m.maxFrame,
     maxBatch: m.maxBatch,
-    send: (frame) => {
+    bulk: m.bulk,
+    send: (frame, bulk) => {
       const own = new Uint8Array(frame) // a copy of its own, to transfer: `frame` may share a pooled slab
-      parentPort.postMessage({ type: 'stream-item', sid: m.sid, frame: own.buffer }, [own.buffer])
+      if (bulk.length === 0) { parentPort.postMessage({ type: 'stream-item', sid: m.sid, frame: own.buffer }, [own.buffer]); return }
+      // Bulk items: each copied once, to transfer (the generator may yield the same Buffer again,
+      // so it is not detached); the main thread sends these bytes as the bulk frames.
+      const bytes = bulk.map((b) => new Uint8Array(b).buffer)
+      parentPort.postMessage({ type: 'stream-item', sid: m.sid, frame: own.buffer, bulk: bytes }, [own.buffer, ...bytes])
     },
     end,
   })

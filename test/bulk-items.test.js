@@ -137,11 +137,16 @@ describe('bulk items: a peer and a client over ZeroMQ', function () {
   }
 
   /** The messages (arrays of frames) of stream `id` a DEALER gets after opening it with `extra` open fields. */
-  async function rawStream (endpoint, id, n, size, ...extra) {
+  function rawStream (endpoint, id, n, size, ...extra) {
+    return rawMessages(endpoint, encodeStreamOpen(id, 'chunks', { n, size }, 5000, 64, 64 << 20, false, ...extra))
+  }
+
+  /** The item messages a DEALER gets after sending `open`, up to the stream's end. */
+  async function rawMessages (endpoint, open) {
     const sock = new zmq.Dealer({ linger: 0, receiveTimeout: 5000 })
     raws.push(sock)
     sock.connect(endpoint)
-    await sock.send(encodeStreamOpen(id, 'chunks', { n, size }, 5000, 64, 64 << 20, false, ...extra))
+    await sock.send(open)
     const messages = []
     for (;;) {
       const frames = await sock.receive()
@@ -191,6 +196,28 @@ describe('bulk items: a peer and a client over ZeroMQ', function () {
       expect(got[2 * i + 1].buffer.byteLength).to.equal(BULK_MIN_BYTES + i)
     }
     expect(c.stats().malformed).to.equal(0)
+  })
+
+  it('a generator in a worker thread: its large Buffer items come as bulk items too, or inline to a client that does not accept them', async () => {
+    const p = await h.peer({ handlers: [new URL('./fixtures/work.js', import.meta.url).href], threads: 1 })
+    const size = 64 * 1024
+    const check = (items) => {
+      expect(items).to.have.length(2 * 5 + 2)
+      for (let i = 0; i < 5; i++) {
+        expect(items[2 * i]).to.deep.equal({ i })
+        expect(Buffer.from(items[2 * i + 1]).equals(Buffer.alloc(size + i, i % 251)), `item ${2 * i + 1}`).to.equal(true)
+      }
+      // The same Buffer yielded twice arrives twice, whole: a thread copies it, never detaches it.
+      expect(Buffer.from(items[10]).equals(Buffer.alloc(size, 9))).to.equal(true)
+      expect(Buffer.from(items[11]).equals(Buffer.alloc(size, 9))).to.equal(true)
+    }
+    const open = (id, ...extra) => rawMessages(p.endpoint, encodeStreamOpen(id, 'chunks', { n: 5, size }, 5000, 64, 64 << 20, false, ...extra))
+    const bulk = await open(1, null, Accepts.BULK)
+    check(bulk.flatMap((m) => m.items))
+    expect(bulk.reduce((k, m) => k + m.frames.length - 1, 0)).to.equal(7) // one bulk frame a large item
+    const inline = await open(2)
+    check(inline.flatMap((m) => m.items))
+    expect(inline.every((m) => m.frames.length === 1)).to.equal(true)
   })
 })
 
