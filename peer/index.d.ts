@@ -37,7 +37,8 @@ export interface RequestContext {
 /**
  * A handler. One that is an async generator function, or returns an async iterable or a
  * Readable, streams: clients call it with client.stream() (a plain request gets
- * ERR_ZEROMESH_STREAM_ONLY).
+ * ERR_ZEROMESH_STREAM_ONLY). A Buffer of 16 KiB or more that a handler returns or yields is
+ * sent after it has gone on, without a copy: do not change it afterwards (README, Streams).
  */
 export type Handler = (args: any, ctx: RequestContext) => unknown
 export type Handlers = Record<string, Handler>
