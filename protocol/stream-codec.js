@@ -252,7 +252,7 @@ export function decodeStream (type, body, version, limits, bulk = NO_BULK) {
         if (reason !== null) throw fail(`stream item: ${reason}`)
       }
       const at = body.length > 2 && body[2] != null ? body[2] : NO_BULK // nil or undefined: no bulk items
-      if (at.length !== bulk.length || !Array.isArray(at)) throw fail(`an item frame names ${Array.isArray(at) ? at.length : 'no list of'} bulk items and came with ${bulk.length} bulk frames`)
+      if (!Array.isArray(at) || at.length !== bulk.length) throw fail(`an item frame names ${Array.isArray(at) ? at.length : 'no list of'} bulk items and came with ${bulk.length} bulk frames`)
       const maxMessageSize = limits.maxMessageSize ?? Limits.maxMessageSize
       for (let k = 0; k < at.length; k++) {
         const i = at[k]
