@@ -2,15 +2,29 @@
 // field is checked by validate.js traceCarrier, PROTOCOL.md 4.1). `@opentelemetry/api`
 // is an optional peer dependency: without it, or without a registered tracer provider,
 // zeromesh makes no spans and sends no trace field.
+//
+// It is loaded with require(), not a top-level `await import()`: a module graph with a
+// top-level await cannot be require()d, and CommonJS users (NestJS compiled to CommonJS
+// included) load zeromesh with require(). `@opentelemetry/api` publishes CommonJS, and its
+// globals (the registered provider, propagator, context manager) are shared by every copy of
+// it in a process, so the copy required here is the one the user's SDK registered with.
+import { createRequire } from 'node:module'
 import { VERSION } from './version.js'
 import { parseEndpoint } from './endpoint.js'
 
-let api = null
-try {
-  api = await import('@opentelemetry/api')
-} catch (err) {
-  if (err?.code !== 'ERR_MODULE_NOT_FOUND') throw err
+const OTEL = '@opentelemetry/api'
+
+/** `@opentelemetry/api` as `load` finds it, or null when it is not installed (any other failure is thrown). */
+export function loadOptional (load = createRequire(import.meta.url)) {
+  try {
+    return load(OTEL)
+  } catch (err) {
+    if (err?.code === 'MODULE_NOT_FOUND' && String(err.message).includes(`'${OTEL}'`)) return null
+    throw err
+  }
 }
+
+const api = loadOptional()
 
 /** `@opentelemetry/api`, or null when it is not installed. */
 export const otel = api
