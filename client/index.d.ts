@@ -1,4 +1,5 @@
 // Types of zeromesh/client.
+/// <reference types="node" />
 import { EventEmitter } from 'node:events'
 import type { Clock, Member } from '../protocol/index.js'
 

@@ -1,4 +1,5 @@
 // Types of zeromesh/peer.
+/// <reference types="node" />
 import { EventEmitter } from 'node:events'
 import type { Clock, Member } from '../protocol/index.js'
 

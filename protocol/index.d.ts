@@ -1,4 +1,5 @@
 // The wire format (see protocol/PROTOCOL.md), and the types every part of zeromesh shares:
+/// <reference types="node" />
 // errors, the clock, members. Durations are milliseconds everywhere.
 
 /** Where time comes from; inject a fake one in tests. */
@@ -28,16 +29,21 @@ export interface ServiceDescriptor {
   capacity: number | null
 }
 
+/**
+ * Every `code` a zeromesh error carries: a union, so a misspelt code in a comparison is a
+ * compile error and a `switch` narrows. A handler's own codes are not here: they arrive as
+ * RemoteError's `remoteCode` (a string). 'ERR_ZEROMESH' is a bare ZeromeshError's.
+ */
 export type ErrorCode =
   | 'ERR_ZEROMESH_TIMEOUT' | 'ERR_ZEROMESH_NO_PEERS' | 'ERR_ZEROMESH_UNKNOWN_METHOD'
   | 'ERR_ZEROMESH_REMOTE' | 'ERR_ZEROMESH_BUSY' | 'ERR_ZEROMESH_DRAINING' | 'ERR_ZEROMESH_CLOSED'
   | 'ERR_ZEROMESH_INVALID_ARGUMENT' | 'ERR_ZEROMESH_CONNECTION_LOST' | 'ERR_ZEROMESH_ABORTED'
-  | 'ERR_ZEROMESH_PROTOCOL' | 'ERR_ZEROMESH_HANDSHAKE'
+  | 'ERR_ZEROMESH_PROTOCOL' | 'ERR_ZEROMESH_HANDSHAKE' | 'ERR_ZEROMESH_USER_CODE' | 'ERR_ZEROMESH'
 
 export declare class ZeromeshError extends Error {
-  constructor(message?: string, options?: { code?: string, retryable?: boolean, cause?: unknown })
+  constructor(message?: string, options?: { code?: ErrorCode, retryable?: boolean, cause?: unknown })
   /** Stable: match on this, not on the message. */
-  readonly code: ErrorCode | string
+  readonly code: ErrorCode
   /** Whether trying again (elsewhere) makes sense. */
   readonly retryable: boolean
 }

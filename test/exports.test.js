@@ -44,6 +44,15 @@ describe('package surface', () => {
     })
   }
 
+  it('the ErrorCode type is the union of every code an error class has, and nothing else', async () => {
+    const fs = await import('node:fs')
+    const dts = fs.readFileSync(new URL('../protocol/index.d.ts', import.meta.url), 'utf8')
+    const union = dts.slice(dts.indexOf('export type ErrorCode ='), dts.indexOf('export declare class ZeromeshError'))
+    const typed = [...union.matchAll(/'(ERR_ZEROMESH[A-Z_]*)'/g)].map((m) => m[1]).sort()
+    const raised = [...Object.values(codes).map(([code]) => code), new root.ZeromeshError('bare').code].sort()
+    expect(typed).to.deep.equal(raised)
+  })
+
   it('message types, statuses and error codes keep their numbers (append only)', () => {
     expect(protocol.MessageType).to.deep.equal({
       REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17, STREAM_OPEN: 18, STREAM_ITEM: 19, STREAM_CREDIT: 20, STREAM_END: 21,

@@ -1,5 +1,5 @@
 // Compiled (not run) by `npm run test:types`: the public API as a user writes it.
-import { Peer, Client, RemoteError, ZeromeshError, HandshakeError, type PeerInfo, type Strategy, type Refusal, type Logger } from 'zeromesh'
+import { Peer, Client, RemoteError, ZeromeshError, HandshakeError, type ErrorCode, type PeerInfo, type Strategy, type Refusal, type Logger } from 'zeromesh'
 import { peerMetrics, clientMetrics } from 'zeromesh/metrics'
 import { Peer as Peer2 } from 'zeromesh/peer'
 import { Client as Client2 } from 'zeromesh/client'
@@ -43,6 +43,17 @@ async function main (): Promise<void> {
   } catch (err) {
     if (err instanceof RemoteError) console.log(err.remoteCode)
     if (err instanceof ZeromeshError && err.code === 'ERR_ZEROMESH_TIMEOUT' && err.retryable) console.log('retry later')
+    // A misspelt code is a compile error: `code` is the union of zeromesh's codes.
+    // @ts-expect-error TS2367: no overlap between ErrorCode and 'ERR_ZEROMESH_TIMEDOUT'
+    if (err instanceof ZeromeshError && err.code === 'ERR_ZEROMESH_TIMEDOUT') console.log('never')
+    if (err instanceof ZeromeshError) {
+      switch (err.code) { // narrows: every case is checked against the union
+        case 'ERR_ZEROMESH_BUSY': case 'ERR_ZEROMESH_DRAINING': console.log(503); break
+        case 'ERR_ZEROMESH_TIMEOUT': console.log(504); break
+        case 'ERR_ZEROMESH_USER_CODE': console.log(500); break
+        default: { const c: ErrorCode = err.code; console.log(c) }
+      }
+    }
   }
   console.log(client.peers()[0]?.inflight, client.stats().retries, peer.stats().malformed)
   const view = await client.members(endpoint)
