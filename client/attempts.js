@@ -76,6 +76,7 @@ export class Attempts {
     if (size > this.c.options.maxMessageSize) {
       return this.c.settle(call, invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.c.options.maxMessageSize}`))
     }
+    if (call.size === 0) { call.size = size; this.c.pendingBytes += size }
     if (call.attempts > 0) this.c.counts.retries++
     call.attempts++
     call.sentTo(peer.endpoint)
@@ -105,7 +106,7 @@ export class Attempts {
   hedge (call) {
     call.hedgeTimer = null
     if (call.settled) return
-    const candidates = this.c.router.candidates(call.method, call.version, call.where).filter((e) => !call.tried.includes(e.endpoint))
+    const candidates = this.c.router.candidates(call.method, call.version, call.where).filter((e) => !call.tried.includes(e.endpoint) && !e.busy)
     if (candidates.length === 0 || !this.c.budget.withdraw()) return
     let peer
     try {
@@ -184,14 +185,19 @@ export class Attempts {
 
   onReply (peer, r, bytes) {
     const call = this.c.pending.get(r.id)
-    if (call === undefined) return // late: timed out, aborted or answered by another peer
+    if (call === undefined) { // late: timed out, aborted or answered by another peer
+      if (peer.busy && (r.status === Status.OK || r.status === Status.REMOTE)) this.c.capacity.freed(peer) // it ran, and its place is free
+      return
+    }
     call.answeredBy(peer.endpoint)
     this.replySizes.observe(call.method, bytes)
     if (call.span !== null) this.c.tracing.reply(call, peer.endpoint, r.status)
     switch (r.status) {
       case Status.OK:
         this.measured(call, peer, null)
-        return this.c.settle(call, null, r.value)
+        this.c.settle(call, null, r.value)
+        if (peer.busy) this.c.capacity.freed(peer) // a place is free there: a waiting call takes it
+        return
       case Status.UNKNOWN_METHOD:
         // The handler never ran: the client's idea of what this peer serves was wrong (the
         // peer stopped serving it, or is older and never said). Go to a peer that serves it,
@@ -204,22 +210,29 @@ export class Attempts {
       case Status.REMOTE: {
         const err = new RemoteError(r.message, { remoteCode: r.code })
         this.measured(call, peer, err)
-        return this.c.settle(call, err)
+        this.c.settle(call, err)
+        if (peer.busy) this.c.capacity.freed(peer)
+        return
       }
       case Status.INVALID_REQUEST:
         return this.c.settle(call, invalidArgument(`peer ${peer.endpoint} refused the request: ${r.message}`))
       case Status.BUSY:
+        // The peer did not take it: not an attempt, not a retry (no budget, no maxAttempts).
+        // Another peer with room takes it, or it waits for a place (client/capacity.js).
+        if (call.peer !== peer) return
+        this.detach(call)
+        call.attempts--
+        this.c.table.recordFailure(peer, 'busy')
+        this.c.capacity.saturated(peer, call.probe === peer)
+        call.probe = null
+        call.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${peer.endpoint}: ${r.message})`)
+        return this.c.dispatch(call)
       case Status.DRAINING:
         if (call.peer !== peer) return
         this.detach(call)
-        if (r.status === Status.DRAINING) {
-          peer.listedGone = false // the peer itself says it is stopping: only a reconnect brings it back
-          this.c.table.setState(peer, 'draining', 'draining')
-          call.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${peer.endpoint})`)
-        } else {
-          this.c.table.recordFailure(peer, 'busy')
-          call.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${peer.endpoint}: ${r.message})`)
-        }
+        peer.listedGone = false // the peer itself says it is stopping: only a reconnect brings it back
+        this.c.table.setState(peer, 'draining', 'draining')
+        call.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${peer.endpoint})`)
         return this.retryOrFail(call, Outcome.REFUSED, peer)
       default:
         return this.c.settle(call, new ProtocolError(`zeromesh: peer ${peer.endpoint} answered with unknown status ${r.status}`))

@@ -36,6 +36,10 @@ export class Call {
     this.sent = false // ZeroMQ took the current attempt: a reply may come
     this.lost = false // an earlier attempt was lost with its connection: it may have run
     this.lastError = null // why the last peer refused (busy, draining)
+    this.size = 0 //      bytes of its request entry, once encoded (the client's maxPendingBytes)
+    this.waiting = null // its place among the calls waiting for capacity (capacity.js), while it waits
+    this.waited = false // it waited for capacity before: it keeps its turn
+    this.probe = null //   the busy peer it was sent to as a probe (capacity.js)
     this.settled = false
     this.span = null //  its CLIENT span, when traced (client/tracing.js)
     this.trace = null // the trace field its entries carry: the span's context, as the propagator wrote it

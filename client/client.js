@@ -21,6 +21,7 @@ import { MethodWaiters } from './method-waiters.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { RetryBudget } from './retry-budget.js'
 import { Attempts } from './attempts.js'
+import { CapacityWait } from './capacity.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
 import { ClientTracing } from './tracing.js'
@@ -58,6 +59,15 @@ export class Client extends EventEmitter {
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
     this.streams = new ClientStreams(this) // client.stream(): open streams, by id (ids shared with requests)
     this.parked = new Set() //  calls waiting for any peer to come up
+    this.pendingBytes = 0 //    request bytes of the calls in `pending`, as encoded (maxPendingBytes)
+    // Calls refused busy by every peer that may take them wait for a place (capacity.js).
+    this.capacity = new CapacityWait({ clock: o.clock, peers: () => this.table.entries.values() })
+    this.waitingCalls = {
+      fits: (call, peer) => this.router.candidates(call.method, call.version, call.where).includes(peer),
+      pick: (call) => this.pickOpen(call),
+      hand: (call, peer) => { call.newRound(); this.attempts.attempt(call, peer) },
+      expire: (call, why) => this.settle(call, new BusyError(`zeromesh: "${call.method}" cannot start before its deadline: ${why}`)),
+    }
     this.nextId = 1
     this.closing = null
     this.counts = {
@@ -131,6 +141,7 @@ export class Client extends EventEmitter {
   routesChanged () {
     this.methodWaiters.check()
     this.streams.routesChanged()
+    this.capacity.routesChanged()
     if (this.parked.size === 0) return
     const parked = [...this.parked]
     this.parked.clear()
@@ -154,9 +165,10 @@ export class Client extends EventEmitter {
       return Promise.reject(err)
     }
     if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
-    if (this.pending.size >= this.options.maxPending) {
+    if (this.pending.size >= this.options.maxPending || this.pendingBytes >= this.options.maxPendingBytes) {
       this.counts.failed.ERR_ZEROMESH_BUSY = (this.counts.failed.ERR_ZEROMESH_BUSY ?? 0) + 1
-      return Promise.reject(new BusyError(`zeromesh: ${this.pending.size} requests already in flight in this client (maxPending ${this.options.maxPending}); wait for some to settle`))
+      const full = this.pending.size >= this.options.maxPending ? `${this.pending.size} requests (maxPending ${this.options.maxPending})` : `${this.pendingBytes} bytes of requests (maxPendingBytes ${this.options.maxPendingBytes})`
+      return Promise.reject(new BusyError(`zeromesh: this client already holds ${full}, in flight or waiting for capacity; wait for some to settle`))
     }
     const id = this.nextId
     this.nextId = id === MAX_REQUEST_ID ? 1 : id + 1
@@ -215,9 +227,13 @@ export class Client extends EventEmitter {
     }
     const routed = this.router.candidates(call.method, call.version, call.where)
     if (routed.length === 0) return this.unroutable(call)
-    const candidates = call.tried.length === 0 ? routed : routed.filter((e) => !call.tried.includes(e.endpoint))
+    let candidates = call.tried.length === 0 ? routed : routed.filter((e) => !call.tried.includes(e.endpoint))
+    if (someBusy(candidates)) candidates = candidates.filter((e) => !e.busy)
     if (candidates.length === 0) {
-      // Every healthy peer refused this call (busy, draining, unreachable): try them all
+      // Every peer that may take it is busy: it waits for a place (capacity.js), unless it
+      // cannot start before its deadline.
+      if (routed.every((e) => e.busy)) return this.waitForCapacity(call)
+      // Every other healthy peer refused this call (draining, unreachable): try them all
       // again after a pause that doubles each round, so refusals do not spin.
       call.newRound()
       const pause = Math.min(MAX_ROUND_PAUSE_MS, 5 * 2 ** call.rounds++)
@@ -225,18 +241,38 @@ export class Client extends EventEmitter {
       return
     }
     let peer
-    if (call.key !== undefined) {
-      peer = pickByKey(candidates, call.key)
-    } else {
-      const pool = this.zones === null ? candidates : this.zones.narrow(call.method, candidates, now ?? this.clock.now())
-      try {
-        peer = this.strategy.select(pool, call)
-      } catch (err) {
-        return this.settle(call, this.strategyFault(err))
-      }
-      if (!pool.includes(peer)) peer = pool[0] // a custom strategy returned something else
+    try {
+      peer = this.choose(call, candidates, now)
+    } catch (err) {
+      return this.settle(call, this.strategyFault(err))
     }
     this.attempts.attempt(call, peer, now)
+  }
+
+  /** The peer for `call` among `candidates`: by its key, or the zone preference and the strategy. Throws what a custom strategy throws. */
+  choose (call, candidates, now) {
+    if (call.key !== undefined) return pickByKey(candidates, call.key)
+    const pool = this.zones === null ? candidates : this.zones.narrow(call.method, candidates, now ?? this.clock.now())
+    const peer = this.strategy.select(pool, call)
+    return pool.includes(peer) ? peer : pool[0] // a custom strategy returned something else
+  }
+
+  /** A peer not marked busy that may take a waiting call now, or null (capacity.js: routes changed). */
+  pickOpen (call) {
+    const open = this.router.candidates(call.method, call.version, call.where).filter((e) => !e.busy)
+    if (open.length === 0) return null
+    try {
+      return this.choose(call, open)
+    } catch (err) {
+      this.settle(call, this.strategyFault(err))
+      return null
+    }
+  }
+
+  /** Every peer that may take `call` refused it busy: it waits for a place, or fails busy now when it cannot start in time. */
+  waitForCapacity (call) {
+    if (this.capacity.add(call, this.waitingCalls)) return
+    this.settle(call, new BusyError(`zeromesh: "${call.method}" cannot start before its deadline: ${this.capacity.size} calls wait ahead of it for the peers' capacity`))
   }
 
   /**
@@ -320,7 +356,9 @@ export class Client extends EventEmitter {
     if (call.settled) return
     this.attempts.cancel(call) // peers still working on it (a timed-out or hedged attempt, a deadline, an abort)
     this.pending.delete(call)
+    this.pendingBytes -= call.size
     this.parked.delete(call)
+    if (call.waiting !== null) this.capacity.delete(call)
     this.attempts.detach(call)
     if (call.deadlineTimer !== null) { this.deadlines.remove(call.deadlineTimer); call.deadlineTimer = null }
     if (call.retryTimer !== null) this.clock.clearTimeout(call.retryTimer)
@@ -343,7 +381,7 @@ export class Client extends EventEmitter {
 
   /** Counters: requests, successes, retries, attempt timeouts, retries refused by the budget, failures by code, member lists fetched. */
   stats () {
-    return { ...this.counts, failed: { ...this.counts.failed }, inflight: this.pending.size, memberLists: this.discovery.counts.lists, memberFetches: this.discovery.counts.fetches }
+    return { ...this.counts, failed: { ...this.counts.failed }, inflight: this.pending.size, waiting: this.capacity.size, waited: this.capacity.counts.waited, memberLists: this.discovery.counts.lists, memberFetches: this.discovery.counts.fetches }
   }
 
   /**
@@ -386,6 +424,7 @@ export class Client extends EventEmitter {
       this.dns?.stop()
       for (const call of this.pending.values()) this.settle(call, err)
       this.streams.close(err)
+      this.capacity.clear() // emptied already: every request and stream waiting was failed above
       this.methodWaiters.close(err)
       this.deadlines.clear()
       this.attempts.close()
@@ -393,4 +432,10 @@ export class Client extends EventEmitter {
     })()
     return this.closing
   }
+}
+
+/** Whether any peer of `list` is marked busy (the common case, none, allocates nothing). */
+function someBusy (list) {
+  for (let i = 0; i < list.length; i++) if (list[i].busy) return true
+  return false
 }

@@ -42,7 +42,8 @@ export class Connections {
     peer.listedGone = false
     peer.failures = 0
     if (reason === null) {
-      c.services.ask(endpoint) // a (re)connection: it may serve something else now
+      c.capacity.reset(peer) // a (re)connection: what it said of its load is stale
+      c.services.ask(endpoint) // ...it may serve something else now
       c.prover?.prove(endpoint) // ...and does not know this client's key yet
     }
     c.table.setState(peer, 'up', reason)

@@ -57,8 +57,13 @@ export interface ClientOptions {
   attemptTimeout?: 'auto' | number
   /** Attempts per request at most, the first included. Default 3. */
   maxAttempts?: number
-  /** Requests in flight at once; beyond, request() rejects at once with ERR_ZEROMESH_BUSY. Default 65536. */
+  /**
+   * Requests in this client at once, in flight or waiting for a peer's capacity; beyond,
+   * request() rejects at once with ERR_ZEROMESH_BUSY. Default 65536.
+   */
   maxPending?: number
+  /** The same cap in bytes: the encoded size of those requests. Default 64 MiB. */
+  maxPendingBytes?: number
   /** Retries <= percent x requests + minPerSecond per second, over windowMs. */
   retryBudget?: { percent?: number, minPerSecond?: number, windowMs?: number }
   /** Send a second copy of a slow idempotent request to another peer after delayMs. Default null. */
@@ -202,7 +207,12 @@ export interface ClientStats {
   /** Peers a list showed dead or left that answered the client themselves, and stayed in rotation. */
   verified: number
   failed: Record<string, number>
+  /** Requests in this client now: in flight, or waiting for a peer or for capacity. */
   inflight: number
+  /** Requests and streams waiting now for a place on a busy peer (every peer that may take them answered BUSY). */
+  waiting: number
+  /** Requests and streams that have waited for capacity, since the client started. */
+  waited: number
   /** Member lists taken in. */
   memberLists: number
   /** Member lists asked for (MEMBERS_GET sent). */
@@ -240,6 +250,7 @@ export declare const clientDefaults: Readonly<{
   attemptTimeout: 'auto' | number
   maxAttempts: number
   maxPending: number
+  maxPendingBytes: number
   retryBudget: Readonly<{ percent: number, minPerSecond: number, windowMs: number }>
   hedge: { delayMs: number } | null
   ejection: Readonly<{ after: number, baseMs: number, maxMs: number, maxShare: number }>

@@ -64,6 +64,9 @@ export class PeerEntry {
     this.streams = false // it said it takes streams (a SERVICE answer's features)
     this.notServed = null // Set of methods it answered UNKNOWN_METHOD for since its last word on what it serves
     this.hint = null //  the service digest the newest claim about it carries (a prompt to ask it again), or null
+    this.busy = false //  it answered BUSY and no place has freed since: new calls wait (capacity.js)
+    this.probeMs = 0 //   while busy and running nothing of ours, probed this often...
+    this.probeAt = 0 //   ...next at this time
     this.retiring = false // left out of the subset: takes no new calls, dropped once its calls are done
     this.downCheck = null // the timer of the next question to it while it is reported down (Client.checkDown)
     // Outlier ejection (ejection.js):

@@ -35,6 +35,17 @@ export class ClientStreams {
     this.waiting = new Set() // streams with no peer to take them yet
     this.keepalive = null
     this.counts = { opened: 0, ok: 0, failed: 0, failovers: 0, stray: 0, violations: 0 }
+    // Streams refused busy before their first item by every peer that may take them wait for
+    // a place, as requests do (capacity.js).
+    this.waitingStreams = {
+      fits: (s, peer) => peer.streams === true && client.router.candidates(s.method, s.o.version, s.o.where).includes(peer),
+      pick: (s) => {
+        const open = this.candidates(s).able.filter((p) => !p.busy)
+        return open.length === 0 ? null : this.select(s, open)
+      },
+      hand: (s, peer) => { s.tried = []; this.attempt(s, peer) },
+      expire: (s, why) => s.fail(new BusyError(`zeromesh: the stream "${s.method}" cannot start before its deadline: ${why}`)),
+    }
   }
 
   /** A new stream (client.stream); its first attempt is made at once. */
@@ -44,7 +55,13 @@ export class ClientStreams {
     this.counts.opened++
     this.c.tracing.start(s)
     if (o.signal?.aborted) { s.fail(s.abortError()); return s }
-    if (o.timeout > 0) s.deadlineTimer = this.c.clock.setTimeout(() => { s.deadlineTimer = null; s.fail(s.timedOut(`no end within its timeout of ${o.timeout} ms`)) }, o.timeout)
+    if (o.timeout > 0) {
+      s.deadlineTimer = this.c.clock.setTimeout(() => {
+        s.deadlineTimer = null
+        // One that never began because every peer was busy fails busy, as a request does.
+        s.fail(s.waiting !== null && s.lastError !== null ? s.lastError : s.timedOut(`no end within its timeout of ${o.timeout} ms`))
+      }, o.timeout)
+    }
     if (o.signal !== undefined) {
       s.onAbort = () => s.fail(s.abortError())
       o.signal.addEventListener('abort', s.onAbort, { once: true })
@@ -66,8 +83,12 @@ export class ClientStreams {
     if (s.over) return
     const c = this.c
     const { routed, able } = this.candidates(s)
-    const fresh = able.filter((p) => !s.tried.includes(p.endpoint))
+    const fresh = able.filter((p) => !s.tried.includes(p.endpoint) && !p.busy)
     if (fresh.length === 0) {
+      if (able.some((p) => p.busy)) { // busy peers did not take it: it waits for a place (capacity.js)
+        if (!c.capacity.add(s, this.waitingStreams)) s.fail(new BusyError(`zeromesh: the stream "${s.method}" cannot start before its deadline: ${c.capacity.size} calls wait ahead of it for the peers' capacity`))
+        return
+      }
       if (able.length > 0) return s.fail(s.lastError ?? new NoPeersError(`zeromesh: every peer tried refused the stream "${s.method}"`))
       if (routed.length > 0 && routed.every((p) => p.service !== null)) {
         return s.fail(new NoPeersError(`zeromesh: the peers serving "${s.method}" (${routed.map((p) => p.endpoint).join(', ')}) take no streams: they are older than zeromesh 0.3.0${routed.some((p) => p.service === ANY) ? ' or say nothing of what they serve' : ''}`))
@@ -79,14 +100,20 @@ export class ClientStreams {
       this.waiting.add(s) // until a peer that may take it is up (routesChanged), or the idle timeout
       return
     }
+    const peer = this.select(s, fresh)
+    if (peer !== null) this.attempt(s, peer)
+  }
+
+  /** The peer for `s` among `list` (by its key, or the strategy); null when a custom strategy threw (the stream failed). */
+  select (s, list) {
     let peer
     try {
-      peer = s.o.key !== undefined ? pickByKey(fresh, s.o.key) : c.strategy.select(fresh, s)
+      peer = s.o.key !== undefined ? pickByKey(list, s.o.key) : this.c.strategy.select(list, s)
     } catch (err) {
-      return s.fail(c.strategyFault(err))
+      s.fail(this.c.strategyFault(err))
+      return null
     }
-    if (!fresh.includes(peer)) peer = fresh[0]
-    this.attempt(s, peer)
+    return list.includes(peer) ? peer : list[0]
   }
 
   attempt (s, peer) {
@@ -157,15 +184,21 @@ export class ClientStreams {
     const peer = s.peer
     const where = peer.endpoint
     const received = s.consumer.received
+    const refused = msg.status === Status.BUSY || msg.status === Status.DRAINING || msg.status === Status.UNKNOWN_METHOD
+    if (!refused && peer.busy) queueMicrotask(() => this.c.capacity.freed(peer)) // its place there is free (after this stream's end is read)
     if (msg.status === Status.OK) {
       if (msg.count !== received) return s.fail(s.with(new ConnectionLostError(`zeromesh: ${where} sent ${msg.count} items of "${s.method}", ${received} arrived`)))
       return s.finish()
     }
-    const refused = msg.status === Status.BUSY || msg.status === Status.DRAINING || msg.status === Status.UNKNOWN_METHOD
     if (refused && !s.committed && received === 0) {
       // The handler never ran: another peer, whatever the stream's idempotency.
       if (msg.status === Status.DRAINING) { this.c.table.setState(peer, 'draining', 'draining'); s.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${where})`) }
-      if (msg.status === Status.BUSY) { this.c.table.recordFailure(peer, 'busy'); s.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${where}: ${msg.message})`) }
+      if (msg.status === Status.BUSY) {
+        this.c.table.recordFailure(peer, 'busy')
+        this.c.capacity.saturated(peer, s.probe === peer)
+        s.probe = null
+        s.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${where}: ${msg.message})`)
+      }
       if (msg.status === Status.UNKNOWN_METHOD) { this.c.notServing(peer, s.method); s.lastError = new UnknownMethodError(msg.message) }
       s.peer = null
       return this.dispatch(s)
@@ -215,6 +248,7 @@ export class ClientStreams {
   closed (s) {
     this.open.delete(s.id)
     this.waiting.delete(s)
+    if (s.waiting !== null) this.c.capacity.delete(s)
     if (this.open.size === 0 && this.keepalive !== null) { this.c.clock.clearTimeout(this.keepalive); this.keepalive = null }
   }
 
@@ -232,13 +266,16 @@ export class ClientStream {
     this.args = args
     this.o = o
     this.idempotent = o.idempotent // as a strategy reads a call
-    this.deadline = mgr.c.clock.now() + o.timeout
+    this.deadline = o.timeout > 0 ? mgr.c.clock.now() + o.timeout : Infinity
     this.peer = null //      PeerEntry of the current attempt
     this.tried = []
     this.attempts = 0
     this.committed = false // an item arrived, or items were sent: no other peer from now on
     this.over = false
     this.lastError = null
+    this.waiting = null // its place among the calls waiting for capacity (capacity.js), while it waits
+    this.waited = false
+    this.probe = null
     this.deadlineTimer = null
     this.idleTimer = null
     this.onAbort = null
@@ -325,6 +362,7 @@ export class ClientStream {
     this.idleTimer = clock.setTimeout(() => {
       this.idleTimer = null
       if (this.consumer.buffered > 0) return // re-armed when the reader reads (onRead)
+      if (this.waiting !== null && this.lastError !== null) return this.fail(this.lastError) // it never began: every peer was busy
       this.fail(this.timedOut(this.consumer.received === 0
         ? `no item within ${ms} ms${this.tried.length === 0 ? ' (no peer took it)' : ` (tried ${this.tried.join(', ')})`}`
         : `no item within ${ms} ms after item ${this.consumer.received}`))

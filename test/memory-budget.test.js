@@ -24,23 +24,24 @@ describe('the byte budget of requests in flight (maxInflightBytes)', function ()
     return { p, release: () => { for (const g of gates.splice(0)) g() }, ran: () => ran }
   }
 
-  it('answers BUSY, without running it, a request that would pass the budget; the budget comes back with the answers', async () => {
+  it('answers BUSY, without running it, a request that would pass the budget; the client waits, and it runs when the budget comes back with the answers', async () => {
     const { p, release, ran } = await holdingPeer({ maxInflightBytes: 1024 * 1024 })
     const c = h.client({ seeds: p.endpoint, maxAttempts: 1, timeout: 5000 })
     const big = Buffer.alloc(400 * 1024, 1)
     const first = [c.request('hold', big), c.request('hold', big)]
     await eventually(() => expect(ran()).to.equal(2))
-    const err = await rejectsWith(c.request('hold', big), 'ERR_ZEROMESH_BUSY')
+    const err = await rejectsWith(c.request('hold', big, { timeout: 300 }), 'ERR_ZEROMESH_BUSY') // no room before its deadline
     expect(err.message).to.include('maxInflightBytes')
+    const third = c.request('hold', big) // waits for room
+    await eventually(() => expect(c.stats().waiting).to.equal(1))
     expect(ran()).to.equal(2) // never ran
     expect(p.stats().inflightBytes).to.be.above(800 * 1024)
     release()
     expect(await Promise.all(first)).to.deep.equal([big.length, big.length])
-    expect(p.stats().inflightBytes).to.equal(0)
-    const again = c.request('hold', big) // room again
-    await eventually(() => expect(ran()).to.equal(3))
+    await eventually(() => expect(ran()).to.equal(3)) // room again: the waiting one ran
     release()
-    expect(await again).to.equal(big.length)
+    expect(await third).to.equal(big.length)
+    expect(p.stats().inflightBytes).to.equal(0)
   })
 
   it('a request its client cancels gives its bytes back when its handler ends', async () => {

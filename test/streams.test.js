@@ -208,11 +208,28 @@ describe('streams', function () {
     expect(b.stats().streams.ended).to.equal(10)
     expect(a.stats().streams.refused).to.be.greaterThan(0)
     expect(d.stats().streams?.opened ?? 0).to.equal(0) // it does not serve rows: never asked
-    // Every peer refuses: the error says why.
+    // Every peer refuses busy: the stream waits for a place until its deadline, then the error says why.
     const only = h.client({ seeds: [a.endpoint], discover: false })
-    const err = await failure(only.stream('rows', { n: 3 }))
+    const t0 = Date.now()
+    const err = await failure(only.stream('rows', { n: 3 }, { timeout: 600 }))
     expect(err.code).to.equal('ERR_ZEROMESH_BUSY')
     expect(err.message).to.match(/maxStreams 0/)
+    expect(Date.now() - t0).to.be.within(550, 3000)
+    expect(only.stats().waited).to.equal(1)
+  })
+
+  it('a stream refused busy before its first item waits for a place, as a request does, and runs when one frees', async () => {
+    const p = await h.peer({ handlers, maxInflight: 1 })
+    const c = h.client({ seeds: [p.endpoint], discover: false })
+    await c.waitFor('rows')
+    const hold = collect(c.stream('rows', { n: 3, ms: 100 })) // takes the one place for about 300 ms
+    await eventually(() => expect(p.stats().inflight).to.equal(1))
+    const waiting = collect(c.stream('rows', { n: 2 }, { timeout: 5000 }))
+    await eventually(() => expect(c.stats().waiting).to.equal(1))
+    expect(await hold).to.have.length(3)
+    expect(await waiting).to.deep.equal([{ i: 0 }, { i: 1 }])
+    expect(c.stats().waited).to.equal(1)
+    expect(p.stats().busy).to.be.at.most(7) // the first refusal and probes 10, 20, 40 ... ms apart (no request of ours ran there)
   })
 
   it('streams count toward maxInflight, and ends give the places back', async () => {
@@ -222,9 +239,12 @@ describe('streams', function () {
     const s2 = c.stream('never')[Symbol.asyncIterator]()
     s1.next().catch(() => {}); s2.next().catch(() => {})
     await eventually(() => expect(p.stats().inflight).to.equal(2))
-    const err = await c.request('plain', 1).catch((e) => e)
-    expect(err.code).to.equal('ERR_ZEROMESH_BUSY')
-    await s1.return(); await s2.return()
+    const err = await c.request('plain', 1, { timeout: 300 }).catch((e) => e)
+    expect(err.code).to.equal('ERR_ZEROMESH_BUSY') // no place before its deadline
+    const waiting = c.request('plain', 1, { timeout: 5000 })
+    await eventually(() => expect(c.stats().waiting).to.equal(1))
+    await s1.return(); await s2.return() // the places come back: the waiting request gets one
+    expect(await waiting).to.equal(2)
     await eventually(() => expect(p.stats().inflight).to.equal(0))
     expect(await c.request('plain', 1)).to.equal(2)
   })

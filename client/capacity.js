@@ -1,0 +1,236 @@
+// Calls waiting for a peer's capacity. A peer that answers BUSY did not take the work, so a
+// call refused busy by every peer that may take it is not a failure while its deadline
+// allows: it waits here, in arrival order, and goes to the first peer that has room. It costs
+// the peers nothing while it waits.
+//
+// How room is known, without a blind retry loop (each refusal costs the peer work):
+//  - a peer that said BUSY is marked busy; new calls go to the peers not marked, and wait
+//    here when every peer that may take them is marked;
+//  - a busy peer that finishes one of this client's calls (a reply, a stream's end) has just
+//    freed a place: the first waiting call it may take goes there, at once (freed);
+//  - a busy peer that runs no request of this client's (its load is other clients', or
+//    this client's long streams) gets one waiting call as a probe now and then: first after
+//    PROBE_MIN_MS, doubling to PROBE_MAX_MS while the probes are refused, back to the start
+//    once a place frees;
+//  - a peer that comes up or starts serving the method takes the waiting calls through the
+//    client's dispatch (routesChanged), as parked calls do: how a fresh client spreads its
+//    first burst over the peers it learns within milliseconds.
+//
+// A waiting call fails with BusyError (retryable) as soon as it cannot start before its
+// deadline, judged from the rate at which places have freed since the wait began, and at the
+// latest at its deadline (its own timer). A peer may refuse busy for bytes too (its
+// maxInflightBytes); the wait is the same.
+//
+// Items are requests (client/call.js) and streams (client/streams.js) alike; each is added
+// with its owner, which says whether a peer may take it (fits), picks a peer not marked busy
+// for it (pick: routing and strategy, as its dispatch does), hands it to a peer and fails it.
+
+const PROBE_MIN_MS = 10 //    a busy peer running nothing of ours is probed after this long...
+const PROBE_MAX_MS = 1000 //  ...doubling while it refuses, up to this
+const SWEEP_MS = 50 //        waiting calls are checked against their deadlines this often
+const RATE_MIN_MS = 250 //    the drain rate is trusted after this long of waiting...
+const RATE_MIN_FREED = 8 //   ...and this many places freed
+const RATE_SLACK = 1.25 //    a call fails early only when even 1.25x the measured rate would start it too late
+const SCAN = 64 //            waiting calls looked at for one freed place (calls for other methods are passed over)
+
+export class CapacityWait {
+  /**
+   * @param {object} o
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {() => Iterable<object>} o.peers  the peer entries (client/peer-table.js) known now
+   */
+  constructor (o) {
+    this.clock = o.clock
+    this.peers = o.peers
+    this.head = null
+    this.tail = null
+    this.size = 0
+    this.timer = null
+    this.timerAt = Infinity
+    this.since = 0 //  when the queue last became non-empty
+    this.freedCount = 0 // places freed since then (the drain rate)
+    this.lastSweep = 0
+    this.counts = { waited: 0, expired: 0, probes: 0 }
+  }
+
+  /**
+   * `item` was refused busy by every peer its `owner` may send it to: it waits. An item that
+   * waited before (handed to a peer that another client's work filled first) keeps its turn,
+   * at the front. Returns false when it cannot start before its deadline, by the drain rate
+   * measured (the caller fails it busy).
+   * @param {{ deadline: number }} item
+   * @param {{ fits(item, peer): boolean, pick(item): object|null, hand(item, peer): void, expire(item, message: string): void }} owner
+   */
+  add (item, owner) {
+    const front = item.waited === true
+    const now = this.clock.now()
+    const late = this.lateBy(this.size, item.deadline, now)
+    if (late !== null) return false
+    const node = { item, owner, prev: null, next: null }
+    item.waiting = node
+    item.waited = true
+    if (this.size === 0) { this.since = now; this.freedCount = 0; this.lastSweep = now }
+    if (front) {
+      node.next = this.head
+      if (this.head !== null) this.head.prev = node; else this.tail = node
+      this.head = node
+    } else {
+      node.prev = this.tail
+      if (this.tail !== null) this.tail.next = node; else this.head = node
+      this.tail = node
+    }
+    this.size++
+    if (!front) this.counts.waited++
+    this.arm(now)
+    return true
+  }
+
+  /** Takes `item` out of the queue (it settled, or goes to a peer); false when it was not waiting. */
+  delete (item) {
+    const node = item.waiting
+    if (node === undefined || node === null) return false
+    item.waiting = null
+    if (node.prev !== null) node.prev.next = node.next; else this.head = node.next
+    if (node.next !== null) node.next.prev = node.prev; else this.tail = node.prev
+    node.prev = node.next = null
+    this.size--
+    if (this.size === 0) this.disarm()
+    return true
+  }
+
+  /** `peer` refused an item busy: it takes no new work until a place frees or a probe gets in. */
+  saturated (peer, wasProbe) {
+    const now = this.clock.now()
+    if (!peer.busy) {
+      peer.busy = true
+      peer.probeMs = PROBE_MIN_MS
+    } else if (wasProbe) {
+      peer.probeMs = Math.min(PROBE_MAX_MS, peer.probeMs * 2)
+    }
+    peer.probeAt = now + peer.probeMs
+    if (this.size > 0) this.arm(now)
+  }
+
+  /**
+   * `peer` finished one of this client's calls: a place is free there. The first waiting item
+   * it may take goes to it; with none, the peer is no longer marked busy.
+   */
+  freed (peer) {
+    if (!peer.busy) return
+    peer.probeMs = PROBE_MIN_MS
+    peer.probeAt = this.clock.now() + PROBE_MIN_MS
+    if (this.size > 0) {
+      this.freedCount++
+      if (this.handOne(peer, false)) return
+    }
+    peer.busy = false
+  }
+
+  /** The peer's connection is new (it came up, or back): whatever it said before is stale. */
+  reset (peer) {
+    peer.busy = false
+  }
+
+  /**
+   * Peers changed (one came up, or serves the method now): each waiting item that some peer
+   * not marked busy may take goes there now, in arrival order (its owner picks the peer).
+   */
+  routesChanged () {
+    if (this.size === 0) return
+    let open = false
+    for (const p of this.peers()) if (!p.busy && p.state === 'up') { open = true; break }
+    if (!open) return
+    for (let n = this.head; n !== null;) {
+      const next = n.next
+      const peer = n.owner.pick(n.item)
+      if (peer !== null) {
+        const { item, owner } = n
+        this.delete(item)
+        item.probe = null
+        owner.hand(item, peer)
+      }
+      n = next
+    }
+  }
+
+  /** Hands the first item `peer` may take (among the first SCAN) to it; false when none. */
+  handOne (peer, probe) {
+    let n = this.head
+    for (let i = 0; n !== null && i < SCAN; i++, n = n.next) {
+      if (!n.owner.fits(n.item, peer)) continue
+      const { item, owner } = n
+      this.delete(item)
+      if (probe) { this.counts.probes++; item.probe = peer } else item.probe = null
+      owner.hand(item, peer)
+      return true
+    }
+    return false
+  }
+
+  /** The wait (ms) an item would still have past its deadline at `position`, or null when it may start in time. */
+  lateBy (position, deadline, now) {
+    if (deadline === Infinity || this.size === 0) return null
+    const span = now - this.since
+    if (span < RATE_MIN_MS || this.freedCount < RATE_MIN_FREED) return null
+    const perMs = (this.freedCount / span) * RATE_SLACK
+    const startIn = (position + 1) / perMs
+    return now + startIn > deadline ? now + startIn - deadline : null
+  }
+
+  arm (now) {
+    let at = this.lastSweep + SWEEP_MS
+    for (const p of this.peers()) if (p.busy && p.probeAt < at) at = p.probeAt
+    if (at >= this.timerAt) return
+    if (this.timer !== null) this.clock.clearTimeout(this.timer)
+    this.timerAt = at
+    this.timer = this.clock.setTimeout(() => this.onTimer(), Math.max(0, at - now))
+  }
+
+  disarm () {
+    if (this.timer !== null) this.clock.clearTimeout(this.timer)
+    this.timer = null
+    this.timerAt = Infinity
+  }
+
+  onTimer () {
+    this.timer = null
+    this.timerAt = Infinity
+    const now = this.clock.now()
+    if (now - this.lastSweep >= SWEEP_MS) this.sweep(now)
+    for (const p of this.peers()) {
+      if (this.size === 0) break
+      if (!p.busy || p.probeAt > now) continue
+      p.probeAt = now + p.probeMs // until it answers: a refusal doubles the wait, a place freed resets it
+      if (p.calls.size > 0) continue // a request of ours runs there: its answer frees a place (freed)
+      if (!this.handOne(p, true)) p.busy = false // it may take none of what waits: nothing to learn
+    }
+    if (this.size > 0) this.arm(now)
+  }
+
+  /** Fails the waiting items that cannot start before their deadlines at the rate places free. */
+  sweep (now) {
+    this.lastSweep = now
+    let position = 0
+    for (let n = this.head; n !== null;) {
+      const next = n.next
+      const late = this.lateBy(position, n.item.deadline, now)
+      if (late === null) {
+        position++
+      } else {
+        const { item, owner } = n
+        this.delete(item)
+        this.counts.expired++
+        owner.expire(item, `${position} calls wait ahead of it for the peers' capacity, which frees about ${Math.round(this.freedCount / ((now - this.since) / 1000))} places a second`)
+      }
+      n = next
+    }
+  }
+
+  /** Takes every waiting item out (the client closes: their owners fail them). */
+  clear () {
+    const items = []
+    for (let n = this.head; n !== null; n = n.next) items.push(n.item)
+    for (const item of items) this.delete(item)
+    return items
+  }
+}
