@@ -1,12 +1,22 @@
-// CPU-bound requests (`spin`, a loop of n iterations) through zeromesh with 1 worker thread
-// vs N, through N separate peers of 1 thread each, and through
-// node:http + cluster (N processes) driven by autocannon, the usual way, all in one run:
-// servers in child processes, clients at 2 requests in flight per thread. Each counts the
-// answers within the same window after a warm-up, and says where the CPU went in that window
-// (per request: the peers' worker threads, main threads, ZeroMQ I/O threads, other threads,
-// and the client), from /proc.
-// Usage: node bench/cpu.js [--n 15000000] [--seconds 8] [--threads 2] [--inflight N] [--json]
-// (--inflight: requests in flight for every measurement; default 2 per thread)
+// CPU-bound work two ways, in one run (servers in child processes):
+//
+// threads: requests of `spin` (a loop of n iterations) through zeromesh with 1 worker thread
+// vs N, and through N separate peers of 1 thread each, at 2 requests in flight per thread.
+// Each counts the answers within the same window after a warm-up, and says where the CPU went
+// in that window (per request: the peers' worker threads, main threads, ZeroMQ I/O threads,
+// other threads, and the client), from /proc.
+//
+// http: the Node scaling tutorials' comparison. The API of examples/express (GET / cheap,
+// GET /primes?limit=200000 about 12 ms of CPU) as one process, as node:cluster with one worker
+// per core, and as Express + zeromesh (one peer with a thread per core; a peer per core of
+// one thread each), each started cold and driven at once by autocannon: the heavy route at
+// --connections in flight for --seconds, the cheap route at 50 requests a second beside it.
+// Reports the heavy route's req/s, p50 and p99, the cheap route's p99, and every error
+// (non-2xx answers, socket errors, timeouts), from the first request on.
+//
+// Usage: node bench/cpu.js [--only threads|http] [--n 15000000] [--seconds 8] [--threads 2]
+//        [--inflight N] [--limit 200000] [--connections 100] [--http-seconds 10] [--json]
+// (--inflight: requests in flight for every threads measurement; default 2 per thread)
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -15,7 +25,20 @@ import autocannon from 'autocannon'
 import { Client } from '../index.js'
 import { threadStats } from './proc-threads.js'
 
-const { values } = parseArgs({ options: { n: { type: 'string', default: '15000000' }, seconds: { type: 'string', default: '8' }, threads: { type: 'string', default: String(os.availableParallelism()) }, inflight: { type: 'string' }, json: { type: 'boolean' } } })
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    n: { type: 'string', default: '15000000' },
+    seconds: { type: 'string', default: '8' },
+    threads: { type: 'string', default: String(os.availableParallelism()) },
+    inflight: { type: 'string' },
+    limit: { type: 'string', default: '200000' },
+    connections: { type: 'string', default: '100' },
+    'http-seconds': { type: 'string', default: '10' },
+    json: { type: 'boolean' },
+  },
+})
+if (values.only !== undefined && values.only !== 'threads' && values.only !== 'http') throw new Error('--only takes threads or http')
 const N = Number(values.n)
 const SECONDS = Number(values.seconds)
 const THREADS = Number(values.threads)
@@ -91,42 +114,96 @@ async function measure (threads, peers = [threads], concurrency = values.infligh
   return { threads, peers: peers.length, requests: done, perSecond: +(done / secs).toFixed(2), ...cpuAccount }
 }
 
-async function measureHttpCluster (workers) {
-  const server = fileURLToPath(new URL('./http-cluster-server.js', import.meta.url))
-  const c = spawn(process.execPath, [server, String(workers), String(N)], { stdio: ['ignore', 'pipe', 'ignore'] })
+const SERVER = fileURLToPath(new URL('./http-server.js', import.meta.url))
+const HANDLERS = fileURLToPath(new URL('../examples/express/handlers.js', import.meta.url))
+
+/** A child that prints a line when ready (its endpoint or port); resolves with { c, line }. */
+function child (args) {
+  const c = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(c)
-  const port = await new Promise((resolve) => c.stdout.once('data', (d) => resolve(d.toString().trim())))
-  const result = await autocannon({ url: `http://127.0.0.1:${port}/`, connections: values.inflight === undefined ? workers * 2 : Number(values.inflight), duration: SECONDS })
-  c.kill('SIGTERM')
-  return { workers, requests: result.requests.total, perSecond: +(result.requests.total / SECONDS).toFixed(2) }
+  return new Promise((resolve, reject) => {
+    c.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code} before it was ready`)))
+    c.stdout.once('data', (d) => resolve({ c, line: d.toString().trim().split('\n')[0] }))
+  })
 }
 
-// The handler alone: spin(N) in this process, warm, on an otherwise idle machine.
-const { spin } = await import('../demo/handlers.js')
-for (let i = 0; i < 50; i++) spin({ n: N })
-const h0 = process.cpuUsage()
-for (let i = 0; i < 200; i++) spin({ n: N })
-const h = process.cpuUsage(h0)
-const handlerUs = +((h.user + h.system) / 200).toFixed(1)
-
-const one = await measure(1)
-const many = await measure(THREADS)
-// THREADS separate peers of 1 thread each, at the same total in flight: threads against processes.
-const peers = await measure(1, Array.from({ length: THREADS }, () => 1), values.inflight === undefined ? THREADS * 2 : Number(values.inflight))
-const httpCluster = await measureHttpCluster(THREADS)
-const report = {
-  date: new Date().toISOString(),
-  cpus: os.availableParallelism(),
-  n: N,
-  seconds: SECONDS,
-  handlerUs, // CPU us of one spin(N) alone
-  one,
-  many,
-  ratio: +(many.perSecond / one.perSecond).toFixed(2),
-  peers,
-  threadsVsPeers: +(many.perSecond / peers.perSecond).toFixed(2),
-  httpCluster,
-  zeromeshVsHttpCluster: +(many.perSecond / httpCluster.perSecond).toFixed(2),
+/**
+ * One way of serving the API (`mode`: single, cluster, or zeromesh with `peers`: the thread
+ * count of each peer), started cold and driven at once; then stopped.
+ */
+async function measureHttp (name, mode, peers = []) {
+  const started = await Promise.all(peers.map((t) => child([BIN, 'peer', '--handlers', HANDLERS, '--threads', String(t)])))
+  const arg = mode === 'cluster' ? String(THREADS) : started.map((p) => p.line).join(',')
+  const server = await child([SERVER, mode, arg])
+  const base = `http://127.0.0.1:${server.line}`
+  const duration = Number(values['http-seconds'])
+  const [heavy, cheap] = await Promise.all([
+    autocannon({ url: `${base}/primes?limit=${Number(values.limit)}`, connections: Number(values.connections), duration, timeout: 30 }),
+    autocannon({ url: `${base}/`, connections: 1, overallRate: 50, duration, timeout: 30 }),
+  ])
+  server.c.kill('SIGTERM')
+  for (const p of started) p.c.kill('SIGTERM')
+  await sleep(500)
+  const errors = (r) => r.errors + r.timeouts + r.non2xx
+  return {
+    name,
+    perSecond: +(heavy.requests.total / duration).toFixed(1),
+    heavyP50: heavy.latency.p50,
+    heavyP99: heavy.latency.p99,
+    cheapP99: cheap.latency.p99,
+    errors: errors(heavy) + errors(cheap),
+  }
 }
-console.log(JSON.stringify(report, null, values.json ? 0 : 2))
+
+const report = { date: new Date().toISOString(), cpus: os.availableParallelism(), node: process.version }
+
+if (values.only !== 'http') {
+  // The handler alone: spin(N) in this process, warm, on an otherwise idle machine.
+  const { spin } = await import('../demo/handlers.js')
+  for (let i = 0; i < 50; i++) spin({ n: N })
+  const h0 = process.cpuUsage()
+  for (let i = 0; i < 200; i++) spin({ n: N })
+  const h = process.cpuUsage(h0)
+  const one = await measure(1)
+  const many = await measure(THREADS)
+  // THREADS separate peers of 1 thread each, at the same total in flight: threads against processes.
+  const peers = await measure(1, Array.from({ length: THREADS }, () => 1), values.inflight === undefined ? THREADS * 2 : Number(values.inflight))
+  report.threads = {
+    n: N,
+    seconds: SECONDS,
+    handlerUs: +((h.user + h.system) / 200).toFixed(1), // CPU us of one spin(N) alone
+    one,
+    many,
+    ratio: +(many.perSecond / one.perSecond).toFixed(2),
+    peers,
+    threadsVsPeers: +(many.perSecond / peers.perSecond).toFixed(2),
+  }
+}
+
+if (values.only !== 'threads') {
+  const runs = [
+    await measureHttp('one process', 'single'),
+    await measureHttp(`cluster x${THREADS}`, 'cluster'),
+    await measureHttp(`zeromesh, 1 peer x ${THREADS} threads`, 'zeromesh', [THREADS]),
+    await measureHttp(`zeromesh, ${THREADS} peers x 1 thread`, 'zeromesh', Array.from({ length: THREADS }, () => 1)),
+  ]
+  const cl = runs[1]
+  report.http = {
+    limit: Number(values.limit),
+    connections: Number(values.connections),
+    seconds: Number(values['http-seconds']),
+    runs: runs.map((r) => ({ ...r, vsCluster: { perSecond: +(r.perSecond / cl.perSecond).toFixed(2), heavyP99: +(r.heavyP99 / cl.heavyP99).toFixed(2) } })),
+  }
+}
+
+if (values.json) console.log(JSON.stringify(report))
+else {
+  if (report.threads) console.log(JSON.stringify(report.threads, null, 2))
+  if (report.http) {
+    console.log(`\nHTTP API, heavy route countPrimes(${report.http.limit}) at ${report.http.connections} connections for ${report.http.seconds} s, GET / at 50/s beside it (${report.cpus} cores, ${report.node}):`)
+    console.log('| served as | req/s | heavy p50 ms | heavy p99 ms | GET / p99 ms | errors | req/s vs cluster | heavy p99 vs cluster |')
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    for (const r of report.http.runs) console.log(`| ${r.name} | ${r.perSecond} | ${r.heavyP50} | ${r.heavyP99} | ${r.cheapP99} | ${r.errors} | ${r.vsCluster.perSecond}x | ${r.vsCluster.heavyP99}x |`)
+  }
+}
 process.exit(0)

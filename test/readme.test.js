@@ -28,6 +28,22 @@ describe('README', function () {
     expect(out).to.equal('5\nERR_ZEROMESH_UNKNOWN_METHOD\n')
   })
 
+  it('the quick start\'s worker-thread example (work.js and main.js) prints both counts', async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    const work = /```js\n(\/\/ work\.js[\s\S]*?)```/.exec(readme)[1]
+    const main = /```js\n(\/\/ main\.js[\s\S]*?)```/.exec(readme)[1]
+    const dir = mkdtempSync(path.join(fileURLToPath(new URL('.', import.meta.url)), 'readme-threads-'))
+    try {
+      writeFileSync(path.join(dir, 'work.js'), work)
+      writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}')
+      writeFileSync(path.join(dir, 'main.js'), main)
+      const out = await node([path.join(dir, 'main.js')], dir)
+      expect(out).to.equal('[ 9592, 17984 ]\n')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('the example of the Security section runs over CURVE with keys from zeromesh keygen', async () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
     const section = readme.slice(readme.indexOf('## Security'))
