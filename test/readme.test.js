@@ -35,7 +35,6 @@ describe('README', function () {
     const dir = mkdtempSync(path.join(fileURLToPath(new URL('.', import.meta.url)), 'readme-threads-'))
     try {
       writeFileSync(path.join(dir, 'work.js'), work)
-      writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}')
       writeFileSync(path.join(dir, 'main.js'), main)
       const out = await node([path.join(dir, 'main.js')], dir)
       expect(out).to.equal('[ 9592, 17984 ]\n')
