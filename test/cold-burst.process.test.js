@@ -30,15 +30,18 @@ describe('a cold burst on busy peers (processes)', function () {
   it('300 requests of 10 ms fired by a client started a moment ago, 10 s deadline: 300 of 300 succeed, spread over both peers', async () => {
     const c = client()
     const t0 = Date.now()
-    const out = await Promise.allSettled(Array.from({ length: 300 }, () => c.request('busyFor', { ms: 10 }, { timeout: 10000 })))
+    const out = await Promise.allSettled(Array.from({ length: 300 }, () => c.request('busyAt', { ms: 10 }, { timeout: 10000 })))
     const failed = out.filter((r) => r.status === 'rejected')
     expect(failed.map((r) => r.reason.code)).to.deep.equal([])
+    const served = {}
+    for (const r of out) served[r.value] = (served[r.value] ?? 0) + 1
+    console.log(`      served: ${JSON.stringify(served)}`)
+    expect(Object.keys(served).sort()).to.deep.equal([a.endpoint, b.endpoint].sort()) // the peer it learned took its share
+    expect(Math.min(...Object.values(served))).to.be.above(60)
     const s = c.stats()
     console.log(`      300 of 300 in ${Date.now() - t0} ms; waited ${s.waited}, retries ${s.retries}`)
     expect(s.waited).to.be.above(0) // the peers said busy: the calls waited for places
     expect(s.retries).to.be.below(30) // a busy refusal is not a retry (hundreds were refused); an attempt timeout may be
-    const byPeer = c.peers().map((p) => p.endpoint)
-    expect(byPeer).to.include.members([a.endpoint, b.endpoint]) // it learned the second peer from the first
   })
 
   it('a burst ten times what fits in its deadline: what fits succeeds, the rest fails by its deadline (BUSY, or TIMEOUT if taken), nothing later', async () => {
