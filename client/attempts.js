@@ -6,7 +6,7 @@ import { Outbox } from '../transport/outbox.js'
 import { TimerLists } from './timer-lists.js'
 import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
-import { pickByKey } from './strategies/rendezvous.js'
+import { Kind } from './call-path.js'
 import { refusalError } from './refusals.js'
 import { encodeRequest, encodeCancel } from '../protocol/codec.js'
 import { packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/frames.js'
@@ -106,16 +106,9 @@ export class Attempts {
   hedge (call) {
     call.hedgeTimer = null
     if (call.settled) return
-    const candidates = this.c.router.candidates(call.method, call.version, call.where).filter((e) => !call.tried.includes(e.endpoint) && !e.busy)
-    if (candidates.length === 0 || !this.c.budget.withdraw()) return
-    let peer
-    try {
-      peer = call.key !== undefined ? pickByKey(candidates, call.key) : this.c.strategy.select(candidates, call)
-    } catch (err) {
-      userFault(this.c, this.c.options.logger, 'strategy.select', err)
-      return
-    }
-    if (!candidates.includes(peer)) return
+    const d = this.c.path.route(call, Kind.HEDGE)
+    if (d.peer === undefined || !this.c.budget.withdraw()) return
+    const peer = d.peer
     const remaining = Math.max(1, Math.ceil(call.deadline - this.c.clock.now()))
     let frame
     try { frame = encodeRequest([requestEntry(call, remaining)]) } catch { return }

@@ -11,17 +11,16 @@ import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
 import { Questions } from '../transport/questions.js'
 import { KeyProver } from './key-prover.js'
-import { allRefused, refusalError } from './refusals.js'
 import { Connections } from './connections.js'
 import { Liveness } from './liveness.js'
 import { Router } from './routing.js'
 import { ZonePreference } from './zone.js'
 import { Roster } from './roster.js'
 import { MethodWaiters } from './method-waiters.js'
-import { pickByKey } from './strategies/rendezvous.js'
 import { RetryBudget } from './retry-budget.js'
 import { Attempts } from './attempts.js'
 import { CapacityWait } from './capacity.js'
+import { CallPath, Kind } from './call-path.js'
 import { Ejector } from './ejection.js'
 import { TimerLists } from './timer-lists.js'
 import { ClientTracing } from './tracing.js'
@@ -29,7 +28,7 @@ import { MemberLists } from './member-lists.js'
 import { askMembers, askService } from './asks.js'
 import { decode, hasSignature } from '../protocol/codec.js'
 import { MessageType, MAX_REQUEST_ID } from '../protocol/constants.js'
-import { ClosedError, UnknownMethodError, BusyError, invalidArgument } from '../protocol/errors.js'
+import { ClosedError, BusyError, invalidArgument } from '../protocol/errors.js'
 import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
 import { SILENT_LOGGER } from '../protocol/options.js'
 import { dnsSeedsOf } from '../transport/dns-seeds.js'
@@ -54,6 +53,17 @@ export class Client extends EventEmitter {
     }, () => o.clock.now())
     this.router = new Router(this.table) // which peers may take a request (method, version, labels)
     this.zones = o.zone === null ? null : new ZonePreference({ zone: o.zone, random: o.random })
+    // Where every attempt goes, requests, hedges and streams alike (call-path.js).
+    this.path = new CallPath({
+      table: this.table,
+      router: this.router,
+      zones: this.zones,
+      strategy: this.strategy,
+      clock: o.clock,
+      mayStillRoute: (method, version, where) => this.mayStillRoute(method, version, where),
+      nothingUp: () => { this.dns?.refresh(); this.lists.restoreSeeds() }, // the names may point elsewhere now
+      strategyFault: (err) => this.strategyFault(err),
+    })
     this.methodWaiters = new MethodWaiters({ router: this.router, clock: o.clock, timeout: o.timeout, where: o.where })
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
@@ -63,8 +73,15 @@ export class Client extends EventEmitter {
     // Calls refused busy by every peer that may take them wait for a place (capacity.js).
     this.capacity = new CapacityWait({ clock: o.clock, peers: () => this.table.entries.values() })
     this.waitingCalls = {
-      fits: (call, peer) => this.router.candidates(call.method, call.version, call.where).includes(peer),
-      pick: (call) => this.pickOpen(call),
+      fits: (call, peer) => this.path.fits(call, Kind.REQUEST, peer),
+      pick: (call) => {
+        try {
+          return this.path.open(call, Kind.REQUEST)
+        } catch (err) {
+          this.settle(call, this.strategyFault(err))
+          return null
+        }
+      },
       hand: (call, peer) => { call.newRound(); this.attempts.attempt(call, peer) },
       expire: (call, why) => this.settle(call, new BusyError(`zeromesh: "${call.method}" cannot start before its deadline: ${why}`)),
     }
@@ -213,81 +230,28 @@ export class Client extends EventEmitter {
     return this.streams.start(id, method, args, o)
   }
 
-  /** Picks a peer for the call's next attempt, or parks the call until one is up. */
+  /** Sends the call's next attempt where the call path says (call-path.js), or makes it wait. */
   dispatch (call, now) {
     if (call.settled) return
-    const up = this.table.up()
-    if (up.length === 0) {
-      // Every peer refused this client at the handshake: waiting would not help.
-      if (allRefused(this.table)) return this.settle(call, refusalError(this.table))
-      this.dns?.refresh() // nothing reachable: the names may point elsewhere now
-      this.lists.restoreSeeds()
-      this.parked.add(call)
-      return
-    }
-    const routed = this.router.candidates(call.method, call.version, call.where)
-    if (routed.length === 0) return this.unroutable(call)
-    let candidates = call.tried.length === 0 ? routed : routed.filter((e) => !call.tried.includes(e.endpoint))
-    if (someBusy(candidates)) candidates = candidates.filter((e) => !e.busy)
-    if (candidates.length === 0) {
-      // Every peer that may take it is busy: it waits for a place (capacity.js), unless it
-      // cannot start before its deadline.
-      if (routed.every((e) => e.busy)) return this.waitForCapacity(call)
-      // Every other healthy peer refused this call (draining, unreachable): try them all
-      // again after a pause that doubles each round, so refusals do not spin.
+    const d = this.path.route(call, Kind.REQUEST, now)
+    if (d.peer !== undefined) return this.attempts.attempt(call, d.peer, now)
+    if (d.park) return this.parked.add(call) // until the routes change (a peer up, a list, a service)
+    if (d.capacity) return this.waitForCapacity(call)
+    if (d.exhausted) {
+      // Every healthy peer refused this call (draining, unreachable): try them all again after
+      // a pause that doubles each round, so refusals do not spin.
       call.newRound()
       const pause = Math.min(MAX_ROUND_PAUSE_MS, 5 * 2 ** call.rounds++)
       call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, pause)
       return
     }
-    let peer
-    try {
-      peer = this.choose(call, candidates, now)
-    } catch (err) {
-      return this.settle(call, this.strategyFault(err))
-    }
-    this.attempts.attempt(call, peer, now)
-  }
-
-  /** The peer for `call` among `candidates`: by its key, or the zone preference and the strategy. Throws what a custom strategy throws. */
-  choose (call, candidates, now) {
-    if (call.key !== undefined) return pickByKey(candidates, call.key)
-    const pool = this.zones === null ? candidates : this.zones.narrow(call.method, candidates, now ?? this.clock.now())
-    const peer = this.strategy.select(pool, call)
-    return pool.includes(peer) ? peer : pool[0] // a custom strategy returned something else
-  }
-
-  /** A peer not marked busy that may take a waiting call now, or null (capacity.js: routes changed). */
-  pickOpen (call) {
-    const open = this.router.candidates(call.method, call.version, call.where).filter((e) => !e.busy)
-    if (open.length === 0) return null
-    try {
-      return this.choose(call, open)
-    } catch (err) {
-      this.settle(call, this.strategyFault(err))
-      return null
-    }
+    this.settle(call, d.error)
   }
 
   /** Every peer that may take `call` refused it busy: it waits for a place, or fails busy now when it cannot start in time. */
   waitForCapacity (call) {
     if (this.capacity.add(call, this.waitingCalls)) return
     this.settle(call, new BusyError(`zeromesh: "${call.method}" cannot start before its deadline: ${this.capacity.size} calls wait ahead of it for the peers' capacity`))
-  }
-
-  /**
-   * No peer up may take the call (none serves its method, or matches its version and
-   * labels). It waits while one may still come (the client has not had a member list yet, a
-   * peer's service is not known yet, or a peer that serves it is down for now), until its
-   * deadline; otherwise it fails at once with an UnknownMethodError that says what is served.
-   */
-  unroutable (call) {
-    if (this.mayStillRoute(call.method, call.version, call.where)) {
-      this.parked.add(call)
-      return
-    }
-    const err = new UnknownMethodError(`zeromesh: ${this.router.explain(call.method, call.version, call.where)}`)
-    this.settle(call, err)
   }
 
   /**
@@ -434,8 +398,3 @@ export class Client extends EventEmitter {
   }
 }
 
-/** Whether any peer of `list` is marked busy (the common case, none, allocates nothing). */
-function someBusy (list) {
-  for (let i = 0; i < list.length; i++) if (list[i].busy) return true
-  return false
-}

@@ -79,6 +79,7 @@ export class Connections {
       const parked = [...c.parked]
       c.parked.clear()
       for (const call of parked) c.settle(call, err)
+      c.streams.routesChanged() // streams waiting for a peer fail the same way (call-path.js)
     }
   }
 

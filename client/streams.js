@@ -21,8 +21,7 @@ import {
   TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError,
   ConnectionLostError, AbortError, invalidArgument,
 } from '../protocol/errors.js'
-import { pickByKey } from './strategies/rendezvous.js'
-import { ANY } from './services.js'
+import { Kind } from './call-path.js'
 
 const KEEPALIVE_MS = 10000 // an open stream says "still here" this often (a peer waits 30 s by default)
 const GIVE_UP_MS = 30000 //   a full pipe that takes nothing this long ends a stream with no idle timeout
@@ -38,10 +37,14 @@ export class ClientStreams {
     // Streams refused busy before their first item by every peer that may take them wait for
     // a place, as requests do (capacity.js).
     this.waitingStreams = {
-      fits: (s, peer) => peer.streams === true && client.router.candidates(s.method, s.o.version, s.o.where).includes(peer),
+      fits: (s, peer) => client.path.fits(s, Kind.STREAM, peer),
       pick: (s) => {
-        const open = this.candidates(s).able.filter((p) => !p.busy)
-        return open.length === 0 ? null : this.select(s, open)
+        try {
+          return client.path.open(s, Kind.STREAM)
+        } catch (err) {
+          s.fail(client.strategyFault(err))
+          return null
+        }
       },
       hand: (s, peer) => { s.tried = []; this.attempt(s, peer) },
       expire: (s, why) => s.fail(new BusyError(`zeromesh: the stream "${s.method}" cannot start before its deadline: ${why}`)),
@@ -72,48 +75,19 @@ export class ClientStreams {
     return s
   }
 
-  /** Peers that may take a stream of `method`: candidates for it that said they take streams. */
-  candidates (s) {
-    const routed = this.c.router.candidates(s.method, s.o.version, s.o.where)
-    return { routed, able: routed.filter((p) => p.streams === true) }
-  }
-
-  /** Picks a peer for the stream's next attempt and opens it there, or waits for one. */
+  /** Opens the stream's next attempt where the call path says (call-path.js), or makes it wait. */
   dispatch (s) {
     if (s.over) return
     const c = this.c
-    const { routed, able } = this.candidates(s)
-    const fresh = able.filter((p) => !s.tried.includes(p.endpoint) && !p.busy)
-    if (fresh.length === 0) {
-      if (able.some((p) => p.busy)) { // busy peers did not take it: it waits for a place (capacity.js)
-        if (!c.capacity.add(s, this.waitingStreams)) s.fail(new BusyError(`zeromesh: the stream "${s.method}" cannot start before its deadline: ${c.capacity.size} calls wait ahead of it for the peers' capacity`))
-        return
-      }
-      if (able.length > 0) return s.fail(s.lastError ?? new NoPeersError(`zeromesh: every peer tried refused the stream "${s.method}"`))
-      if (routed.length > 0 && routed.every((p) => p.service !== null)) {
-        return s.fail(new NoPeersError(`zeromesh: the peers serving "${s.method}" (${routed.map((p) => p.endpoint).join(', ')}) take no streams: they are older than zeromesh 0.3.0${routed.some((p) => p.service === ANY) ? ' or say nothing of what they serve' : ''}`))
-      }
-      if (c.table.up().length > 0 && !c.mayStillRoute(s.method, s.o.version, s.o.where)) {
-        return s.fail(new UnknownMethodError(`zeromesh: ${c.router.explain(s.method, s.o.version, s.o.where)}`))
-      }
-      if (c.table.up().length === 0) c.lists.restoreSeeds()
-      this.waiting.add(s) // until a peer that may take it is up (routesChanged), or the idle timeout
+    const d = c.path.route(s, Kind.STREAM)
+    if (d.peer !== undefined) return this.attempt(s, d.peer)
+    if (d.park) return this.waiting.add(s) // until a peer that may take it is up (routesChanged), or the idle timeout
+    if (d.capacity) {
+      if (!c.capacity.add(s, this.waitingStreams)) s.fail(new BusyError(`zeromesh: the stream "${s.method}" cannot start before its deadline: ${c.capacity.size} calls wait ahead of it for the peers' capacity`))
       return
     }
-    const peer = this.select(s, fresh)
-    if (peer !== null) this.attempt(s, peer)
-  }
-
-  /** The peer for `s` among `list` (by its key, or the strategy); null when a custom strategy threw (the stream failed). */
-  select (s, list) {
-    let peer
-    try {
-      peer = s.o.key !== undefined ? pickByKey(list, s.o.key) : this.c.strategy.select(list, s)
-    } catch (err) {
-      s.fail(this.c.strategyFault(err))
-      return null
-    }
-    return list.includes(peer) ? peer : list[0]
+    if (d.exhausted) return s.fail(s.lastError ?? new NoPeersError(`zeromesh: every peer tried refused the stream "${s.method}"`))
+    s.fail(d.error)
   }
 
   attempt (s, peer) {
@@ -266,6 +240,9 @@ export class ClientStream {
     this.args = args
     this.o = o
     this.idempotent = o.idempotent // as a strategy reads a call
+    this.version = o.version //       and as the call path reads one (call-path.js)
+    this.where = o.where
+    this.key = o.key
     this.deadline = o.timeout > 0 ? mgr.c.clock.now() + o.timeout : Infinity
     this.peer = null //      PeerEntry of the current attempt
     this.tried = []

@@ -5,7 +5,8 @@
 import { MemoryNetwork } from '../../transport/memory.js'
 import { encodeReply, decode, Status, MessageType } from '../../protocol/index.js'
 import { encodeError, encodeService, encodePong } from '../../protocol/codec.js'
-import { ProtocolErrorCode } from '../../protocol/constants.js'
+import { encodeStreamItems, encodeStreamEnd } from '../../protocol/stream-codec.js'
+import { ProtocolErrorCode, Feature } from '../../protocol/constants.js'
 import { describe as describeService } from '../../protocol/service.js'
 
 const CLIENT = 'client' // the client's host
@@ -20,7 +21,7 @@ export class FakeNetwork {
     this.peers = new Map() // endpoint -> { behave, latency, ... } (define)
     this.connector = null // the client's (transport/memory.js)
     this.h = null //         the handlers the client gave it
-    this.log = [] // [endpoint, method, id] per request sent to an up peer
+    this.log = [] // [endpoint, method, id] per request sent to an up peer (and [endpoint, method, id, 'stream'] per stream opened)
     this.cancels = [] // [endpoint, ...ids] per CANCEL that reached a peer
     this.frames = 0 //   REQUEST frames sent
     this.frameSizes = [] // requests in each REQUEST frame, in order
@@ -48,7 +49,9 @@ export class FakeNetwork {
    * ({ methods, version?, labels?, capacity? }); left out, it answers the question as a peer
    * older than services does (ERROR "unknown type"), and so may serve anything.
    * behave(request) returns one of: ['ok', value], ['busy'], ['draining'], ['remote', msg, code], ['unknown'],
-   * ['silent'] (never answers), ['unreachable'] (the send fails with EHOSTUNREACH). With
+   * ['silent'] (never answers), ['unreachable'] (the send fails with EHOSTUNREACH). A stream
+   * opened (STREAM_OPEN) is decided the same way: 'ok' sends its value as one item, then the
+   * end; the refusals end it with their status before any item. With
    * `batched`, the answers to one request frame come back together in one reply frame, as a
    * real peer's do; without it, each in a frame of its own.
    */
@@ -102,6 +105,11 @@ export class FakeNetwork {
       if (outcomes.some(([, o]) => o[0] === 'unreachable')) { queueMicrotask(() => done('EHOSTUNREACH')); return }
       for (const [req] of outcomes) this.log.push([ep, req.method, req.id])
       p.decided.push(outcomes)
+    } else if (msg?.type === MessageType.STREAM_OPEN) {
+      const outcome = p.up ? p.behave(msg) : ['unreachable']
+      if (outcome[0] === 'unreachable') { queueMicrotask(() => done('EHOSTUNREACH')); return }
+      this.log.push([ep, msg.method, msg.id, 'stream'])
+      ;(p.opens ??= new Map()).set(msg.id, outcome)
     }
     send(ep, frames, done)
   }
@@ -120,8 +128,21 @@ export class FakeNetwork {
         return
       case MessageType.SERVICE_GET:
         p.asked++
-        answer(p.service === null ? encodeError(ProtocolErrorCode.UNKNOWN_TYPE, 'unknown message type 15') : encodeService(msg.seq, p.service), p.serviceLatency)
+        answer(p.service === null ? encodeError(ProtocolErrorCode.UNKNOWN_TYPE, 'unknown message type 15') : encodeService(msg.seq, p.service, Feature.STREAMS), p.serviceLatency)
         return
+      case MessageType.STREAM_OPEN: {
+        const outcome = p.opens?.get(msg.id)
+        p.opens?.delete(msg.id)
+        if (outcome === undefined || outcome[0] === 'silent') return
+        if (outcome[0] === 'ok') {
+          answer(encodeStreamItems(msg.id, [outcome[1]]), p.latency)
+          answer(encodeStreamEnd(msg.id, Status.OK, null, 1), p.latency)
+          return
+        }
+        const status = { busy: Status.BUSY, draining: Status.DRAINING, unknown: Status.UNKNOWN_METHOD, remote: Status.REMOTE }[outcome[0]]
+        answer(encodeStreamEnd(msg.id, status, [outcome[1] ?? outcome[0], outcome[2] ?? null], 0), p.latency)
+        return
+      }
       case MessageType.REQUEST: {
         // A frame may carry several requests (coalescing): each has its outcome, decided as it left.
         const entries = []
