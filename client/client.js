@@ -142,7 +142,7 @@ export class Client extends EventEmitter {
       timeout: o.membersTimeout,
       refreshInterval: o.discover ? o.refreshInterval : 0,
       upPeers: () => this.table.up(),
-      onList: (list) => this.learn(list.members),
+      onList: (list, from) => this.learn(list.members, from),
     })
     this.discovery.start()
     this.dns = dnsSeedsOf(o, (found) => this.lists.onDnsSeeds(found))
@@ -150,8 +150,8 @@ export class Client extends EventEmitter {
   }
 
   /** Takes in a member list (MemberLists.learn). */
-  learn (members) {
-    this.lists.learn(members)
+  learn (members, from) {
+    this.lists.learn(members, from)
   }
 
   /** Something changed what peers may take which request: waiting calls and waitFor() look again. */

@@ -2,8 +2,8 @@
 // connects the subset of the members (subset.js, roster.js) and lets go of the others once
 // their calls are done, dials a peer alive again at once, and keeps the seeds as the way back
 // in when every peer is gone. Split from client.js; it works on the client's peer table.
-import { MemberState, memberStateNames, outranks, INCARNATION_HORIZON_MS } from '../protocol/constants.js'
-import { isLoopback } from '../protocol/endpoint.js'
+import { MemberState, memberStateNames } from '../protocol/constants.js'
+import { incarnationHorizon, beyondHorizon, authored, isNews, endpointAllowed } from '../protocol/claims.js'
 
 const REDIAL_MIN_MS = 500 // a peer alive again by the lists is dialled at once, at most this often
 
@@ -26,7 +26,7 @@ export class MemberLists {
    */
   onDnsSeeds (found) {
     if (this.c.closing !== null) return
-    const usable = new Set(found.filter((ep) => this.c.options.security !== null || isLoopback(ep)))
+    const usable = new Set(found.filter((ep) => endpointAllowed(ep, this.c.options.security !== null)))
     for (const ep of this.dnsFound) {
       if (usable.has(ep) || this.c.options.seeds.includes(ep)) continue
       this.c.seeds.delete(ep)
@@ -48,19 +48,23 @@ export class MemberLists {
    * peers that disagree for a while do not flip a peer back and forth. A peer the lists
    * showed gone and now show alive again (it refuted a false death) is back in rotation at
    * once if its connection is up. Seeds are kept whatever the list says, as the way back in
-   * when every known peer is gone. At most `maxPeers` peers are kept.
+   * when every known peer is gone. At most `maxPeers` peers are kept. Claims pass the rules
+   * every receiver applies (protocol/claims.js); `from` is the peer that gave the list (a
+   * `left` it relays about another member reads as `dead`).
    */
-  learn (members) {
+  learn (members, from) {
     if (this.c.closing !== null) return
     const outside = this.c.roster.outside() // connected peers no list named (seeds): they count toward maxPeers too
     const now = this.c.clock.now()
     this.c.roster.reap(now)
-    const horizon = this.c.options.wallClock() + INCARNATION_HORIZON_MS
-    for (const m of members) {
+    const horizon = incarnationHorizon(this.c.options.wallClock())
+    const secured = this.c.options.security !== null
+    for (const listed of members) {
       // A plain client stays on loopback, whoever names the endpoint (README, Security).
-      if (this.c.options.security === null && !isLoopback(m.endpoint)) { this.c.counts.offLoopback++; continue }
+      if (!endpointAllowed(listed.endpoint, secured)) { this.c.counts.offLoopback++; continue }
       // As peers do: no claim can push a member beyond the reach of its own refutation.
-      if (m.incarnation > horizon) { this.c.counts.beyondHorizon++; continue }
+      if (beyondHorizon(listed, horizon)) { this.c.counts.beyondHorizon++; continue }
+      const m = authored(listed, from)
       const alive = m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT
       const known = this.c.table.get(m.endpoint)
       if (known === undefined) {
@@ -68,7 +72,7 @@ export class MemberLists {
         if (!this.c.roster.offer(m, outside, now)) this.c.counts.peersRefused++
         continue
       }
-      if (known.claim !== null && !outranks(m, known.claim)) continue
+      if (known.claim !== null && !isNews(known.claim, m)) continue
       const newLife = known.claim !== null && m.incarnation > known.claim.incarnation && m.state === MemberState.ALIVE
       known.claim = { incarnation: m.incarnation, state: m.state }
       if (newLife && !known.connected) this.redial(known)

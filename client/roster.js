@@ -3,7 +3,8 @@
 // is its notebook. A member the lists show dead or left is remembered for TOMBSTONE_MS, so a
 // list from a peer that lags (still shows it suspect, at the same incarnation) does not bring
 // it back. At most `maxPeers` members are held.
-import { MemberState, outranks } from '../protocol/constants.js'
+import { MemberState } from '../protocol/constants.js'
+import { isNews } from '../protocol/claims.js'
 import { chooseSubset } from './subset.js'
 import { ANY } from './services.js'
 
@@ -40,9 +41,7 @@ export class Roster {
    */
   offer (m, outside, now) {
     const held = this.members.get(m.endpoint)
-    if (held !== undefined && !outranks(m, held)) return true
-    const alive = m.state <= MemberState.SUSPECT
-    if (held === undefined && !alive) return true // news of a stranger's death: nothing to hold
+    if (!isNews(held, m)) return true // stale, or not alive about a member not held: nothing to hold (protocol/claims.js)
     if (held === undefined && this.members.size + outside >= this.o.maxPeers) return false
     this.members.set(m.endpoint, { incarnation: m.incarnation, state: m.state, service: m.service ?? held?.service ?? null, since: now })
     return true

@@ -1,7 +1,9 @@
 // Admission: what a claim that came from the network may do to this peer's member table.
-// Nothing from the wire is taken as is (PROTOCOL.md 4.6, "merge rules"):
+// Nothing from the wire is taken as is (PROTOCOL.md 4.6, "merge rules"). The rules every
+// receiver applies, clients too (the horizon, only alive introduces, left is the member's own
+// word), are protocol/claims.js; the others are a peer's alone:
 //
-//   - an incarnation beyond the horizon (wall clock + INCARNATION_HORIZON_MS) is refused, so
+//   - an incarnation beyond the horizon (wall clock + 24 h) is refused, so
 //     no claim can push a member's incarnation out of reach of its own refutation;
 //   - a claim about this peer that is not a plain echo of its own alive claim is refuted;
 //   - `left` counts only when its author (the sender) is the member itself; relayed, it is
@@ -16,7 +18,7 @@
 //
 // Pure: no clock, no table, no network.
 import { MemberState as State } from '../../protocol/constants.js'
-import { supersedes } from './member-table.js'
+import { beyondHorizon, authored, isNews } from '../../protocol/claims.js'
 
 export const Action = Object.freeze({
   APPLY: 'apply', //         put `claim` in the table
@@ -37,7 +39,7 @@ export const Action = Object.freeze({
  * @returns {{ action: string, claim?: object, reason?: string }}
  */
 export function admit (held, claim, { self, author, vouched, horizon }) {
-  if (claim.incarnation > horizon) return { action: Action.REFUSE, reason: 'beyondHorizon' }
+  if (beyondHorizon(claim, horizon)) return { action: Action.REFUSE, reason: 'beyondHorizon' }
   if (claim.endpoint === self.endpoint) {
     if (claim.incarnation < self.incarnation) return { action: Action.IGNORE }
     if (claim.state === State.ALIVE && claim.incarnation === self.incarnation) return { action: Action.IGNORE }
@@ -46,10 +48,9 @@ export function admit (held, claim, { self, author, vouched, horizon }) {
   // Only an alive claim introduces a member (as memberlist): news of the death of a stranger,
   // or of a member reaped since, is no reason to add it.
   if (held === undefined && claim.state !== State.ALIVE) return { action: Action.IGNORE }
-  let c = claim
-  if (c.state === State.LEFT && author !== c.endpoint) c = { ...c, state: State.DEAD }
+  let c = authored(claim, author)
   if (c.state === State.DEAD) c = { ...c, state: State.SUSPECT, by: c.by ?? author }
-  if (!supersedes(held, c)) return { action: Action.IGNORE, claim: c }
+  if (!isNews(held, c)) return { action: Action.IGNORE, claim: c }
   const wakes = c.state <= State.SUSPECT && (held === undefined || held.state > State.SUSPECT)
   if (wakes && !vouched) return { action: Action.CANDIDATE, claim: c }
   return { action: Action.APPLY, claim: c }

@@ -18,7 +18,7 @@ import { admit, Action } from './admission.js'
 import { Candidates } from './candidates.js'
 import { ReconnectList } from './reconnect-list.js'
 import { Awareness } from './awareness.js'
-import { INCARNATION_HORIZON_MS } from '../../protocol/constants.js'
+import { incarnationHorizon } from '../../protocol/claims.js'
 
 const DEAD_SYNC_CHANCE = 0.25 // share of push-pulls sent to a member held dead
 const STALL_ROUNDS = 3 //       no probe round for this many intervals: the process was stalled
@@ -472,7 +472,7 @@ export class Membership extends EventEmitter {
    */
   absorb (updates, author, vouched) {
     if (!Array.isArray(updates)) return
-    const horizon = this.wallClock() + INCARNATION_HORIZON_MS
+    const horizon = incarnationHorizon(this.wallClock())
     let heard = false
     for (const u of updates) {
       if (this.o.accept != null && !this.o.accept(u.endpoint)) {
