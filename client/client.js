@@ -101,7 +101,33 @@ export class Client extends EventEmitter {
     this.tracing = new ClientTracing() // CLIENT spans, when a tracer provider is registered
     this.deadlines = new TimerLists(o.clock, (call) => this.attempts.onDeadline(call))
     this.attempts = new Attempts(this) // sent, answered, timed out, lost; failover (attempts.js)
-    this.connections = new Connections(this) // what a connection's events do to the table (connections.js)
+    // What a connection's events do to the table (connections.js). Its parts are made below:
+    // it gets the few calls it makes on them.
+    this.connections = new Connections({
+      table: this.table,
+      transport: { connect: (ep) => this.transport.connect(ep), disconnect: (ep) => this.transport.disconnect(ep) },
+      counts: this.counts,
+      security: o.security,
+      discover: o.discover,
+      logger: o.logger,
+      closed: () => this.closing !== null,
+      liveness: { stop: (peer) => this.liveness.stop(peer), checkDown: (peer) => this.liveness.checkDown(peer) },
+      discovery: { forget: (ep) => this.discovery.forget(ep), peerUp: (ep) => this.discovery.peerUp(ep) },
+      questions: { forget: (ep) => this.questions.forget(ep) },
+      services: { ask: (ep) => this.services.ask(ep) },
+      prover: o.security ? { prove: (ep) => this.prover.prove(ep) } : null,
+      ejector: this.ejector,
+      capacity: this.capacity,
+      router: this.router,
+      failOver: (peer, notTaken) => this.attempts.failOver(peer, notTaken),
+      routesChanged: () => this.routesChanged(),
+      refusedByAll: (err) => {
+        const parked = [...this.parked]
+        this.parked.clear()
+        for (const call of parked) this.settle(call, err)
+        this.streams.routesChanged() // streams waiting for a peer fail the same way (call-path.js)
+      },
+    })
     this.transport = o.transport({ // a connector (options.js: the transport option)
       maxMessageSize: o.maxMessageSize,
       heartbeatInterval: o.heartbeatInterval,
@@ -133,7 +159,24 @@ export class Client extends EventEmitter {
     // client's own random key, is connected (the table).
     this.roster = new Roster({ maxPeers: o.maxPeers, subset: o.subset, key: Math.floor(o.random() * 2 ** 32).toString(36), table: this.table, services: this.services })
     this.seeds = new Set(o.seeds)
-    this.lists = new MemberLists(this) // member lists and DNS seeds taken in, the subset connected (member-lists.js)
+    // Member lists and DNS seeds taken in, the subset connected (member-lists.js).
+    this.lists = new MemberLists({
+      table: this.table,
+      roster: this.roster,
+      seeds: this.seeds,
+      givenSeeds: o.seeds,
+      anyHost: o.security !== null, // CURVE, or plain on purpose (security: false)
+      maxPeers: o.maxPeers,
+      clock: o.clock,
+      wallClock: o.wallClock,
+      counts: this.counts,
+      transport: this.transport,
+      connections: this.connections,
+      liveness: this.liveness,
+      services: this.services,
+      routesChanged: () => this.routesChanged(),
+      closed: () => this.closing !== null,
+    })
     for (const ep of o.seeds) this.connections.add(ep)
     this.discovery = new Discovery({
       questions: this.questions,
@@ -146,6 +189,17 @@ export class Client extends EventEmitter {
     })
     this.discovery.start()
     this.dns = dnsSeedsOf(o, (found) => this.lists.onDnsSeeds(found))
+    // What members() and describe() use (asks.js).
+    this.asking = {
+      table: this.table,
+      clock: o.clock,
+      timeout: o.timeout,
+      membersTimeout: o.membersTimeout,
+      random: o.random,
+      closed: () => this.closing !== null,
+      connect: (ep) => this.connections.add(ep),
+      fetchList: (ep) => this.discovery.fetch(ep),
+    }
     this.dns?.start()
   }
 
@@ -353,7 +407,7 @@ export class Client extends EventEmitter {
    * [{ endpoint, state, incarnation, meta }], as that peer's `members()` shows it.
    */
   members (from) {
-    return askMembers(this, from)
+    return askMembers(this.asking, from)
   }
 
   /**
@@ -374,7 +428,7 @@ export class Client extends EventEmitter {
    * Rejects with TimeoutError when it does not say within the client's timeout.
    */
   describe (endpoint) {
-    return askService(this, endpoint)
+    return askService(this.asking, endpoint)
   }
 
   /** Rejects every pending request with ClosedError and closes the socket. */

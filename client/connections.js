@@ -8,23 +8,43 @@ import { Feature } from '../protocol/constants.js'
 import { isLoopback } from '../protocol/endpoint.js'
 
 export class Connections {
-  /** @param {import('./client.js').Client} client */
-  constructor (client) {
-    this.c = client
+  /**
+   * @param {object} o
+   * @param {import('./peer-table.js').PeerTable} o.table
+   * @param {{ connect(ep): boolean|void, disconnect(ep): void }} o.transport  the client's connector
+   * @param {object} o.counts         the client's counters (offLoopback, peersRefused)
+   * @param {object|null|false} o.security  the client's security option (null: plain)
+   * @param {boolean} o.discover
+   * @param {{ warn: Function }} o.logger
+   * @param {() => boolean} o.closed
+   * @param {{ stop(peer): void, checkDown(peer): void }} o.liveness
+   * @param {{ forget(ep): void, peerUp(ep): void }} o.discovery
+   * @param {{ forget(ep): void }} o.questions
+   * @param {{ ask(ep): void }} o.services
+   * @param {{ prove(ep): void }|null} o.prover
+   * @param {{ reset(peer): void }} o.ejector
+   * @param {{ reset(peer): void }} o.capacity
+   * @param {{ changed(): void }} o.router
+   * @param {(peer, notTaken: boolean) => void} o.failOver  moves or ends the calls on a peer
+   * @param {() => void} o.routesChanged  waiting calls look again
+   * @param {(err: Error) => void} o.refusedByAll  every peer refused this client: fail what waits for one
+   */
+  constructor (o) {
+    this.o = o
   }
 
   /** Connects to a peer and adds it to the table; undefined when refused (off loopback for a plain client, or by ZeroMQ). */
   add (endpoint) {
-    const c = this.c
-    if (c.options.security === null && !isLoopback(endpoint)) { c.counts.offLoopback++; return undefined }
+    const c = this.o
+    if (c.security === null && !isLoopback(endpoint)) { c.counts.offLoopback++; return undefined }
     if (c.transport.connect(endpoint) === false) { c.counts.peersRefused++; return undefined }
     return c.table.add(endpoint)
   }
 
   remove (peer) {
-    const c = this.c
+    const c = this.o
     c.liveness.stop(peer)
-    c.attempts.failOver(peer, false)
+    c.failOver(peer, false)
     c.table.remove(peer)
     c.discovery.forget(peer.endpoint)
     c.questions.forget(peer.endpoint)
@@ -33,7 +53,7 @@ export class Connections {
 
   /** A connection is up (`reason` null), or a peer reported down answered (liveness.js, member-lists.js). */
   up (endpoint, reason = null) {
-    const c = this.c
+    const c = this.o
     const peer = c.table.get(endpoint)
     if (peer === undefined) return
     peer.connected = true
@@ -47,12 +67,12 @@ export class Connections {
       c.prover?.prove(endpoint) // ...and does not know this client's key yet
     }
     c.table.setState(peer, 'up', reason)
-    if (c.options.discover) c.discovery.peerUp(endpoint)
+    if (c.discover) c.discovery.peerUp(endpoint)
     c.routesChanged()
   }
 
   down (endpoint, reason) {
-    const c = this.c
+    const c = this.o
     const peer = c.table.get(endpoint)
     if (peer === undefined) return
     peer.connected = false
@@ -60,34 +80,28 @@ export class Connections {
     c.ejector.reset(peer)
     c.table.setState(peer, 'down', reason)
     if (peer.gone) return this.remove(peer)
-    c.attempts.failOver(peer, false)
+    c.failOver(peer, false)
     c.liveness.checkDown(peer) // a late event of an old connection may have said so
   }
 
   /** A handshake with `endpoint` failed: once every known peer has refused, waiting requests fail (refusals.js). */
   refused (endpoint, failure) {
-    const c = this.c
+    const c = this.o
     const peer = c.table.get(endpoint)
     if (peer === undefined) return
-    const refusal = handshakeRefusal(peer, failure, c.options.security)
+    const refusal = handshakeRefusal(peer, failure, c.security)
     if (refusal === null) return
     peer.refusal = refusal
-    c.options.logger.warn({ peer: endpoint, kind: failure.kind, code: failure.code }, `handshake refused: ${refusal.message.replace(/^zeromesh: /, '')}`)
+    c.logger.warn({ peer: endpoint, kind: failure.kind, code: failure.code }, `handshake refused: ${refusal.message.replace(/^zeromesh: /, '')}`)
     peer.lastError = refusal.message
-    if (allRefused(c.table)) {
-      const err = refusalError(c.table)
-      const parked = [...c.parked]
-      c.parked.clear()
-      for (const call of parked) c.settle(call, err)
-      c.streams.routesChanged() // streams waiting for a peer fail the same way (call-path.js)
-    }
+    if (allRefused(c.table)) c.refusedByAll(refusalError(c.table))
   }
 
   /** `endpoint` said what it serves (a descriptor, or ANY for an older peer), and what it can do (`features`). */
   served (endpoint, d, features = 0) {
-    const c = this.c
+    const c = this.o
     const peer = c.table.get(endpoint)
-    if (peer === undefined || c.closing !== null) return
+    if (peer === undefined || c.closed()) return
     peer.service = d
     peer.streams = (features & Feature.STREAMS) !== 0
     peer.notServed = null
@@ -103,8 +117,8 @@ export class Connections {
    * an UNKNOWN_METHOD answer, a new claim or a reconnection makes the client ask again.
    */
   noServiceAnswer (endpoint) {
-    const peer = this.c.table.get(endpoint)
-    if (peer === undefined || !peer.connected || peer.service !== null || this.c.closing !== null) return
+    const peer = this.o.table.get(endpoint)
+    if (peer === undefined || !peer.connected || peer.service !== null || this.o.closed()) return
     this.served(endpoint, ANY)
   }
 }

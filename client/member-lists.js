@@ -12,9 +12,26 @@ function stateName (n) {
 }
 
 export class MemberLists {
-  /** @param {import('./client.js').Client} client */
-  constructor (client) {
-    this.c = client
+  /**
+   * @param {object} o
+   * @param {import('./peer-table.js').PeerTable} o.table   the connected peers
+   * @param {import('./roster.js').Roster} o.roster          the members known
+   * @param {Set<string>} o.seeds         the way back in: the seeds given, and those DNS names now
+   * @param {string[]} o.givenSeeds       the endpoints the client was given (kept whatever DNS says)
+   * @param {boolean} o.anyHost           it may connect off loopback (CURVE, or plain on purpose); else loopback only
+   * @param {number} o.maxPeers
+   * @param {{ now(): number }} o.clock
+   * @param {() => number} o.wallClock    ms since 1970, for the incarnation horizon
+   * @param {object} o.counts             the client's counters
+   * @param {{ connect(ep), disconnect(ep) }} o.transport
+   * @param {{ add(ep), remove(peer), up(ep, reason) }} o.connections
+   * @param {{ verifyGone(peer, state: string): void }} o.liveness
+   * @param {{ ask(ep): void }} o.services
+   * @param {() => void} o.routesChanged
+   * @param {() => boolean} o.closed
+   */
+  constructor (o) {
+    this.o = o
     this.subsetQueued = false
     this.dnsFound = new Set() // endpoints the DNS seeds gave last
   }
@@ -25,17 +42,17 @@ export class MemberLists {
    * when it is down. A plain client (no security option) takes only loopback endpoints.
    */
   onDnsSeeds (found) {
-    if (this.c.closing !== null) return
-    const usable = new Set(found.filter((ep) => endpointAllowed(ep, this.c.options.security !== null)))
+    if (this.o.closed()) return
+    const usable = new Set(found.filter((ep) => endpointAllowed(ep, this.o.anyHost)))
     for (const ep of this.dnsFound) {
-      if (usable.has(ep) || this.c.options.seeds.includes(ep)) continue
-      this.c.seeds.delete(ep)
-      const peer = this.c.table.get(ep)
-      if (peer !== undefined && peer.state === 'down') this.c.connections.remove(peer)
+      if (usable.has(ep) || this.o.givenSeeds.includes(ep)) continue
+      this.o.seeds.delete(ep)
+      const peer = this.o.table.get(ep)
+      if (peer !== undefined && peer.state === 'down') this.o.connections.remove(peer)
     }
     for (const ep of usable) {
-      this.c.seeds.add(ep)
-      if (this.c.table.get(ep) === undefined && this.c.table.entries.size < this.c.options.maxPeers) this.c.connections.add(ep)
+      this.o.seeds.add(ep)
+      if (this.o.table.get(ep) === undefined && this.o.table.entries.size < this.o.maxPeers) this.o.connections.add(ep)
     }
     this.dnsFound = usable
   }
@@ -53,23 +70,23 @@ export class MemberLists {
    * `left` it relays about another member reads as `dead`).
    */
   learn (members, from) {
-    if (this.c.closing !== null) return
-    const outside = this.c.roster.outside() // connected peers no list named (seeds): they count toward maxPeers too
-    const now = this.c.clock.now()
-    this.c.roster.reap(now)
-    const horizon = incarnationHorizon(this.c.options.wallClock())
-    const secured = this.c.options.security !== null
+    if (this.o.closed()) return
+    const outside = this.o.roster.outside() // connected peers no list named (seeds): they count toward maxPeers too
+    const now = this.o.clock.now()
+    this.o.roster.reap(now)
+    const horizon = incarnationHorizon(this.o.wallClock())
+    const anyHost = this.o.anyHost
     for (const listed of members) {
       // A plain client stays on loopback, whoever names the endpoint (README, Security).
-      if (!endpointAllowed(listed.endpoint, secured)) { this.c.counts.offLoopback++; continue }
+      if (!endpointAllowed(listed.endpoint, anyHost)) { this.o.counts.offLoopback++; continue }
       // As peers do: no claim can push a member beyond the reach of its own refutation.
-      if (beyondHorizon(listed, horizon)) { this.c.counts.beyondHorizon++; continue }
+      if (beyondHorizon(listed, horizon)) { this.o.counts.beyondHorizon++; continue }
       const m = authored(listed, from)
       const alive = m.state === MemberState.ALIVE || m.state === MemberState.SUSPECT
-      const known = this.c.table.get(m.endpoint)
+      const known = this.o.table.get(m.endpoint)
       if (known === undefined) {
         // A member not connected: remembered, for the subset to choose from.
-        if (!this.c.roster.offer(m, outside, now)) this.c.counts.peersRefused++
+        if (!this.o.roster.offer(m, outside, now)) this.o.counts.peersRefused++
         continue
       }
       if (known.claim !== null && !isNews(known.claim, m)) continue
@@ -77,14 +94,14 @@ export class MemberLists {
       known.claim = { incarnation: m.incarnation, state: m.state }
       if (newLife && !known.connected) this.redial(known)
       this.hinted(known, m.service ?? null)
-      this.c.roster.record(m, known.hint, now)
+      this.o.roster.record(m, known.hint, now)
       if (alive) {
         this.relisted(known)
       } else {
-        if (!this.c.seeds.has(m.endpoint)) {
+        if (!this.o.seeds.has(m.endpoint)) {
           known.gone = true
-          if (known.state === 'up') this.c.liveness.verifyGone(known, stateName(m.state)) // asks the peer itself first
-          else if (known.state === 'down') this.c.connections.remove(known)
+          if (known.state === 'up') this.o.liveness.verifyGone(known, stateName(m.state)) // asks the peer itself first
+          else if (known.state === 'down') this.o.connections.remove(known)
         }
       }
     }
@@ -98,17 +115,17 @@ export class MemberLists {
    * cluster has. At most once per REDIAL_MIN_MS per peer.
    */
   redial (peer) {
-    const now = this.c.clock.now()
+    const now = this.o.clock.now()
     if (now - peer.redialedAt < REDIAL_MIN_MS) return
     peer.redialedAt = now
-    this.c.counts.redials++
-    this.c.transport.disconnect(peer.endpoint)
-    this.c.transport.connect(peer.endpoint)
+    this.o.counts.redials++
+    this.o.transport.disconnect(peer.endpoint)
+    this.o.transport.connect(peer.endpoint)
   }
 
   /** The subset is chosen again at the end of this turn (once, however often this is called). */
   queueResubset () {
-    if (this.subsetQueued || this.c.closing !== null) return
+    if (this.subsetQueued || this.o.closed()) return
     this.subsetQueued = true
     setImmediate(() => this.resubset())
   }
@@ -120,41 +137,41 @@ export class MemberLists {
    */
   resubset () {
     this.subsetQueued = false
-    if (this.c.closing !== null) return
-    const alive = this.c.roster.alive()
-    if (alive.length === 0) return this.c.routesChanged()
-    const want = this.c.roster.choose(alive)
+    if (this.o.closed()) return
+    const alive = this.o.roster.alive()
+    if (alive.length === 0) return this.o.routesChanged()
+    const want = this.o.roster.choose(alive)
     for (const ep of want) {
-      const peer = this.c.table.get(ep)
+      const peer = this.o.table.get(ep)
       if (peer !== undefined) { if (peer.retiring) this.unretire(peer); continue }
-      const m = this.c.roster.get(ep)
-      const added = this.c.connections.add(ep)
+      const m = this.o.roster.get(ep)
+      const added = this.o.connections.add(ep)
       if (added !== undefined) { added.claim = { incarnation: m.incarnation, state: m.state }; added.hint = m.service }
     }
-    if (this.c.roster.limited(alive.length)) {
-      for (const peer of [...this.c.table.entries.values()]) if (!want.has(peer.endpoint) && !peer.retiring) this.retire(peer)
+    if (this.o.roster.limited(alive.length)) {
+      for (const peer of [...this.o.table.entries.values()]) if (!want.has(peer.endpoint) && !peer.retiring) this.retire(peer)
     }
-    this.c.routesChanged() // calls waiting for a first list, or for a peer that may serve them
+    this.o.routesChanged() // calls waiting for a first list, or for a peer that may serve them
   }
 
   /** A connected peer left out of the subset: no new calls; dropped once the calls on it are done. */
   retire (peer) {
     peer.retiring = true
-    if (peer.calls.size === 0) return this.c.connections.remove(peer)
-    this.c.table.setState(peer, 'draining', 'left out of the subset')
+    if (peer.calls.size === 0) return this.o.connections.remove(peer)
+    this.o.table.setState(peer, 'draining', 'left out of the subset')
   }
 
   unretire (peer) {
     peer.retiring = false
-    if (peer.state === 'draining' && peer.connected && !peer.listedGone) this.c.table.setState(peer, 'up', 'back in the subset')
+    if (peer.state === 'draining' && peer.connected && !peer.listedGone) this.o.table.setState(peer, 'up', 'back in the subset')
   }
 
   /** Every peer of the subset is down: the seeds are dialled again, as the way back in. */
   restoreSeeds () {
-    for (const ep of this.c.seeds) {
-      if (this.c.table.get(ep) !== undefined) continue
-      const peer = this.c.connections.add(ep)
-      if (peer !== undefined) peer.hint = this.c.roster.get(ep)?.service ?? null
+    for (const ep of this.o.seeds) {
+      if (this.o.table.get(ep) !== undefined) continue
+      const peer = this.o.connections.add(ep)
+      if (peer !== undefined) peer.hint = this.o.roster.get(ep)?.service ?? null
     }
   }
 
@@ -166,7 +183,7 @@ export class MemberLists {
   hinted (peer, digest) {
     if (digest === null || digest === peer.hint) return
     peer.hint = digest
-    if (peer.connected && peer.service?.digest !== digest) this.c.services.ask(peer.endpoint)
+    if (peer.connected && peer.service?.digest !== digest) this.o.services.ask(peer.endpoint)
   }
 
   /** A member list shows `peer` alive. */
@@ -174,6 +191,6 @@ export class MemberLists {
     peer.gone = false
     if (!peer.listedGone) return
     peer.listedGone = false
-    if (peer.state === 'draining' && peer.connected) this.c.connections.up(peer.endpoint, 'alive again')
+    if (peer.state === 'draining' && peer.connected) this.o.connections.up(peer.endpoint, 'alive again')
   }
 }

@@ -36,9 +36,10 @@ export function isNews (held, claim) {
 }
 
 /**
- * Whether a receiver may take a claim about `endpoint` at all: one that runs plain (no
- * CURVE) stays on loopback whoever names the endpoint (PROTOCOL.md 1.2).
+ * Whether a receiver may take a claim about `endpoint` at all: one that runs plain by default
+ * (no CURVE, and not told to run plain on purpose) stays on loopback whoever names the
+ * endpoint (PROTOCOL.md 1.2). `anyHost`: it runs CURVE, or plain on purpose (--insecure).
  */
-export function endpointAllowed (endpoint, secured) {
-  return secured || isLoopback(endpoint)
+export function endpointAllowed (endpoint, anyHost) {
+  return anyHost || isLoopback(endpoint)
 }

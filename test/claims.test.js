@@ -41,7 +41,7 @@ describe('membership claims: the rules both sides apply', () => {
     expect(authored(claim(A, 5, S.SUSPECT), B).state).to.equal(S.SUSPECT)
   })
 
-  it('a plain receiver takes loopback endpoints only; a secured one any', () => {
+  it('a receiver plain by default takes loopback endpoints only; a secured one (or one plain on purpose) any', () => {
     expect(endpointAllowed('tcp://127.0.0.1:1', false)).to.equal(true)
     expect(endpointAllowed('tcp://10.0.0.7:1', false)).to.equal(false)
     expect(endpointAllowed('tcp://10.0.0.7:1', true)).to.equal(true)
