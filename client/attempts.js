@@ -14,24 +14,46 @@ import { Status, Limits, Accepts } from '../protocol/constants.js'
 import {
   TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ProtocolError, invalidArgument,
 } from '../protocol/errors.js'
-import { userFault } from '../protocol/user-code.js'
 import { ReplySizes } from './reply-sizes.js'
 
 const LOST_GRACE_MS = 50 //       time for replies already received to be read after a disconnect
 const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
 
 export class Attempts {
-  /** @param {import('./client.js').Client} client */
-  constructor (client) {
-    this.c = client
-    const o = client.options
+  /**
+   * @param {object} o
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {import('./peer-table.js').PeerTable} o.table
+   * @param {{ send(ep, frames, done): void }} o.transport  the client's connector
+   * @param {object} o.counts      the client's counters (retries, hedges, attempt timeouts, ejections, budget)
+   * @param {number} o.maxMessageSize
+   * @param {number} o.maxAttempts
+   * @param {() => number} o.random
+   * @param {import('./call-path.js').CallPath} o.path        where a hedge goes
+   * @param {import('./capacity.js').CapacityWait} o.capacity  busy peers, places freed
+   * @param {import('./tracing.js').ClientTracing} o.tracing
+   * @param {{ onResult?: Function }} o.strategy              told how each attempt ended
+   * @param {import('./ejection.js').Ejector} o.ejector
+   * @param {import('./retry-budget.js').RetryBudget} o.budget
+   * @param {{ get(id): object|undefined }} o.pending         the client's calls in flight, by id
+   * @param {(call, now?) => void} o.dispatch                 sends a call's next attempt (the call path)
+   * @param {(call, err: Error|null, value?) => void} o.settle ends a call
+   * @param {(bytes: number) => void} o.sized                 a call's request was encoded: its bytes count toward maxPendingBytes
+   * @param {(peer, notTaken: boolean) => void} o.streamsLost  the streams on a lost peer move or end
+   * @param {(peer, method: string) => void} o.notServing      a peer answered UNKNOWN_METHOD
+   * @param {(peer) => void} o.retired                        a peer left out of the subset has no calls left
+   * @param {(what: string, err: unknown) => void} o.userFault user code threw
+   * @param {(call) => Error|null} o.unroutable               why no peer may take the call, when none ever may
+   */
+  constructor (o) {
+    this.o = o
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
     this.replySizes = new ReplySizes() // method -> bytes per reply: large ones are not coalesced
     this.limits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call)) // attempt timeouts
     // Requests for one peer made in the same turn leave together (coalescing); each in a frame
     // still fails over on its own.
     this.outbox = new Outbox({
-      send: (peer, entries, calls) => client.transport.send(peer.endpoint, [requestFrame(entries)], (code) => { for (const c of calls) this.onSent(c, peer, code) }),
+      send: (peer, entries, calls) => o.transport.send(peer.endpoint, [requestFrame(entries)], (code) => { for (const c of calls) this.onSent(c, peer, code) }),
       keep: (call, peer) => !call.settled && call.peer === peer, // not aborted or moved on before it left
       maxBatch: Limits.maxBatch, // what a peer accepts by default
       maxBytes: o.maxMessageSize,
@@ -50,8 +72,8 @@ export class Attempts {
   /** Tells the peers still working on a settled call to drop it: their handler's ctx.signal aborts. */
   cancel (call) {
     for (const ep of call.outstanding) {
-      if (this.c.table.get(ep)?.state === 'down') continue
-      this.c.transport.send(ep, [encodeCancel([call.id])], () => {})
+      if (this.o.table.get(ep)?.state === 'down') continue
+      this.o.transport.send(ep, [encodeCancel([call.id])], () => {})
     }
   }
 
@@ -59,7 +81,7 @@ export class Attempts {
     this.limits.clear()
   }
 
-  attempt (call, peer, now = this.c.clock.now()) {
+  attempt (call, peer, now = this.o.clock.now()) {
     const remaining = Math.max(1, Math.ceil(call.deadline - now))
     // A lone request, or one whose method's replies are large (reply-sizes.js), is packed as
     // its whole frame, to leave at once as it is; any other as an entry, to be joined with the
@@ -70,17 +92,17 @@ export class Attempts {
     try {
       packed = lone ? encodeRequest([entry]) : packEntry(entry)
     } catch (err) {
-      return this.c.settle(call, invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`))
+      return this.o.settle(call, invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`))
     }
     const size = lone ? packed.length : FRAME_OVERHEAD + packed.length
-    if (size > this.c.options.maxMessageSize) {
-      return this.c.settle(call, invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.c.options.maxMessageSize}`))
+    if (size > this.o.maxMessageSize) {
+      return this.o.settle(call, invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.o.maxMessageSize}`))
     }
-    if (call.size === 0) { call.size = size; this.c.pendingBytes += size }
-    if (call.attempts > 0) this.c.counts.retries++
+    if (call.size === 0) { call.size = size; this.o.sized(size) }
+    if (call.attempts > 0) this.o.counts.retries++
     call.attempts++
     call.sentTo(peer.endpoint)
-    if (call.span !== null) this.c.tracing.attempt(call, peer.endpoint, false)
+    if (call.span !== null) this.o.tracing.attempt(call, peer.endpoint, false)
     call.peer = peer
     call.sent = false
     call.sentAt = now
@@ -88,10 +110,10 @@ export class Attempts {
     const limit = this.attemptTimeoutFor(call, remaining)
     if (limit !== null) call.attemptTimer = this.limits.add(call, limit, now)
     if (call.hedge !== null && call.idempotent && call.attempts === 1) {
-      call.hedgeTimer = this.c.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
+      call.hedgeTimer = this.o.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
     }
     if (lone) {
-      this.c.transport.send(peer.endpoint, [packed], (code) => this.onSent(call, peer, code))
+      this.o.transport.send(peer.endpoint, [packed], (code) => this.onSent(call, peer, code))
       return
     }
     this.outbox.add(peer, peer, packed, call, peer.calls.size)
@@ -106,16 +128,16 @@ export class Attempts {
   hedge (call) {
     call.hedgeTimer = null
     if (call.settled) return
-    const d = this.c.path.route(call, Kind.HEDGE)
-    if (d.peer === undefined || !this.c.budget.withdraw()) return
+    const d = this.o.path.route(call, Kind.HEDGE)
+    if (d.peer === undefined || !this.o.budget.withdraw()) return
     const peer = d.peer
-    const remaining = Math.max(1, Math.ceil(call.deadline - this.c.clock.now()))
+    const remaining = Math.max(1, Math.ceil(call.deadline - this.o.clock.now()))
     let frame
     try { frame = encodeRequest([requestEntry(call, remaining)]) } catch { return }
     call.sentTo(peer.endpoint)
-    if (call.span !== null) this.c.tracing.attempt(call, peer.endpoint, true)
-    this.c.counts.hedges++
-    this.c.transport.send(peer.endpoint, [frame], () => {})
+    if (call.span !== null) this.o.tracing.attempt(call, peer.endpoint, true)
+    this.o.counts.hedges++
+    this.o.transport.send(peer.endpoint, [frame], () => {})
   }
 
   /**
@@ -140,25 +162,25 @@ export class Attempts {
     call.attemptTimer = null
     const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
     if (call.settled || peer === null) return
-    this.c.counts.attemptTimeouts++
-    const now = this.c.clock.now()
+    this.o.counts.attemptTimeouts++
+    const now = this.o.clock.now()
     const latencyMs = now - call.sentAt
-    this.c.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`, latencyMs, now)
+    this.o.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`, latencyMs, now)
     this.strategyResult(peer, { latencyMs, error: 'timeout', at: now })
-    if (this.c.ejector.failure(peer)) this.c.counts.ejections++
+    if (this.o.ejector.failure(peer)) this.o.counts.ejections++
     this.retryOrFail(call, Outcome.ATTEMPT_TIMEOUT, peer)
   }
 
   /** Applies the failover policy (client/failover.js) to a call whose attempt on `peer` ended. */
   retryOrFail (call, outcome, peer) {
-    const d = decide(call, outcome, { maxAttempts: this.c.options.maxAttempts, budget: this.c.budget, random: this.c.options.random, endpoint: peer.endpoint })
-    if (call.budgetSpent) { call.budgetSpent = false; this.c.counts.budgetExhausted++ }
-    if (d.action === 'fail') return this.c.settle(call, d.error)
+    const d = decide(call, outcome, { maxAttempts: this.o.maxAttempts, budget: this.o.budget, random: this.o.random, endpoint: peer.endpoint })
+    if (call.budgetSpent) { call.budgetSpent = false; this.o.counts.budgetExhausted++ }
+    if (d.action === 'fail') return this.o.settle(call, d.error)
     if (d.action === 'wait') return
     if (outcome !== Outcome.REFUSED) call.lost = true // the earlier attempt may still answer, or may have run
     this.detach(call)
-    if (d.delay === 0) return this.c.dispatch(call)
-    call.retryTimer = this.c.clock.setTimeout(() => { call.retryTimer = null; this.c.dispatch(call) }, d.delay)
+    if (d.delay === 0) return this.o.dispatch(call)
+    call.retryTimer = this.o.clock.setTimeout(() => { call.retryTimer = null; this.o.dispatch(call) }, d.delay)
   }
 
   onSent (call, peer, code) {
@@ -167,29 +189,29 @@ export class Attempts {
     // ZeroMQ refused the message: the peer certainly never saw it, so go elsewhere at once.
     this.detach(call)
     if (code === 'EHOSTUNREACH') {
-      this.c.table.setState(peer, 'down', 'unreachable')
+      this.o.table.setState(peer, 'down', 'unreachable')
     } else {
-      this.c.table.recordFailure(peer, `send failed: ${code}`)
-      if (this.c.ejector.failure(peer)) this.c.counts.ejections++
+      this.o.table.recordFailure(peer, `send failed: ${code}`)
+      if (this.o.ejector.failure(peer)) this.o.counts.ejections++
     }
     call.lastError = new NoPeersError(`zeromesh: could not send "${call.method}" to ${peer.endpoint} (${code})`)
     this.retryOrFail(call, Outcome.REFUSED, peer)
   }
 
   onReply (peer, r, bytes) {
-    const call = this.c.pending.get(r.id)
+    const call = this.o.pending.get(r.id)
     if (call === undefined) { // late: timed out, aborted or answered by another peer
-      if (peer.busy && (r.status === Status.OK || r.status === Status.REMOTE)) this.c.capacity.freed(peer) // it ran, and its place is free
+      if (peer.busy && (r.status === Status.OK || r.status === Status.REMOTE)) this.o.capacity.freed(peer) // it ran, and its place is free
       return
     }
     call.answeredBy(peer.endpoint)
     this.replySizes.observe(call.method, bytes)
-    if (call.span !== null) this.c.tracing.reply(call, peer.endpoint, r.status)
+    if (call.span !== null) this.o.tracing.reply(call, peer.endpoint, r.status)
     switch (r.status) {
       case Status.OK:
         this.measured(call, peer, null)
-        this.c.settle(call, null, r.value)
-        if (peer.busy) this.c.capacity.freed(peer) // a place is free there: a waiting call takes it
+        this.o.settle(call, null, r.value)
+        if (peer.busy) this.o.capacity.freed(peer) // a place is free there: a waiting call takes it
         return
       case Status.UNKNOWN_METHOD:
         // The handler never ran: the client's idea of what this peer serves was wrong (the
@@ -197,58 +219,58 @@ export class Attempts {
         // idempotent or not, and ask this one again what it serves.
         if (call.peer !== peer) return
         this.detach(call)
-        this.c.notServing(peer, call.method)
+        this.o.notServing(peer, call.method)
         call.lastError = new UnknownMethodError(r.message)
         return this.retryOrFail(call, Outcome.REFUSED, peer)
       case Status.REMOTE: {
         const err = new RemoteError(r.message, { remoteCode: r.code })
         this.measured(call, peer, err)
-        this.c.settle(call, err)
-        if (peer.busy) this.c.capacity.freed(peer)
+        this.o.settle(call, err)
+        if (peer.busy) this.o.capacity.freed(peer)
         return
       }
       case Status.INVALID_REQUEST:
-        return this.c.settle(call, invalidArgument(`peer ${peer.endpoint} refused the request: ${r.message}`))
+        return this.o.settle(call, invalidArgument(`peer ${peer.endpoint} refused the request: ${r.message}`))
       case Status.BUSY:
         // The peer did not take it: not an attempt, not a retry (no budget, no maxAttempts).
         // Another peer with room takes it, or it waits for a place (client/capacity.js).
         if (call.peer !== peer) return
         this.detach(call)
         call.attempts--
-        this.c.table.recordFailure(peer, 'busy')
-        this.c.capacity.saturated(peer, call.probe === peer)
+        this.o.table.recordFailure(peer, 'busy')
+        this.o.capacity.saturated(peer, call.probe === peer)
         call.probe = null
         call.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${peer.endpoint}: ${r.message})`)
-        return this.c.dispatch(call)
+        return this.o.dispatch(call)
       case Status.DRAINING:
         if (call.peer !== peer) return
         this.detach(call)
         peer.listedGone = false // the peer itself says it is stopping: only a reconnect brings it back
-        this.c.table.setState(peer, 'draining', 'draining')
+        this.o.table.setState(peer, 'draining', 'draining')
         call.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${peer.endpoint})`)
         return this.retryOrFail(call, Outcome.REFUSED, peer)
       default:
-        return this.c.settle(call, new ProtocolError(`zeromesh: peer ${peer.endpoint} answered with unknown status ${r.status}`))
+        return this.o.settle(call, new ProtocolError(`zeromesh: peer ${peer.endpoint} answered with unknown status ${r.status}`))
     }
   }
 
   /** The strategy hears how an attempt ended; what it throws is reported, not thrown. */
   strategyResult (peer, result) {
-    if (this.c.strategy.onResult === undefined) return
+    if (this.o.strategy.onResult === undefined) return
     try {
-      this.c.strategy.onResult(peer, result)
+      this.o.strategy.onResult(peer, result)
     } catch (err) {
-      userFault(this.c, this.c.options.logger, 'strategy.onResult', err)
+      this.o.userFault('strategy.onResult', err)
     }
   }
 
   /** An answer came from `peer`: its latency goes to the table and to the strategy. */
   measured (call, peer, error) {
     if (call.peer !== peer) return // an earlier attempt's answer: its timing is not this one's
-    const now = this.c.clock.now()
+    const now = this.o.clock.now()
     const latencyMs = now - call.sentAt
-    this.c.table.recordSuccess(peer, latencyMs, now)
-    this.c.ejector.success(peer)
+    this.o.table.recordSuccess(peer, latencyMs, now)
+    this.o.ejector.success(peer)
     this.strategyResult(peer, { latencyMs, error, at: now })
     let m = this.methodLatency.get(call.method)
     if (m === undefined) this.methodLatency.set(call.method, m = new PeakEwma(LATENCY_DECAY_MS))
@@ -264,7 +286,7 @@ export class Attempts {
    * with ConnectionLostError because it may or may not have run).
    */
   failOver (peer, notTaken) {
-    this.c.streams.peerLost(peer, notTaken)
+    this.o.streamsLost(peer, notTaken)
     for (const call of [...peer.calls]) {
       this.detach(call)
       if (notTaken) {
@@ -273,7 +295,7 @@ export class Attempts {
         continue
       }
       call.lost = true
-      call.retryTimer = this.c.clock.setTimeout(() => {
+      call.retryTimer = this.o.clock.setTimeout(() => {
         call.retryTimer = null
         if (!call.settled) this.retryOrFail(call, Outcome.LOST, peer)
       }, LOST_GRACE_MS)
@@ -285,7 +307,7 @@ export class Attempts {
     if (peer !== null) {
       peer.calls.delete(call)
       call.peer = null
-      if (peer.retiring && peer.calls.size === 0) setImmediate(() => { if (peer.retiring && peer.calls.size === 0) this.c.connections.remove(peer) })
+      if (peer.retiring && peer.calls.size === 0) setImmediate(() => { if (peer.retiring && peer.calls.size === 0) this.o.retired(peer) })
     }
     if (call.attemptTimer !== null) {
       this.limits.remove(call.attemptTimer)
@@ -302,16 +324,16 @@ export class Attempts {
       err = new TimeoutError(`zeromesh: "${call.method}" got no reply within ${ms} ms (${call.attempts} attempt${call.attempts === 1 ? '' : 's'})`)
     } else if (call.lastError !== null) {
       err = call.lastError
-    } else if ([...this.c.table.entries.values()].some((p) => p.refusal !== null)) {
-      err = refusalError(this.c.table) // some refused, the others never answered
-    } else if (!this.c.table.anyEverUp()) {
-      err = new NoPeersError(`zeromesh: no peer reachable within ${ms} ms (tried ${[...this.c.table.entries.keys()].join(', ')})`)
-    } else if (this.c.router.candidates(call.method, call.version, call.where).length === 0 && !this.c.router.mayCome(call.method, call.version, call.where, (d) => this.c.services.known(d))) {
-      err = new UnknownMethodError(`zeromesh: ${this.c.router.explain(call.method, call.version, call.where)}`)
+    } else if ([...this.o.table.entries.values()].some((p) => p.refusal !== null)) {
+      err = refusalError(this.o.table) // some refused, the others never answered
+    } else if (!this.o.table.anyEverUp()) {
+      err = new NoPeersError(`zeromesh: no peer reachable within ${ms} ms (tried ${[...this.o.table.entries.keys()].join(', ')})`)
+    } else if ((err = this.o.unroutable(call)) !== null) {
+      // no peer serves it, nor may one come
     } else {
       err = new NoPeersError(`zeromesh: no peer was up for "${call.method}" within ${ms} ms`)
     }
-    this.c.settle(call, err)
+    this.o.settle(call, err)
   }
 }
 

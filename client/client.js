@@ -28,7 +28,7 @@ import { MemberLists } from './member-lists.js'
 import { askMembers, askService } from './asks.js'
 import { decode, hasSignature } from '../protocol/codec.js'
 import { MessageType, MAX_REQUEST_ID } from '../protocol/constants.js'
-import { ClosedError, BusyError, invalidArgument } from '../protocol/errors.js'
+import { ClosedError, BusyError, UnknownMethodError, invalidArgument } from '../protocol/errors.js'
 import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
 import { SILENT_LOGGER } from '../protocol/options.js'
 import { dnsSeedsOf } from '../transport/dns-seeds.js'
@@ -67,7 +67,7 @@ export class Client extends EventEmitter {
     this.methodWaiters = new MethodWaiters({ router: this.router, clock: o.clock, timeout: o.timeout, where: o.where })
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
-    this.streams = new ClientStreams(this) // client.stream(): open streams, by id (ids shared with requests)
+
     this.parked = new Set() //  calls waiting for any peer to come up
     this.pendingBytes = 0 //    request bytes of the calls in `pending`, as encoded (maxPendingBytes)
     // Calls refused busy by every peer that may take them wait for a place (capacity.js).
@@ -100,9 +100,21 @@ export class Client extends EventEmitter {
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: each request's whole time
     this.tracing = new ClientTracing() // CLIENT spans, when a tracer provider is registered
     this.deadlines = new TimerLists(o.clock, (call) => this.attempts.onDeadline(call))
-    this.attempts = new Attempts(this) // sent, answered, timed out, lost; failover (attempts.js)
     // What a connection's events do to the table (connections.js). Its parts are made below:
     // it gets the few calls it makes on them.
+    // client.stream(): open streams, by id (ids shared with requests)
+    this.streams = new ClientStreams({
+      clock: o.clock,
+      transport: { send: (ep, frames, done) => this.transport.send(ep, frames, done) },
+      table: this.table,
+      path: this.path,
+      capacity: this.capacity,
+      tracing: this.tracing,
+      counts: this.counts,
+      maxMessageSize: o.maxMessageSize,
+      notServing: (peer, method) => this.notServing(peer, method),
+      strategyFault: (err) => this.strategyFault(err),
+    })
     this.connections = new Connections({
       table: this.table,
       transport: { connect: (ep) => this.transport.connect(ep), disconnect: (ep) => this.transport.disconnect(ep) },
@@ -137,6 +149,33 @@ export class Client extends EventEmitter {
       onDown: (ep) => this.connections.down(ep, 'disconnected'),
       credentials: o.security || null,
       onRefused: (ep, refusal) => this.connections.refused(ep, refusal),
+    })
+    // Sent, answered, timed out, lost; failover (attempts.js).
+    this.attempts = new Attempts({
+      clock: o.clock,
+      table: this.table,
+      transport: this.transport,
+      counts: this.counts,
+      maxMessageSize: o.maxMessageSize,
+      maxAttempts: o.maxAttempts,
+      random: o.random,
+      path: this.path,
+      capacity: this.capacity,
+      tracing: this.tracing,
+      strategy: this.strategy,
+      ejector: this.ejector,
+      budget: this.budget,
+      pending: this.pending,
+      dispatch: (call, now) => this.dispatch(call, now),
+      settle: (call, err, value) => this.settle(call, err, value),
+      sized: (bytes) => { this.pendingBytes += bytes },
+      streamsLost: (peer, notTaken) => this.streams.peerLost(peer, notTaken),
+      notServing: (peer, method) => this.notServing(peer, method),
+      retired: (peer) => this.connections.remove(peer),
+      userFault: (what, err) => userFault(this, o.logger, what, err),
+      unroutable: (call) => this.router.candidates(call.method, call.version, call.where).length === 0 && !this.router.mayCome(call.method, call.version, call.where, (d) => this.services.known(d))
+        ? new UnknownMethodError(`zeromesh: ${this.router.explain(call.method, call.version, call.where)}`)
+        : null,
     })
     this.questions = new Questions({ send: (ep, frames, done) => this.transport.send(ep, frames, done), clock: o.clock })
     this.prover = o.security ? new KeyProver({ credentials: o.security, questions: this.questions, send: (ep, frames, done) => this.transport.send(ep, frames, done), timeout: o.membersTimeout, counts: this.counts }) : null

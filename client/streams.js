@@ -27,9 +27,21 @@ const KEEPALIVE_MS = 10000 // an open stream says "still here" this often (a pee
 const GIVE_UP_MS = 30000 //   a full pipe that takes nothing this long ends a stream with no idle timeout
 
 export class ClientStreams {
-  /** @param {import('./client.js').Client} client */
-  constructor (client) {
-    this.c = client
+  /**
+   * @param {object} o
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {{ send(ep, frames, done): void }} o.transport
+   * @param {import('./peer-table.js').PeerTable} o.table
+   * @param {import('./call-path.js').CallPath} o.path            where each attempt goes
+   * @param {import('./capacity.js').CapacityWait} o.capacity     streams refused busy wait here
+   * @param {import('./tracing.js').ClientTracing} o.tracing
+   * @param {{ failed: object }} o.counts   the client's counters (failures by code)
+   * @param {number} o.maxMessageSize
+   * @param {(peer, method: string) => void} o.notServing  a peer answered UNKNOWN_METHOD
+   * @param {(err: unknown) => Error} o.strategyFault        a custom strategy threw
+   */
+  constructor (o) {
+    this.o = o
     this.open = new Map() // id -> ClientStream, from open to end
     this.waiting = new Set() // streams with no peer to take them yet
     this.keepalive = null
@@ -37,12 +49,12 @@ export class ClientStreams {
     // Streams refused busy before their first item by every peer that may take them wait for
     // a place, as requests do (capacity.js).
     this.waitingStreams = {
-      fits: (s, peer) => client.path.fits(s, Kind.STREAM, peer),
+      fits: (s, peer) => o.path.fits(s, Kind.STREAM, peer),
       pick: (s) => {
         try {
-          return client.path.open(s, Kind.STREAM)
+          return o.path.open(s, Kind.STREAM)
         } catch (err) {
-          s.fail(client.strategyFault(err))
+          s.fail(o.strategyFault(err))
           return null
         }
       },
@@ -56,10 +68,10 @@ export class ClientStreams {
     const s = new ClientStream(this, id, method, args, o)
     this.open.set(id, s)
     this.counts.opened++
-    this.c.tracing.start(s)
+    this.o.tracing.start(s)
     if (o.signal?.aborted) { s.fail(s.abortError()); return s }
     if (o.timeout > 0) {
-      s.deadlineTimer = this.c.clock.setTimeout(() => {
+      s.deadlineTimer = this.o.clock.setTimeout(() => {
         s.deadlineTimer = null
         // One that never began because every peer was busy fails busy, as a request does.
         s.fail(s.waiting !== null && s.lastError !== null ? s.lastError : s.timedOut(`no end within its timeout of ${o.timeout} ms`))
@@ -78,7 +90,7 @@ export class ClientStreams {
   /** Opens the stream's next attempt where the call path says (call-path.js), or makes it wait. */
   dispatch (s) {
     if (s.over) return
-    const c = this.c
+    const c = this.o
     const d = c.path.route(s, Kind.STREAM)
     if (d.peer !== undefined) return this.attempt(s, d.peer)
     if (d.park) return this.waiting.add(s) // until a peer that may take it is up (routesChanged), or the idle timeout
@@ -91,14 +103,14 @@ export class ClientStreams {
   }
 
   attempt (s, peer) {
-    const c = this.c
+    const c = this.o
     let frame
     try {
       frame = encodeStreamOpen(s.id, s.method, s.args, s.o.timeout > 0 ? Math.max(1, Math.ceil(s.deadline - c.clock.now())) : 0, s.o.window.items, s.o.window.bytes, s.o.input !== null, s.trace, Accepts.BULK)
     } catch (err) {
       return s.fail(invalidArgument(`args of "${s.method}" could not be encoded: ${err?.message ?? err}`))
     }
-    if (frame.length > c.options.maxMessageSize) return s.fail(invalidArgument(`stream "${s.method}" opens with ${frame.length} bytes, larger than maxMessageSize ${c.options.maxMessageSize}`))
+    if (frame.length > c.maxMessageSize) return s.fail(invalidArgument(`stream "${s.method}" opens with ${frame.length} bytes, larger than maxMessageSize ${c.maxMessageSize}`))
     if (s.attempts > 0) this.counts.failovers++
     s.attempts++
     s.tried.push(peer.endpoint)
@@ -159,21 +171,21 @@ export class ClientStreams {
     const where = peer.endpoint
     const received = s.consumer.received
     const refused = msg.status === Status.BUSY || msg.status === Status.DRAINING || msg.status === Status.UNKNOWN_METHOD
-    if (!refused && peer.busy) queueMicrotask(() => this.c.capacity.freed(peer)) // its place there is free (after this stream's end is read)
+    if (!refused && peer.busy) queueMicrotask(() => this.o.capacity.freed(peer)) // its place there is free (after this stream's end is read)
     if (msg.status === Status.OK) {
       if (msg.count !== received) return s.fail(s.with(new ConnectionLostError(`zeromesh: ${where} sent ${msg.count} items of "${s.method}", ${received} arrived`)))
       return s.finish()
     }
     if (refused && !s.committed && received === 0) {
       // The handler never ran: another peer, whatever the stream's idempotency.
-      if (msg.status === Status.DRAINING) { this.c.table.setState(peer, 'draining', 'draining'); s.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${where})`) }
+      if (msg.status === Status.DRAINING) { this.o.table.setState(peer, 'draining', 'draining'); s.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${where})`) }
       if (msg.status === Status.BUSY) {
-        this.c.table.recordFailure(peer, 'busy')
-        this.c.capacity.saturated(peer, s.probe === peer)
+        this.o.table.recordFailure(peer, 'busy')
+        this.o.capacity.saturated(peer, s.probe === peer)
         s.probe = null
         s.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${where}: ${msg.message})`)
       }
-      if (msg.status === Status.UNKNOWN_METHOD) { this.c.notServing(peer, s.method); s.lastError = new UnknownMethodError(msg.message) }
+      if (msg.status === Status.UNKNOWN_METHOD) { this.o.notServing(peer, s.method); s.lastError = new UnknownMethodError(msg.message) }
       s.peer = null
       return this.dispatch(s)
     }
@@ -210,9 +222,9 @@ export class ClientStreams {
   /** While streams are open, each says "still here" to its peer (STREAM_CREDIT 0, 0) when it granted nothing for KEEPALIVE_MS. */
   keepAlive () {
     if (this.keepalive !== null || this.open.size === 0) return
-    this.keepalive = this.c.clock.setTimeout(() => {
+    this.keepalive = this.o.clock.setTimeout(() => {
       this.keepalive = null
-      const now = this.c.clock.now()
+      const now = this.o.clock.now()
       for (const s of this.open.values()) if (s.peer !== null && now - s.creditAt >= KEEPALIVE_MS) s.sendCredit(0, 0)
       this.keepAlive()
     }, KEEPALIVE_MS)
@@ -222,8 +234,8 @@ export class ClientStreams {
   closed (s) {
     this.open.delete(s.id)
     this.waiting.delete(s)
-    if (s.waiting !== null) this.c.capacity.delete(s)
-    if (this.open.size === 0 && this.keepalive !== null) { this.c.clock.clearTimeout(this.keepalive); this.keepalive = null }
+    if (s.waiting !== null) this.o.capacity.delete(s)
+    if (this.open.size === 0 && this.keepalive !== null) { this.o.clock.clearTimeout(this.keepalive); this.keepalive = null }
   }
 
   close (err) {
@@ -243,7 +255,7 @@ export class ClientStream {
     this.version = o.version //       and as the call path reads one (call-path.js)
     this.where = o.where
     this.key = o.key
-    this.deadline = o.timeout > 0 ? mgr.c.clock.now() + o.timeout : Infinity
+    this.deadline = o.timeout > 0 ? mgr.o.clock.now() + o.timeout : Infinity
     this.peer = null //      PeerEntry of the current attempt
     this.tried = []
     this.attempts = 0
@@ -292,7 +304,7 @@ export class ClientStream {
   fail (err) {
     if (this.over) return
     this.over = true
-    const c = this.mgr.c
+    const c = this.mgr.o
     this.out?.close() // what it held is of no use now; the cancel goes at once
     if (this.peer !== null && this.peer.connected) c.transport.send(this.peer.endpoint, [encodeCancel([this.id])], () => {})
     this.peer = null
@@ -311,12 +323,12 @@ export class ClientStream {
     this.peer = null
     this.mgr.counts.ok++
     this.cleanup()
-    if (this.span !== null) this.mgr.c.tracing.end(this, null, this.consumer.received)
+    if (this.span !== null) this.mgr.o.tracing.end(this, null, this.consumer.received)
     this.consumer.end(null)
   }
 
   cleanup () {
-    const clock = this.mgr.c.clock
+    const clock = this.mgr.o.clock
     this.out?.close()
     this.input?.cancel() // the peer's side is over: the caller's input is not read further (its finally runs)
     if (this.deadlineTimer !== null) clock.clearTimeout(this.deadlineTimer)
@@ -331,7 +343,7 @@ export class ClientStream {
    * (a reader that is behind holds the peer back on purpose, so that is not idleness).
    */
   armIdle () {
-    const clock = this.mgr.c.clock
+    const clock = this.mgr.o.clock
     if (this.idleTimer !== null) clock.clearTimeout(this.idleTimer)
     this.idleTimer = null
     const ms = this.o.idleTimeout
@@ -348,7 +360,7 @@ export class ClientStream {
 
   sendCredit (items, bytes) {
     if (this.peer === null) return
-    this.creditAt = this.mgr.c.clock.now()
+    this.creditAt = this.mgr.o.clock.now()
     this.out.push(encodeStreamCredit(this.id, items, bytes))
   }
 
@@ -366,9 +378,9 @@ export class ClientStream {
       source: typeof src[Symbol.asyncIterator] === 'function' ? src[Symbol.asyncIterator]() : src[Symbol.iterator](),
       items,
       bytes,
-      maxFrame: this.mgr.c.options.maxMessageSize,
+      maxFrame: this.mgr.o.maxMessageSize,
       send,
-      room: () => out.bytes < this.mgr.c.options.maxMessageSize,
+      room: () => out.bytes < this.mgr.o.maxMessageSize,
       end: (err, count) => send(err === null
         ? encodeStreamEnd(this.id, Status.OK, null, count)
         : encodeStreamEnd(this.id, Status.REMOTE, [err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null], count)),
