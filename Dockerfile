@@ -15,6 +15,7 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json index.js index.d.ts ./
 COPY protocol ./protocol
+COPY runtime ./runtime
 COPY transport ./transport
 COPY peer ./peer
 COPY client ./client

@@ -1,8 +1,8 @@
 // Client options and per-request options: defaults, one per line with the reason, and checks.
-import { checkOptions, int, num, bool, any, fn, loggerOption, windowOption } from '../protocol/options.js'
+import { checkOptions, int, num, bool, any, fn, loggerOption, windowOption } from '../runtime/options.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
-import { clockOption, MAX_TIMER_MS } from '../protocol/clock.js'
+import { clockOption, MAX_TIMER_MS } from '../runtime/clock.js'
 import { resolveClientSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
 import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
 import { zmqTransport } from '../transport/index.js'

@@ -2,7 +2,7 @@
 // a result, a thrown error (message and code kept), an unknown method, busy, draining.
 // Knows nothing of sockets: it is handed a `reply(entry)` callback per request.
 import { Status } from '../protocol/constants.js'
-import { IdTable } from '../protocol/id-table.js'
+import { IdTable } from '../runtime/id-table.js'
 import { DrainingError, RemoteCode } from '../protocol/errors.js'
 import { closeSource } from '../protocol/stream-producer.js'
 import { PeerTracing } from './tracing.js'
@@ -44,7 +44,7 @@ export class Dispatcher {
    * synchronously for the refusals and when the handler returns synchronously. `scope` (the
    * client connection's ClientRequests, or null) keeps the contexts of running async
    * requests in its `running` table, by request id, so the client can cancel them (an
-   * IdTable, not a Map: protocol/id-table.js says why). `now`: the
+   * IdTable, not a Map: runtime/id-table.js says why). `now`: the
    * clock's time when the request arrived, if the caller has it. A request the client
    * cancelled gets no reply: `reply(null)` says it is over.
    */

@@ -2,7 +2,7 @@
 // it gives out. An array used as a queue (push, shift) keeps reallocating its storage as
 // shift trims the front and push grows the back; a dead copy of that storage in the old
 // generation goes on pointing at queued requests, and each young collection then copies and
-// promotes them (protocol/id-table.js tells the same story of a Map). Measured on a peer
+// promotes them (runtime/id-table.js tells the same story of a Map). Measured on a peer
 // with worker threads at 256 in flight: scavenges of 3.3 ms on average with an array,
 // bench/RESULTS.md ("The tail") has the figures with this queue.
 

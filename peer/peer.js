@@ -21,8 +21,8 @@ import { FlpServer } from './flp-server.js'
 import { classify, Kind } from '../protocol/flp.js'
 import { MessageType, Status, Feature } from '../protocol/constants.js'
 import { ClosedError, ProtocolError } from '../protocol/errors.js'
-import { userFault, safeEmit, safeLogger } from '../protocol/user-code.js'
-import { SILENT_LOGGER } from '../protocol/options.js'
+import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
+import { SILENT_LOGGER } from '../runtime/options.js'
 
 const QUIET_MS = 100 //     a stopping peer closes once no message came for this long...
 const QUIET_STEP_MS = 20 // ...checked this often

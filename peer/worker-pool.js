@@ -19,7 +19,7 @@
 import { ZeromeshError, ClosedError, DrainingError, RemoteCode } from '../protocol/errors.js'
 import { Worker } from 'node:worker_threads'
 import { fileURLToPath } from 'node:url'
-import { systemClock, timerDelay } from '../protocol/clock.js'
+import { systemClock, timerDelay } from '../runtime/clock.js'
 import { Fifo } from './fifo.js'
 import { Packed } from '../protocol/frames.js'
 import { ThreadStream } from './thread-stream.js'

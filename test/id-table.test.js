@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import { IdTable } from '../protocol/id-table.js'
+import { IdTable } from '../runtime/id-table.js'
 
 // Requests in flight by id (the client's calls, a peer's running requests): items carry their id and their chain link.
 const item = (id) => ({ id, idNext: null })

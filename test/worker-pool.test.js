@@ -6,7 +6,7 @@ import { harness, rejectsWith } from './helpers/cluster.js'
 import { eventually } from './helpers/eventually.js'
 import { WorkerPool } from '../peer/worker-pool.js'
 import { RequestContext } from '../peer/dispatch.js'
-import { systemClock } from '../protocol/clock.js'
+import { systemClock } from '../runtime/clock.js'
 
 const WORK = new URL('./fixtures/work.js', import.meta.url)
 

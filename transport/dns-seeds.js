@@ -8,7 +8,7 @@
 import { Resolver } from 'node:dns/promises'
 import net from 'node:net'
 import { invalidArgument } from '../protocol/errors.js'
-import { systemClock } from '../protocol/clock.js'
+import { systemClock } from '../runtime/clock.js'
 import { seedList, isWireEndpoint } from '../protocol/endpoint.js'
 
 const MIN_REFRESH_MS = 1000 // refresh() on demand at most this often

@@ -8,7 +8,7 @@ import * as zmq from 'zeromq'
 import { connectingRouterOptions, Aliases } from './settings.js'
 import { clientCurveOptions } from './security.js'
 import { Heartbeats, HEARTBEAT_PING, isHeartbeatAnswer } from './heartbeats.js'
-import { systemClock } from '../protocol/clock.js'
+import { systemClock } from '../runtime/clock.js'
 
 const RECONNECT_AFTER_REFUSAL_MS = 1000 //  a refused handshake is tried again after this...
 const MAX_RECONNECT_AFTER_REFUSAL_MS = 30000 // ...doubling up to this, while the endpoint is wanted

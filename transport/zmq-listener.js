@@ -4,7 +4,7 @@
 import * as zmq from 'zeromq'
 import { bindSpec, defaultAdvertiseHost, normalizeRemote, portOf } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
-import { systemClock } from '../protocol/clock.js'
+import { systemClock } from '../runtime/clock.js'
 import { queueLimit } from './settings.js'
 import { serverCurveOptions, requireCurve } from './security.js'
 import * as zap from './zap.js'

@@ -2,7 +2,7 @@
 // config (probe 1 s, timeout 500 ms, 3 indirect checks, suspicion multiplier 4); zeromesh
 // peers live on one LAN or one host, where a round trip is well under a millisecond, so
 // everything is about 4x faster.
-import { checkOptions, int } from '../../protocol/options.js'
+import { checkOptions, int } from '../../runtime/options.js'
 
 export const membershipDefaults = Object.freeze({
   probeInterval: 250, //      one member probed per interval: detection in ~e/(e-1) intervals

@@ -1,7 +1,7 @@
 // Option checking shared by Client and Peer: unknown keys are refused with the list of
 // known ones, every value is checked where it enters, and messages name the library.
-import { invalidArgument } from './errors.js'
-import { Limits } from './constants.js'
+import { invalidArgument } from '../protocol/errors.js'
+import { Limits } from '../protocol/constants.js'
 
 /**
  * @param {string} what   e.g. "Peer options"

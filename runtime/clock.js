@@ -1,6 +1,6 @@
 // The one place time comes from. Client and Peer take a `clock` option shaped like this,
 // so tests and simulations can drive time by hand instead of sleeping.
-import { invalidArgument } from './errors.js'
+import { invalidArgument } from '../protocol/errors.js'
 
 /**
  * The longest delay a Node timer takes (2^31-1 ms, about 24.8 days). A longer one fires after

@@ -2,7 +2,7 @@
 // throws never reaches the request path: the call at hand settles, and the error surfaces as an
 // 'error' event when someone listens, a log line otherwise, and a process warning (once per
 // kind) when the logger is silent too.
-import { UserCodeError } from './errors.js'
+import { UserCodeError } from '../protocol/errors.js'
 import { SILENT_LOGGER } from './options.js'
 
 const warned = new Set() // kinds already warned about in this process
