@@ -86,13 +86,18 @@ export class CallPath {
   }
 
   /**
-   * A peer not marked busy that may take a waiting item now, or null (capacity.js, when the
-   * routes change). Throws what a custom strategy throws.
+   * A peer not marked busy that may take a waiting item now (capacity.js, when the routes
+   * change): { peer }, { error } when a custom strategy threw, or null when there is none.
    */
   open (item, kind) {
     let open = this.o.router.candidates(item.method, item.version, item.where)
     open = open.filter((p) => !p.busy && (kind !== Kind.STREAM || p.streams === true))
-    return open.length === 0 ? null : this.choose(item, open)
+    if (open.length === 0) return null
+    try {
+      return { peer: this.choose(item, open) }
+    } catch (err) {
+      return { error: this.o.strategyFault(err) }
+    }
   }
 
   /** Whether `peer` may take `item` (a place freed there: capacity.js). */

@@ -23,7 +23,8 @@
 //
 // Items are requests (client/call.js) and streams (client/streams.js) alike; each is added
 // with its owner, which says whether a peer may take it (fits), picks a peer not marked busy
-// for it (pick: routing and strategy, as its dispatch does), hands it to a peer and fails it.
+// for it (pick: the call path's, call-path.js), hands it to a peer, and fails it (fail, or
+// expire when it cannot start in time).
 
 const PROBE_MIN_MS = 10 //    a busy peer running nothing of ours is probed after this long...
 const PROBE_MAX_MS = 1000 //  ...doubling while it refuses, up to this
@@ -59,7 +60,7 @@ export class CapacityWait {
    * at the front. Returns false when it cannot start before its deadline, by the drain rate
    * measured (the caller fails it busy).
    * @param {{ deadline: number }} item
-   * @param {{ fits(item, peer): boolean, pick(item): object|null, hand(item, peer): void, expire(item, message: string): void }} owner
+   * @param {{ fits(item, peer): boolean, pick(item): { peer }|{ error }|null, hand(item, peer): void, fail(item, err): void, expire(item, message: string): void }} owner
    */
   add (item, owner) {
     const front = item.waited === true
@@ -142,12 +143,13 @@ export class CapacityWait {
     if (!open) return
     for (let n = this.head; n !== null;) {
       const next = n.next
-      const peer = n.owner.pick(n.item)
-      if (peer !== null) {
+      const d = n.owner.pick(n.item)
+      if (d !== null) {
         const { item, owner } = n
         this.delete(item)
         item.probe = null
-        owner.hand(item, peer)
+        if (d.error !== undefined) owner.fail(item, d.error)
+        else owner.hand(item, d.peer)
       }
       n = next
     }

@@ -74,14 +74,8 @@ export class Client extends EventEmitter {
     this.capacity = new CapacityWait({ clock: o.clock, peers: () => this.table.entries.values() })
     this.waitingCalls = {
       fits: (call, peer) => this.path.fits(call, Kind.REQUEST, peer),
-      pick: (call) => {
-        try {
-          return this.path.open(call, Kind.REQUEST)
-        } catch (err) {
-          this.settle(call, this.strategyFault(err))
-          return null
-        }
-      },
+      pick: (call) => this.path.open(call, Kind.REQUEST),
+      fail: (call, err) => this.settle(call, err),
       hand: (call, peer) => { call.newRound(); this.attempts.attempt(call, peer) },
       expire: (call, why) => this.settle(call, new BusyError(`zeromesh: "${call.method}" cannot start before its deadline: ${why}`)),
     }
@@ -113,7 +107,6 @@ export class Client extends EventEmitter {
       counts: this.counts,
       maxMessageSize: o.maxMessageSize,
       notServing: (peer, method) => this.notServing(peer, method),
-      strategyFault: (err) => this.strategyFault(err),
     })
     this.connections = new Connections({
       table: this.table,

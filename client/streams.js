@@ -38,7 +38,6 @@ export class ClientStreams {
    * @param {{ failed: object }} o.counts   the client's counters (failures by code)
    * @param {number} o.maxMessageSize
    * @param {(peer, method: string) => void} o.notServing  a peer answered UNKNOWN_METHOD
-   * @param {(err: unknown) => Error} o.strategyFault        a custom strategy threw
    */
   constructor (o) {
     this.o = o
@@ -50,14 +49,8 @@ export class ClientStreams {
     // a place, as requests do (capacity.js).
     this.waitingStreams = {
       fits: (s, peer) => o.path.fits(s, Kind.STREAM, peer),
-      pick: (s) => {
-        try {
-          return o.path.open(s, Kind.STREAM)
-        } catch (err) {
-          s.fail(o.strategyFault(err))
-          return null
-        }
-      },
+      pick: (s) => o.path.open(s, Kind.STREAM),
+      fail: (s, err) => s.fail(err),
       hand: (s, peer) => { s.tried = []; this.attempt(s, peer) },
       expire: (s, why) => s.fail(new BusyError(`zeromesh: the stream "${s.method}" cannot start before its deadline: ${why}`)),
     }
