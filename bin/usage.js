@@ -42,6 +42,17 @@ export function commandLineBlock () {
   return [...Object.keys(SYNOPSIS).map((c) => wrapped(c)), 'zeromesh --version', 'zeromesh <command> --help'].join('\n')
 }
 
+/**
+ * docs/reference/cli.md's generated part: every command's --help, as `zeromesh <command>
+ * --help` prints it (test/docs/reference.test.js holds the page to it; the page's first
+ * comment says how to write it again).
+ */
+export function cliReference () {
+  const parts = ['## Synopsis', '', '```', commandLineBlock(), '```']
+  for (const command of ['peer', 'request', 'members', 'demo', 'bench', 'keygen']) parts.push('', `## zeromesh ${command}`, '', '```', USAGE[command], '```')
+  return parts.join('\n')
+}
+
 export const USAGE = {
   main: `usage: zeromesh <command> [options]
 

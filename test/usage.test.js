@@ -35,6 +35,6 @@ describe('a release (issue 25, item 7)', () => {
     expect(/^## (\d\S*)/m.exec(changelog)[1]).to.equal(version) // the newest release; an "Unreleased" section may stand above it
     expect([...changelog.matchAll(/^## (\S+)/gm)].map((m) => m[1]).filter((h) => !/^\d/.test(h)).join()).to.be.oneOf(['', 'Unreleased'])
     expect([...read('deploy/kubernetes/deployment.yaml').matchAll(/image: zeromesh:(\S+)/g)].map((m) => m[1])).to.deep.equal([version])
-    expect([...read('README.md').matchAll(/zeromesh:(\d+\.\d+\.\d+)/g)].map((m) => m[1])).to.deep.equal([version])
+    expect([...read('docs/guides/deploying.md').matchAll(/zeromesh:(\d+\.\d+\.\d+)/g)].map((m) => m[1])).to.deep.equal([version])
   })
 })
