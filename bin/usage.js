@@ -102,14 +102,14 @@ exits 0.
   --http [HOST:]PORT operations endpoint: /metrics (Prometheus), /healthz, /readyz; on
                      127.0.0.1 unless HOST is given (0.0.0.0:9090 in a container)
   --http-view on|off the live view of the cluster at / of --http (default: on when --http is
-                     on loopback, off otherwise; README, Observing it)
+                     on loopback, off otherwise; docs/guides/observing.md)
   --log-level LEVEL  trace, debug, info (default), warn, error, fatal or silent; logs are
                      JSON lines on stderr, pretty on a terminal
 
 Every flag can come from the environment instead: --max-queue 64 is ZEROMESH_MAX_QUEUE=64,
 --insecure is ZEROMESH_INSECURE=true (flags win); ZEROMESH_CLUSTER_KEY holds the key itself.
 
-security (README, Security): off loopback a peer runs CURVE or refuses to start
+security (docs/guides/security.md): off loopback a peer runs CURVE or refuses to start
   --cluster-key FILE the cluster's secret key (PREFIX.key of "zeromesh keygen"), shared by
                      every peer; env ZEROMESH_CLUSTER_KEY holds the key itself instead
   --allow LIST       client public keys let in: .pub files, directories of .pub files, or
@@ -133,7 +133,7 @@ the next one when a seed does not answer.
   --json             machine-readable output
   --timeout MS       give up after this long (default 5000)
 
-security (README, Security): needed for a secured cluster, and for any non-loopback seed
+security (docs/guides/security.md): needed for a secured cluster, and for any non-loopback seed
   --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
   --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
                      env ZEROMESH_KEY
@@ -173,7 +173,7 @@ any is measured at it.
                        table adds MB/s (payload carried both ways)
   --json               machine-readable output
 
-security (README, Security): needed for a secured cluster, and for any non-loopback seed
+security (docs/guides/security.md): needed for a secured cluster, and for any non-loopback seed
   --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
   --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
                      env ZEROMESH_KEY
@@ -184,14 +184,14 @@ Sends METHOD(JSON-ARGS) to a peer that serves it and prints the JSON result alon
 On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
 
   --seeds EP,EP      peers to start from (comma-separated)
-  --stream           METHOD streams (README, Streams): print each item as it comes, one JSON
+  --stream           METHOD streams (docs/guides/streams.md): print each item as it comes, one JSON
                      line each; --timeout is then the longest wait for an item
   --timeout MS       whole deadline, retries included (default 5000)
   --no-idempotent    never re-send after a lost connection
   --version RANGE    only a peer whose service version is in the semver RANGE (^2, ~2.1)
   --where K=V,K=V    only a peer with these labels
 
-security (README, Security): needed for a secured cluster, and for any non-loopback seed
+security (docs/guides/security.md): needed for a secured cluster, and for any non-loopback seed
   --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
   --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
                      env ZEROMESH_KEY

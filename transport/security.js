@@ -31,7 +31,7 @@ export function resolvePeerSecurity (v) {
   if (v === undefined || v === null) return null
   if (v === false) return false
   if (typeof v !== 'object' || Array.isArray(v)) {
-    throw invalidArgument('security must be false (plain on purpose) or { clusterKey, allow }, as the README\'s Security section shows')
+    throw invalidArgument('security must be false (plain on purpose) or { clusterKey, allow }, as docs/guides/security.md shows')
   }
   const known = ['clusterKey', 'allow', ...Object.keys(capDefaults)]
   for (const k of Object.keys(v)) {
@@ -65,7 +65,7 @@ export function resolveClientSecurity (v) {
   if (v === undefined || v === null) return null
   if (v === false) return false
   if (typeof v !== 'object' || Array.isArray(v)) {
-    throw invalidArgument('security must be false (plain on purpose) or { clusterPublicKey, secretKey }, as the README\'s Security section shows')
+    throw invalidArgument('security must be false (plain on purpose) or { clusterPublicKey, secretKey }, as docs/guides/security.md shows')
   }
   for (const k of Object.keys(v)) {
     if (k !== 'clusterPublicKey' && k !== 'secretKey' && k !== 'publicKey') throw invalidArgument(`unknown security key "${k}"; known keys: clusterPublicKey, secretKey, publicKey`)
