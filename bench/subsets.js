@@ -1,6 +1,6 @@
 // Subsetting at scale in the whole-system simulation (sim/system.js): N peers and
 // N clients (1,000 each by default), the default subset (32), with the assertions of
-// test/subsets.sim.test.js: connections per client at most the subset, the busiest peer's load
+// test/sim/subsets.test.js: connections per client at most the subset, the busiest peer's load
 // (p99 over peers) at most 1.6x the mean, and a peer's death moving at most 2% of the
 // connections beyond its own. Prints the measures beside the binomial expectation of random
 // subsets, and exits 1 when an assertion fails.

@@ -1,6 +1,6 @@
 // The help text of every `zeromesh` command. Each command's synopsis is written once, here:
 // `--help` prints it and the README's "Command line" block is checked against
-// commandLineBlock() (test/usage.test.js), so the two cannot drift.
+// commandLineBlock() (test/docs/usage.test.js), so the two cannot drift.
 
 const SYNOPSIS = {
   peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--drain-timeout MS] [--http [HOST:]PORT [--http-view on|off]] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',

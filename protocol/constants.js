@@ -1,6 +1,6 @@
 // The numbers of the wire format. Everything here is part of the protocol itself:
 // WARNING: ONLY APPEND to the tables below. Never renumber or reuse a value.
-// protocol/PROTOCOL.md is the normative description; test/protocol.vectors.test.js holds
+// protocol/PROTOCOL.md is the normative description; test/unit/protocol-vectors.test.js holds
 // this file and that document to each other.
 
 /** First bytes of every zeromesh frame. 0xA7 can never start a UTF-8 string. */

@@ -1,7 +1,7 @@
 // Endpoint strings: one strict grammar (PROTOCOL.md 1.1) for every endpoint zeromesh meets,
 // whether a user typed it (--bind, --seeds, advertise) or it came off the wire (gossip claims,
 // member lists, probe requests). Anything parseEndpoint accepts as connectable, ZeroMQ's
-// connect() accepts too (test/endpoint.test.js holds the two to each other), so a hostile
+// connect() accepts too (test/integration/endpoint.test.js holds the two to each other), so a hostile
 // frame can never make a peer or a client throw inside ZeroMQ.
 //
 // A peer's routing id is its advertised endpoint, so clients and peers must spell an endpoint

@@ -11,7 +11,7 @@ export const unpackr = new Unpackr({
 
 // Packing relies on how msgpackr hands out results: each pack() returns a view of its current
 // slab after the previous result, and a full slab is replaced, never rewritten, so a result
-// stays intact however many packs follow (test/codec.buffers.test.js checks this). That lets a
+// stays intact however many packs follow (test/unit/codec-buffers.test.js checks this). That lets a
 // frame be packed with its header's room reserved in front (no copy), and packed entries be
 // kept until their frame is joined.
 

@@ -1,4 +1,4 @@
-// Measures of subsetting in the whole-system simulation, shared by test/subsets.sim.test.js
+// Measures of subsetting in the whole-system simulation, shared by test/sim/subsets.test.js
 // and bench/subsets.js: connections per client, load per peer against the binomial
 // expectation of random subsets, and the connections a peer's death moves.
 

@@ -1,0 +1,57 @@
+// Metrics for embedders: a client's and a peer's metrics in a prom-client registry of the
+// caller's own, read at scrape time (real sockets on 127.0.0.1).
+import { expect } from 'chai'
+import promClient from 'prom-client'
+import { peerMetrics, clientMetrics } from 'zeromesh/metrics'
+import { harness } from '../helpers/cluster.js'
+
+describe('metrics (zeromesh/metrics)', function () {
+  this.timeout(10000)
+  const h = harness()
+  afterEach(() => h.cleanup())
+
+  it('client and peer metrics go to the registry given, beside the service\'s own, and move with traffic', async () => {
+    const registry = new promClient.Registry()
+    const mine = new promClient.Counter({ name: 'my_service_things_total', help: 'the service\'s own', registers: [registry] })
+    mine.inc()
+    const p = await h.peer({ handlers: { echo: (x) => x, fail: () => { throw Object.assign(new Error('no'), { code: 'E_NO' }) } } })
+    const c = h.client({ seeds: p.endpoint })
+    clientMetrics(c, { registry })
+    peerMetrics(p, { registry })
+    for (let i = 0; i < 5; i++) await c.request('echo', i)
+    await c.request('fail').catch(() => {})
+    const text = await registry.metrics()
+    const value = (re) => Number(re.exec(text)?.[1])
+    expect(value(/^my_service_things_total (\d+)$/m)).to.equal(1)
+    expect(value(/^zeromesh_client_requests_total (\d+)$/m)).to.equal(6)
+    expect(value(/^zeromesh_client_succeeded_total (\d+)$/m)).to.equal(5)
+    expect(value(/^zeromesh_client_failed_total\{code="ERR_ZEROMESH_REMOTE"\} (\d+)$/m)).to.equal(1)
+    expect(value(/^zeromesh_client_request_duration_seconds_count (\d+)$/m)).to.equal(6)
+    expect(value(/^zeromesh_client_peers\{state="up"\} (\d+)$/m)).to.equal(1)
+    expect(value(/^zeromesh_peer_replies_total\{outcome="remote_error"\} (\d+)$/m)).to.equal(1)
+    expect(value(/^zeromesh_peer_ready (\d+)$/m)).to.equal(1)
+    // Buckets are cumulative and end with every observation.
+    const buckets = [...text.matchAll(/^zeromesh_client_request_duration_seconds_bucket\{le="([^"]+)"\} (\d+)$/gm)].map((m) => Number(m[2]))
+    expect(buckets.length).to.be.above(10)
+    expect(buckets).to.deep.equal([...buckets].sort((a, b) => a - b))
+    expect(buckets.at(-1)).to.equal(6)
+  })
+})
+
+describe('metrics of a fresh peer', function () {
+  this.timeout(10000)
+  const h = harness()
+  afterEach(() => h.cleanup())
+
+  // Issue 25, item 5: dashboards and alerts need a series before its first event.
+  it('every labelled series a dashboard reads is there at 0 before anything happened', async () => {
+    const p = await h.peer({ handlers: { echo: (x) => x, add: ({ a, b }) => a + b } })
+    const text = await peerMetrics(p).metrics()
+    for (const reason of ['client-gone', 'client-not-reading', 'closed', 'handler-error']) expect(text, reason).to.include(`zeromesh_peer_dropped_total{reason="${reason}"} 0`)
+    for (const reason of ['key not allowed', 'not CURVE', 'wrong cluster key']) expect(text, reason).to.include(`zeromesh_peer_handshake_refusals_total{reason="${reason}"} 0`)
+    for (const method of ['add', 'echo']) {
+      expect(text).to.include(`zeromesh_peer_method_requests_total{method="${method}"} 0`)
+      expect(text).to.include(`zeromesh_peer_method_errors_total{method="${method}"} 0`)
+    }
+  })
+})

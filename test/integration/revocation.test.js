@@ -1,0 +1,165 @@
+// Revocation cuts open connections (issue 24, item 3). A secured client proves its key on
+// each new connection (KEY_PROOF, PROTOCOL.md 4.9); when the allow-list drops a key, the
+// connections that proved it get no more answers at once, and other clients are not
+// disturbed. A connection that never proved a key (an older client) is reached by closing
+// every connection. Real CURVE sockets on 127.0.0.1; the list changes as files.
+import { expect } from 'chai'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import * as zmq from 'zeromq'
+import { harness } from '../helpers/cluster.js'
+import { eventually, delay } from '../helpers/eventually.js'
+import { newKeyPair, z85Decode } from '../../transport/keys.js'
+import { encodeRequest, encodePing, encodeKeyProof, decode } from '../../protocol/index.js'
+
+describe('revocation cuts open connections', function () {
+  this.timeout(30000)
+  const h = harness()
+  const cleanups = []
+  afterEach(async () => {
+    for (const f of cleanups.splice(0).reverse()) await f()
+    await h.cleanup()
+  })
+
+  const cluster = newKeyPair()
+  const alice = newKeyPair()
+  const bob = newKeyPair()
+  const as = (k) => ({ clusterPublicKey: cluster.publicKey, secretKey: k.secretKey })
+
+  const ended = [] // the ticks generators that ran their finally, by who
+  async function * ticks (who, ctx) {
+    try {
+      for (let i = 0; ; i++) { yield i; await delay(20) }
+    } finally {
+      ended.push({ who, aborted: ctx.signal.aborted })
+    }
+  }
+
+  async function securedPeer () {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zeromesh-revoke-'))
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }))
+    fs.writeFileSync(path.join(dir, 'alice.pub'), alice.publicKey + '\n')
+    fs.writeFileSync(path.join(dir, 'bob.pub'), bob.publicKey + '\n')
+    const p = await h.peer({ handlers: { echo: (x) => x, ticks }, security: { clusterKey: cluster.secretKey, allow: [dir] } })
+    return { p, dir }
+  }
+
+  /** Requests in a loop until stopped: { ok, failed, lastOkAt, stop() }. */
+  function load (client) {
+    const r = { ok: 0, failed: 0, lastOkAt: 0, codes: {}, running: true }
+    r.done = (async () => {
+      while (r.running) {
+        try { await client.request('echo', 'x', { timeout: 1500 }); r.ok++; r.lastOkAt = Date.now() } catch (err) { r.failed++; r.codes[err.code] = (r.codes[err.code] ?? 0) + 1 }
+        await delay(5)
+      }
+    })()
+    r.stop = async () => { r.running = false; await r.done }
+    return r
+  }
+
+  it('a removed key\'s open connection gets no answer within a second of the change; another client loses nothing and is never disconnected', async () => {
+    const { p, dir } = await securedPeer()
+    const a = h.client({ seeds: p.endpoint, security: as(alice), maxAttempts: 1 })
+    const b = h.client({ seeds: p.endpoint, security: as(bob) })
+    await a.request('echo', 1)
+    await b.request('echo', 1)
+    await eventually(() => expect(p.stats().security.keys.proven).to.equal(2))
+    const la = load(a)
+    const lb = load(b)
+    await delay(300)
+    let bDown = 0
+    b.on('peer', (e) => { if (e.state === 'down') bDown++ })
+    const t0 = Date.now()
+    fs.rmSync(path.join(dir, 'alice.pub')) // picked up by the peer without a signal
+    await eventually(() => expect(p.stats().security.keys.cut).to.equal(1), { timeout: 3000 })
+    const cutAfter = Date.now() - t0
+    await delay(1000)
+    const okAt = la.ok
+    await delay(1500)
+    await la.stop()
+    await lb.stop()
+    console.log(`      cut ${cutAfter} ms after the file went; alice ${okAt} ok then ${la.ok - okAt}, bob ${lb.ok} ok ${lb.failed} failed`)
+    expect(cutAfter).to.be.below(2500) // the 1 s poll, and the cut at once
+    expect(la.ok - okAt).to.equal(0) // nothing answered after the cut
+    expect(la.lastOkAt - t0).to.be.below(2500)
+    expect(lb.failed).to.equal(0)
+    expect(lb.ok).to.be.above(100)
+    expect(bDown).to.equal(0) // bob's connection was never closed
+    expect(p.stats().security.keys.resets).to.equal(0)
+  })
+
+  it('a removed key\'s streams end with its connection: the generator\'s finally runs on the peer, the client\'s stream fails coded with its count; another client\'s stream goes on', async () => {
+    ended.length = 0
+    const { p, dir } = await securedPeer()
+    const a = h.client({ seeds: p.endpoint, security: as(alice) })
+    const b = h.client({ seeds: p.endpoint, security: as(bob) })
+    await a.request('echo', 1)
+    await b.request('echo', 1)
+    await eventually(() => expect(p.stats().security.keys.proven).to.equal(2))
+    const read = (client, who) => {
+      const r = { items: 0, err: null }
+      r.done = (async () => {
+        try {
+          for await (const i of client.stream('ticks', who, { idleTimeout: 1500 })) { r.items = i + 1; if (who === 'bob' && r.stop) break }
+        } catch (err) { r.err = err }
+      })()
+      return r
+    }
+    const ra = read(a, 'alice')
+    const rb = read(b, 'bob')
+    await eventually(() => expect(ra.items).to.be.above(5))
+    fs.rmSync(path.join(dir, 'alice.pub'))
+    await eventually(() => expect(p.stats().streams.cut).to.equal(1), { timeout: 3000 })
+    await eventually(() => expect(ended).to.deep.equal([{ who: 'alice', aborted: true }])) // alice's generator ended with the cut (at its next await); bob's runs on
+    const bobAtCut = rb.items
+    await ra.done
+    expect(ra.err).to.include({ code: 'ERR_ZEROMESH_TIMEOUT' }) // nothing more came: the idle timeout, never a hang
+    expect(ra.err.items).to.equal(ra.items)
+    expect(rb.items).to.be.above(bobAtCut + 20) // bob's stream went on the whole time
+    rb.stop = true
+    await rb.done
+    expect(rb.err).to.equal(null)
+    await eventually(() => expect(ended.map((e) => e.who)).to.deep.equal(['alice', 'bob']))
+    expect(p.stats().streams.open).to.equal(0)
+  })
+
+  it('a KEY_PROOF with a wrong mac, or without a challenge, proves nothing', async () => {
+    const { p } = await securedPeer()
+    const s = new zmq.Dealer({ linger: 0, receiveTimeout: 2000, curveServerKey: cluster.publicKey, curvePublicKey: alice.publicKey, curveSecretKey: alice.secretKey })
+    cleanups.push(() => s.close())
+    s.connect(p.endpoint)
+    await s.send(encodeKeyProof(z85Decode(alice.publicKey), Buffer.alloc(32, 1))) // no challenge yet
+    await s.send(encodePing(1))
+    const pong = decode((await s.receive())[0])
+    expect(pong.meta.ch).to.have.length(16)
+    await s.send(encodeKeyProof(z85Decode(alice.publicKey), Buffer.alloc(32, 2))) // wrong mac
+    await eventually(() => expect(p.stats().security.keys.badProofs).to.equal(2))
+    expect(p.stats().security.keys.proven).to.equal(0)
+  })
+
+  it('a connection that never proved its key (an older client) is reached by closing every connection: it gets no answer after, the others reconnect and carry on', async () => {
+    const { p, dir } = await securedPeer()
+    const b = h.client({ seeds: p.endpoint, security: as(bob) })
+    await b.request('echo', 1)
+    // alice, as an older client: requests without ever proving her key
+    const s = new zmq.Dealer({ linger: 0, receiveTimeout: 1000, sendTimeout: 500, curveServerKey: cluster.publicKey, curvePublicKey: alice.publicKey, curveSecretKey: alice.secretKey })
+    cleanups.push(() => s.close())
+    s.connect(p.endpoint)
+    await s.send(encodeRequest([[1, 'echo', 'old', 5000]]))
+    expect(decode((await s.receive())[0]).replies[0].value).to.equal('old')
+    const lb = load(b)
+    await delay(200)
+    fs.rmSync(path.join(dir, 'alice.pub'))
+    await eventually(() => expect(p.stats().security.keys.resets).to.equal(1), { timeout: 3000 })
+    await delay(500)
+    await s.send(encodeRequest([[2, 'echo', 'after', 5000]])).catch(() => {})
+    let answer = null
+    try { answer = await s.receive() } catch (err) { expect(err.code).to.equal('EAGAIN') }
+    expect(answer).to.equal(null)
+    await delay(500)
+    await lb.stop()
+    expect(lb.failed, JSON.stringify(lb.codes)).to.equal(0) // idempotent requests fail over the reconnect
+    await eventually(() => expect(p.stats().security.keys.proven).to.equal(1)) // bob proved again on his new connection
+  })
+})

@@ -1,0 +1,66 @@
+// Start-up and shutdown as an operator meets them (issue 25, items 1, 5 and 6): a peer that
+// cannot open its --http port fails before it binds or joins, with a coded error and exit 2;
+// a second SIGTERM within a second of the first does not cut the drain short (`timeout` sends
+// one to the child and one to its group); a misspelt ZEROMESH_* variable is warned about,
+// with the name meant.
+import { expect } from 'chai'
+import net from 'node:net'
+import { run, startPeer, killAll } from '../helpers/processes.js'
+import { harness } from '../helpers/cluster.js'
+import { eventually } from '../helpers/eventually.js'
+import { Peer } from '../../index.js'
+
+describe('zeromesh peer: start-up and shutdown', function () {
+  this.timeout(30000)
+  const h = harness()
+  let held = null
+  afterEach(async () => {
+    held?.close()
+    held = null
+    await h.cleanup()
+    await killAll()
+  })
+
+  it('an --http port in use: exit 2 with a coded error before the peer binds or joins (it printed no endpoint)', async () => {
+    held = net.createServer()
+    await new Promise((resolve) => held.listen(0, '127.0.0.1', resolve))
+    const port = held.address().port
+    const p = run(['peer', '--demo-handlers', '--bind', 'tcp://127.0.0.1:0', '--http', `127.0.0.1:${port}`])
+    const { code } = await p.exited
+    expect(code).to.equal(2)
+    expect(p.stdout).to.equal('')
+    expect(p.stderr).to.match(new RegExp(`ERR_ZEROMESH_INVALID_ARGUMENT: cannot listen on --http 127\\.0\\.0\\.1:${port}: address in use`))
+  })
+
+  it('two SIGTERMs 50 ms apart: the drain still runs, the request in flight finishes, exit 0', async () => {
+    const p = await startPeer(['--threads', '1'])
+    const c = h.client({ seeds: [p.endpoint] })
+    const slow = c.request('sleep', { ms: 600 }, { idempotent: false })
+    await eventually(() => expect(p.stderr).to.not.equal('')) // the peer is up and logging
+    await new Promise((resolve) => setTimeout(resolve, 100)) // the request is running
+    process.kill(p.pid, 'SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    process.kill(p.pid, 'SIGTERM')
+    expect(await slow).to.deep.equal({ slept: 600 })
+    expect((await p.exited).code).to.equal(0)
+    expect(p.stderr).to.match(/SIGTERM again within 1 s of the first: ignored \(the drain goes on\)/)
+  })
+
+  it('a misspelt ZEROMESH_ variable is warned about, with the known name nearest to it', async () => {
+    const p = await startPeer([], { env: { ZEROMESH_SEED: 'tcp://127.0.0.1:9', ZEROMESH_DRAIN_TIMOUT: '100' } })
+    await eventually(() => {
+      expect(p.stderr).to.match(/unknown environment variable ZEROMESH_SEED: did you mean ZEROMESH_SEEDS\?/)
+      expect(p.stderr).to.match(/unknown environment variable ZEROMESH_DRAIN_TIMOUT: did you mean ZEROMESH_DRAIN_TIMEOUT\?/)
+    })
+  })
+
+  it('a handlers module that is not there is named by its path, resolved against the working directory (issue 25, item 4)', async () => {
+    for (const threads of [0, 1]) {
+      const p = new Peer({ handlers: './nothere-mod.mjs', threads })
+      const err = await p.start().then(() => null, (e) => e)
+      expect(err?.code).to.equal('ERR_ZEROMESH_INVALID_ARGUMENT')
+      expect(err.message).to.include(`no such file: ${process.cwd()}/nothere-mod.mjs (a relative path is taken from the working directory`)
+      expect(err.message).to.not.include('imported from')
+    }
+  })
+})

@@ -1,0 +1,137 @@
+// Holds protocol/PROTOCOL.md and the codec to each other: every ```vector block of the
+// document is encoded and decoded here, byte for byte.
+import { readFileSync } from 'node:fs'
+import { expect } from 'chai'
+import {
+  encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet,
+  encodeMembers, encodeCancel, Accepts, Limits, encodeServiceGet, encodeService, describeService, encodeStreamOpen, encodeStreamItems, encodeStreamCredit, encodeStreamEnd, decode, classify, Kind, MessageType, ProtocolError, seal, sealKey, unseal,
+} from '../../protocol/index.js'
+import { z85Decode } from '../../transport/keys.js'
+import { bulkReplyFrame } from '../../protocol/bulk.js'
+import { ItemFrameBuilder, packItem } from '../../protocol/stream-codec.js'
+import { replyHead } from '../../protocol/frames.js'
+
+const sealKeyOf = (z85) => sealKey(z85Decode(z85))
+
+const doc = readFileSync(new URL('../../protocol/PROTOCOL.md', import.meta.url), 'utf8')
+const vectors = [...doc.matchAll(/```vector\n(.*)\n([0-9a-f ]+)\n```/g)].map((m) => ({
+  spec: JSON.parse(m[1]),
+  bytes: Buffer.from(m[2].replace(/ /g, ''), 'hex'),
+}))
+
+const encoders = {
+  request: (b) => encodeRequest(b),
+  reply: (b) => encodeReply(b[0], b[1]),
+  ping: (b) => encodePing(b[0]),
+  pong: (b) => encodePong(b[0], b[1]),
+  error: (b) => encodeError(b[0], b[1]),
+}
+const specEncoders = {
+  gossip: (v) => encodeGossip(v.seq, v.msg),
+  'members-get': (v) => encodeMembersGet(v.seq),
+  members: (v) => encodeMembers(v.seq, v.digest, v.members),
+  cancel: (v) => encodeCancel(v.ids),
+  sealed: (v) => seal(sealKeyOf(v.clusterSecretKey), Buffer.from(v.frame, 'hex')),
+  'service-get': (v) => encodeServiceGet(v.seq),
+  service: (v) => encodeService(v.seq, describeService(v.service), v.features),
+  'stream-open': (v) => encodeStreamOpen(v.id, v.method, v.args, v.timeoutMs, v.items, v.bytes, v.input, v.trace ?? null, v.accepts ?? 0),
+  'stream-item': (v) => encodeStreamItems(v.id, v.items.map(fromJson)),
+  'stream-credit': (v) => encodeStreamCredit(v.id, v.items, v.bytes),
+  'stream-end': (v) => encodeStreamEnd(v.id, v.status, v.value, v.count),
+  // The peer's frame for one bulk entry; the vector's bulk frames are checked by decoding.
+  'bulk-reply': (v) => bulkReplyFrame(replyHead(v.body[0]), v.body[1][0][0]),
+  // The producer's frame: a nil item at each position is a bulk item, the vector's frame there.
+  'bulk-item': (v) => {
+    const b = new ItemFrameBuilder(v.id, Limits.maxMessageSize)
+    v.items.forEach((x, i) => { if (v.at.includes(i)) b.addBulk(Buffer.from(v.bulk[v.at.indexOf(i)], 'hex')); else b.add(packItem(fromJson(x))) })
+    return b.take()
+  },
+}
+// JSON has no bytes: { hex } stands for a Uint8Array in the stream vectors.
+const fromJson = (x) => x !== null && typeof x === 'object' && typeof x.hex === 'string' ? Buffer.from(x.hex, 'hex') : x
+const toJson = (x) => x instanceof Uint8Array ? { hex: Buffer.from(x).toString('hex') } : x
+const specDecoded = {
+  gossip: (m) => ({ kind: 'gossip', seq: m.seq, msg: m.gossip }),
+  'members-get': (m) => ({ kind: 'members-get', seq: m.seq }),
+  members: (m) => ({ kind: 'members', seq: m.seq, digest: m.membersVersion, members: m.members }),
+  cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
+  'service-get': (m) => ({ kind: 'service-get', seq: m.seq }),
+  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity }, features: m.features }),
+  'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input, ...(m.trace === null ? {} : { trace: { ...m.trace } }), ...(m.bulk ? { accepts: Accepts.BULK } : {}) }),
+  'stream-item': (m) => ({ kind: 'stream-item', id: m.id, items: m.items.map(toJson) }),
+  'bulk-item': (m, v) => {
+    const bulk = v.bulk.map((hex) => Buffer.from(hex, 'hex'))
+    const at = []
+    const items = m.items.map((x, i) => { const k = x instanceof Uint8Array ? bulk.findIndex((b) => b.equals(x)) : -1; if (k < 0) return toJson(x); at.push(i); return null })
+    return { kind: 'bulk-item', id: m.id, items, at, bulk: v.bulk }
+  },
+  'stream-credit': (m) => ({ kind: 'stream-credit', id: m.id, items: m.items, bytes: m.bytes }),
+  'stream-end': (m) => ({ kind: 'stream-end', id: m.id, status: m.status, value: m.status === 0 ? null : [m.message, m.code], count: m.count }),
+  'bulk-reply': (m, v) => {
+    const bulk = []
+    const entries = m.replies.map((r) => { if (r.value instanceof Uint8Array) { bulk.push(Buffer.from(r.value).toString('hex')); return [r.id, r.status, null, bulk.length - 1] } return [r.id, r.status, r.value] })
+    return { kind: 'bulk-reply', body: [m.meta, entries], bulk }
+  },
+  // The tag must check out with the vector's key, and with no other.
+  sealed: (m, v) => {
+    expect(unseal(sealKeyOf('0'.repeat(40)), m)).to.equal(null)
+    return { kind: 'sealed', clusterSecretKey: v.clusterSecretKey, frame: unseal(sealKeyOf(v.clusterSecretKey), m)?.toString('hex') }
+  },
+}
+
+function decodedBody (msg) {
+  switch (msg.type) {
+    case MessageType.REQUEST: return msg.requests.map((r) => {
+      const entry = [r.id, r.method, r.args, r.timeoutMs]
+      if (r.trace !== null || r.bulk) entry.push(r.trace === null ? null : { ...r.trace })
+      if (r.bulk) entry.push(Accepts.BULK)
+      return entry
+    })
+    case MessageType.REPLY: return [msg.meta, msg.replies.map((r) => [r.id, r.status, r.status === 0 ? r.value : [r.message, r.code]])]
+    case MessageType.PING: return [msg.seq]
+    case MessageType.PONG: return [msg.seq, msg.meta]
+    default: return [msg.code, msg.message, msg.minVersion, msg.maxVersion]
+  }
+}
+
+describe('PROTOCOL.md test vectors', () => {
+  it('the document has vectors of every kind', () => {
+    const kinds = new Set(vectors.map((v) => v.spec.kind))
+    expect([...kinds].sort()).to.deep.equal(['bulk-item', 'bulk-reply', 'cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
+    expect(vectors.length).to.be.at.least(40)
+  })
+
+  it('the service digest check values of 4.8 hold', () => {
+    expect(describeService({ methods: ['echo'], version: null, labels: {}, capacity: null }).digest).to.equal(0xbc7798c4)
+    expect(describeService({ methods: [], version: null, labels: {}, capacity: null }).digest).to.equal(0x4b95f515)
+  })
+
+  for (const { spec, bytes } of vectors) {
+    if (spec.kind === 'flp') {
+      it(`FLP frame ${spec.frames[0]} is ${bytes.toString('hex')} and is not a zeromesh message`, () => {
+        expect(Buffer.from(spec.frames[0])).to.deep.equal(bytes)
+        expect(classify([bytes])).to.equal(spec.frames[0] === 'PING' ? Kind.FLP_PING : Kind.INVALID)
+      })
+    } else if (spec.kind === 'reject') {
+      it(`rejects: ${spec.why}`, () => {
+        let err
+        try { decode(bytes) } catch (e) { err = e }
+        expect(err).to.be.instanceOf(ProtocolError)
+        expect(err.protocolCode).to.equal(spec.errorCode)
+      })
+    } else if (specEncoders[spec.kind] !== undefined) {
+      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.members?.[0]?.service ?? spec.seq ?? spec.ids ?? spec.body ?? (spec.id === undefined ? undefined : `${spec.id} ${JSON.stringify(spec.items ?? spec.status ?? spec.method)}`) ?? `${spec.frame.slice(0, 10)}...`)} encodes and decodes`, () => {
+        expect(specEncoders[spec.kind](spec).toString('hex')).to.equal(bytes.toString('hex'))
+        expect(classify([bytes])).to.equal(Kind.ZEROMESH)
+        const bulk = (spec.bulk ?? []).map((hex) => Buffer.from(hex, 'hex'))
+        expect(specDecoded[spec.kind](decode(bytes, Limits, bulk), spec)).to.deep.equal(spec)
+      })
+    } else {
+      it(`${spec.kind} ${JSON.stringify(spec.body)} encodes and decodes`, () => {
+        expect(encoders[spec.kind](spec.body).toString('hex')).to.equal(bytes.toString('hex'))
+        expect(classify([bytes])).to.equal(Kind.ZEROMESH)
+        expect(decodedBody(decode(bytes))).to.deep.equal(spec.body)
+      })
+    }
+  }
+})
