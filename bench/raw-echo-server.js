@@ -4,8 +4,8 @@
 // rawClientNonBlocking), and every body is decoded and encoded again with msgpackr
 // (zeromesh's codec settings) before the frame goes back: the MessagePack work a zeromesh
 // peer does, and nothing else. With `bytes`, each message is a JSON ask `{"size":N}`, answered
-// with a fresh Buffer of N bytes in one frame (bench/ladder.js --size). argv[3], if given:
-// megabytes of application state kept alive (harness keepState), as bench/api-peer.js keeps.
+// with a fresh Buffer of N bytes in one frame. argv[3], if given:
+// megabytes of application state kept alive (harness keepState).
 import * as zmq from 'zeromq'
 import { packValue, unpackValue } from '../protocol/frames.js'
 import { keepState } from './harness.js'
