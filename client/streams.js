@@ -45,6 +45,9 @@ export class ClientStreams {
     this.waiting = new Set() // streams with no peer to take them yet
     this.keepalive = null
     this.counts = { opened: 0, ok: 0, failed: 0, failovers: 0, stray: 0, violations: 0 }
+    // What each stream uses of this side: the options above, the stream counters, and the
+    // call that forgets it when it is over.
+    this.streamSide = { o, counts: this.counts, closed: (s) => this.closed(s) }
     // Streams refused busy before their first item by every peer that may take them wait for
     // a place, as requests do (capacity.js).
     this.waitingStreams = {
@@ -58,7 +61,7 @@ export class ClientStreams {
 
   /** A new stream (client.stream); its first attempt is made at once. */
   start (id, method, args, o) {
-    const s = new ClientStream(this, id, method, args, o)
+    const s = new ClientStream(this.streamSide, id, method, args, o)
     this.open.set(id, s)
     this.counts.opened++
     this.o.tracing.start(s)
@@ -238,6 +241,10 @@ export class ClientStreams {
 
 /** One stream as its caller holds it: an async iterable of its items, `for await` or `Readable.from`. */
 export class ClientStream {
+  /**
+   * @param {{ o: object, counts: { ok: number, failed: number }, closed: (s: ClientStream) => void }} mgr
+   *   what it uses of ClientStreams: its options (clock, transport, tracing, counts, maxMessageSize), the stream counters, and closed()
+   */
   constructor (mgr, id, method, args, o) {
     this.mgr = mgr
     this.id = id
