@@ -82,7 +82,7 @@ export class CapacityWait {
     }
     this.size++
     if (!front) this.counts.waited++
-    this.arm(now)
+    if (this.timer === null) this.arm(now) // else the timer is set, and re-armed when it fires
     return true
   }
 
@@ -109,7 +109,7 @@ export class CapacityWait {
       peer.probeMs = Math.min(PROBE_MAX_MS, peer.probeMs * 2)
     }
     peer.probeAt = now + peer.probeMs
-    if (this.size > 0) this.arm(now)
+    if (this.size > 0) this.armAt(now, peer.probeAt)
   }
 
   /**
@@ -179,9 +179,15 @@ export class CapacityWait {
     return now + startIn > deadline ? now + startIn - deadline : null
   }
 
+  /** Sets the timer for the next sweep or probe, whichever comes first (every peer looked at: when the timer fires, or none is set). */
   arm (now) {
     let at = this.lastSweep + SWEEP_MS
     for (const p of this.peers()) if (p.busy && p.probeAt < at) at = p.probeAt
+    this.armAt(now, at)
+  }
+
+  /** Brings the timer forward to `at` when it is set later (or not at all). */
+  armAt (now, at) {
     if (at >= this.timerAt) return
     if (this.timer !== null) this.clock.clearTimeout(this.timer)
     this.timerAt = at
