@@ -18,7 +18,7 @@ import { StreamProducer } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js'
 import { Status, Limits } from '../protocol/constants.js'
-import { DrainingError, ConnectionLostError, RemoteError } from '../protocol/errors.js'
+import { DrainingError, ConnectionLostError, RemoteError, RemoteCode } from '../protocol/errors.js'
 import { RequestContext, isStream } from './dispatch.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
 
@@ -82,7 +82,7 @@ export class PeerStreams {
     s.traced = d.tracing.start(msg, s.ctx)
     this.size++
     this.counts.opened++
-    if (msg.timeoutMs > 0) s.deadlineTimer = this.o.clock.setTimeout(() => { s.deadlineTimer = null; this.counts.expired++; this.stop(s, null) }, Math.min(msg.timeoutMs, 2 ** 31 - 1))
+    if (msg.timeoutMs > 0) s.deadlineTimer = this.o.clock.setTimeout(() => { s.deadlineTimer = null; this.counts.expired++; this.stop(s, expiredEnd(s)) }, Math.min(msg.timeoutMs, 2 ** 31 - 1))
     if (msg.input) {
       s.input = new StreamConsumer({ ...l.inputWindow, grant: (items, bytes) => s.out.push(encodeStreamCredit(msg.id, items, bytes)) })
       s.ctx.input = { [Symbol.asyncIterator]: () => ({ next: () => s.input.next(), return: () => { s.input.abandon(null); return Promise.resolve({ value: undefined, done: true }) } }) }
@@ -186,11 +186,22 @@ export class PeerStreams {
     else s.out.close()
   }
 
-  /** The handler's side is over: done (err null) or failed. */
+  /**
+   * The handler's side is over: done (err null) or failed. A handler that ends once its
+   * deadline has passed (its signal aborted, and it returned) was cut by it: the stream ends
+   * expired, never OK, so no reader takes a cut stream for a whole one.
+   */
   finish (s, err, count) {
     if (!this.remove(s)) return
     s.ctx.done()
     s.input?.abandon(null)
+    if (s.ctx.timeoutMs > 0 && s.ctx.remaining() === 0) {
+      this.o.dispatcher.release(s.method, false)
+      this.counts.expired++
+      s.traced?.endWith(Status.REMOTE, ['deadline passed', RemoteCode.EXPIRED], count)
+      s.out.push(expiredEnd(s, count))
+      return
+    }
     this.o.dispatcher.release(s.method, err !== null)
     if (err === null) {
       this.counts.ended++
@@ -271,4 +282,13 @@ export function sourceOf (out) {
     if (isStream(value)) yield * value
     else yield value
   })()
+}
+
+/**
+ * The end of a stream its deadline cut (PROTOCOL.md 4.10): REMOTE with code
+ * ERR_ZEROMESH_EXPIRED and the count of items sent, whatever it was doing (producing, waiting
+ * for credit, waiting for its handler's first item).
+ */
+function expiredEnd (s, count = s.producer?.count ?? 0) {
+  return encodeStreamEnd(s.id, Status.REMOTE, [`the stream's deadline of ${s.ctx.timeoutMs} ms passed after ${count} items`, RemoteCode.EXPIRED], count)
 }

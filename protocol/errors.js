@@ -64,7 +64,7 @@ export const ProtocolError = define('ProtocolError', 'ERR_ZEROMESH_PROTOCOL', fa
  * the handler's own: PROTOCOL.md 4.2.
  */
 export const RemoteCode = Object.freeze({
-  EXPIRED: 'ERR_ZEROMESH_EXPIRED', //         the deadline passed on a thread's queue or in its handler: no answer is sent (the client has its own timeout)
+  EXPIRED: 'ERR_ZEROMESH_EXPIRED', //         the deadline passed: a request's (on a thread's queue or in its handler) gets no answer, the client has its own timeout; a stream's ends with this code and its count (PROTOCOL.md 4.10)
   ENCODE: 'ERR_ZEROMESH_ENCODE', //           the result could not be encoded
   WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', // the handler's thread ended
   TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', //     the reply would exceed the frame size limit

@@ -128,3 +128,16 @@ describe('one call path: each routing case for a request and for a stream (fake 
     })
   }
 })
+
+describe('a stream its peer ended at the deadline (fake transport, fake clock)', () => {
+  it('STREAM_END REMOTE ERR_ZEROMESH_EXPIRED reads as ERR_ZEROMESH_TIMEOUT with items, not a remote error', async () => {
+    const { clock, net, client } = cluster()
+    net.peers.get(A).behave = () => ['remote', 'the stream\'s deadline passed', 'ERR_ZEROMESH_EXPIRED']
+    await net.up(A)
+    const r = call('stream', client, 'x', 5000)
+    await tick(clock, 20)
+    expect(r.code).to.equal('ERR_ZEROMESH_TIMEOUT')
+    expect(r.err.items).to.equal(0)
+    await client.close()
+  })
+})

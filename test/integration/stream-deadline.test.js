@@ -1,0 +1,91 @@
+// A stream cut by its deadline ends truthfully (issue 49, item 1; PROTOCOL.md 4.10): from a
+// raw connection that speaks the protocol itself (as a client in another language would, with
+// no timer of its own), a STREAM_OPEN with timeoutMs gets STREAM_END REMOTE with code
+// ERR_ZEROMESH_EXPIRED and the count of items sent, whatever the stream was doing when its
+// deadline passed: producing, waiting for credit, or waiting for its handler's first item.
+// Never an OK end (which reads as a whole stream), never nothing. And the zeromesh client
+// reports it as ERR_ZEROMESH_TIMEOUT with `items`.
+import { expect } from 'chai'
+import * as zmq from 'zeromq'
+import { setImmediate as tick } from 'node:timers/promises'
+import { harness } from '../helpers/cluster.js'
+import { decode, MessageType, Status } from '../../protocol/index.js'
+import { encodeStreamOpen } from '../../protocol/stream-codec.js'
+
+const handlers = {
+  // Produces until its signal aborts, as a well-behaved generator does (it then returns: the
+  // end that used to go out OK with the count so far).
+  async * produce (args, ctx) {
+    for (let i = 0; ; i++) {
+      if (ctx.signal.aborted) return
+      yield { i }
+      await tick()
+    }
+  },
+  // Takes its time before the first item, and does not look at its signal.
+  async * slowStart (args) {
+    await new Promise((resolve) => setTimeout(resolve, args.ms))
+    yield { i: 0 }
+  },
+}
+
+describe('a stream cut by its deadline (raw connection)', function () {
+  this.timeout(30000)
+  const h = harness()
+  const raws = []
+  afterEach(async () => {
+    for (const s of raws.splice(0)) s.close()
+    await h.cleanup()
+  })
+
+  /** Opens `method` on a raw Dealer with `timeoutMs` and a window of `items`; resolves with the items counted and the end, or null after 3 s. */
+  async function rawStream (endpoint, method, args, timeoutMs, items) {
+    const raw = new zmq.Dealer({ linger: 0, sendTimeout: 1000, receiveTimeout: 3000 })
+    raws.push(raw)
+    raw.connect(endpoint)
+    const t0 = Date.now()
+    await raw.send(encodeStreamOpen(7, method, args, timeoutMs, items, 64 * 1024 * 1024, false))
+    let received = 0
+    for (;;) {
+      let frames
+      try { frames = await raw.receive() } catch { return { received, end: null, after: Date.now() - t0 } }
+      const msg = decode(frames[0], undefined, frames.slice(1))
+      if (msg.type === MessageType.STREAM_ITEM) received += msg.items.length
+      if (msg.type === MessageType.STREAM_END) return { received, end: msg, after: Date.now() - t0 }
+    }
+  }
+
+  const states = [
+    ['producing', 'produce', {}, 1000],
+    ['waiting for credit', 'produce', {}, 3],
+    ['waiting for its handler\'s first item', 'slowStart', { ms: 5000 }, 1000],
+  ]
+  for (const [state, method, args, window] of states) {
+    it(`${state}: STREAM_END REMOTE ERR_ZEROMESH_EXPIRED with the count, every time`, async () => {
+      const p = await h.peer({ handlers })
+      for (let run = 0; run < 4; run++) {
+        const { received, end, after } = await rawStream(p.endpoint, method, args, 300, window)
+        expect(end, `run ${run}: an end came`).to.not.equal(null)
+        expect(end.status, `run ${run}: not OK`).to.equal(Status.REMOTE)
+        expect(end.code).to.equal('ERR_ZEROMESH_EXPIRED')
+        expect(end.count).to.equal(received)
+        expect(after).to.be.within(250, 2000)
+        if (state === 'waiting for credit') expect(received).to.equal(3)
+        if (state.startsWith('waiting for its')) expect(received).to.equal(0)
+      }
+    })
+  }
+
+  it('the zeromesh client reports it as ERR_ZEROMESH_TIMEOUT with the items that came', async () => {
+    const p = await h.peer({ handlers })
+    const c = h.client({ seeds: [p.endpoint] })
+    await c.waitFor('produce')
+    let n = 0
+    let err = null
+    try {
+      for await (const x of c.stream('produce', {}, { timeout: 300 })) n += x === undefined ? 0 : 1
+    } catch (e) { err = e }
+    expect(err?.code).to.equal('ERR_ZEROMESH_TIMEOUT')
+    expect(err.items).to.equal(n)
+  })
+})
