@@ -76,6 +76,19 @@ describe('a stream cut by its deadline (raw connection)', function () {
     })
   }
 
+  it('a handler in a worker thread, producing and then waiting for credit: the same end', async () => {
+    const p = await h.peer({ handlers: new URL('../fixtures/work.js', import.meta.url), threads: 1 })
+    for (const window of [1000, 3]) {
+      for (let run = 0; run < 2; run++) {
+        const { received, end } = await rawStream(p.endpoint, 'chunks', { n: 1e6, size: 10 }, 300, window)
+        expect(end, `window ${window}, run ${run}: an end came`).to.not.equal(null)
+        expect(end.status).to.equal(Status.REMOTE)
+        expect(end.code).to.equal('ERR_ZEROMESH_EXPIRED')
+        expect(end.count).to.equal(received)
+      }
+    }
+  })
+
   it('the zeromesh client reports it as ERR_ZEROMESH_TIMEOUT with the items that came', async () => {
     const p = await h.peer({ handlers })
     const c = h.client({ seeds: [p.endpoint] })
