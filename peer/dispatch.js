@@ -254,6 +254,15 @@ export class RequestContext {
     return this._ac.signal
   }
 
+  /**
+   * Whether its deadline has passed: less than 1 ms is left (a timer may fire up to a
+   * millisecond early: libuv's clock is in whole ms), or its signal aborted for the deadline.
+   */
+  get expired () {
+    if (this.deadline === Infinity) return false
+    return this.remaining() < 1 || (this._ac !== null && this._ac.signal.aborted && !this.cancelled)
+  }
+
   done () {
     if (this._timer !== null) this._clock.clearTimeout(this._timer)
   }

@@ -164,6 +164,7 @@ export class Peer extends EventEmitter {
         return true
       },
       unreserve: (bytes) => { this.inflightBytes -= bytes },
+      requestKnown: (key, id) => this.recent.knows(key, id),
     })
     this.cluster = new PeerCluster({
       options: o,
@@ -288,6 +289,10 @@ export class Peer extends EventEmitter {
       for (let i = 0; i < invalid.length; i++) this.dispatcher.invalid(invalid[i], (entry) => { this.replies.answer(clientId, client, entry) })
       for (let i = 0; i < requests.length; i++) {
         const req = requests[i]
+        if (this.streams.size > 0 && this.streams.isOpen(client, req.id)) { // ids are shared with streams (PROTOCOL.md 4.10)
+          this.dispatcher.invalid({ id: req.id, reason: `request id ${req.id} is an open stream's on this connection (stream and request ids are shared)` }, (entry) => { this.replies.answer(clientId, client, entry) })
+          continue
+        }
         const seen = recent.begin(req.id)
         if (seen === 'running') { this.counts.duplicates++; continue }
         if (seen !== 'new') { this.counts.duplicates++; this.replies.send(clientId, client, seen); continue }

@@ -49,6 +49,11 @@ export class RecentRequests {
     return c
   }
 
+  /** Whether connection `client` has a request `id` running or remembered (a stream may not take its id: PROTOCOL.md 4.10). */
+  knows (client, id) {
+    return this.clients.has(client) && this.of(client).knows(id)
+  }
+
   rotate () {
     this.generation++
     this.count = 0
@@ -117,6 +122,11 @@ export class ClientRequests {
     owner.count++
     this.current.set(id, null)
     return 'new'
+  }
+
+  /** Whether request `id` is running or remembered on this connection. */
+  knows (id) {
+    return this.current.has(id) || this.previous.has(id)
   }
 
   /** Forgets a request (it was refused, so it may legitimately come back). */

@@ -53,6 +53,9 @@ export class PeerStreams {
     let streams = this.byConnection.get(key)
     if (streams?.has(msg.id)) { this.counts.reused++; return } // an id in use: dropped, the first stream goes on
     const d = this.o.dispatcher
+    // Ids are shared with requests: one a request of this connection runs or is remembered
+    // under is refused, never run (PROTOCOL.md 4.10).
+    if (this.o.requestKnown(key, msg.id)) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `stream id ${msg.id} is a request's on this connection (stream and request ids are shared)`) }
     if (msg.invalid !== null) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `invalid stream: ${msg.invalid}`) }
     if (d.draining) { d.counts.drained++; return refuse(Status.DRAINING, 'peer is draining') }
     const fn = Object.hasOwn(d.handlers, msg.method) ? d.handlers[msg.method] : undefined
@@ -142,6 +145,11 @@ export class PeerStreams {
     s.input.end(msg.status === Status.OK ? null : new RemoteError(msg.message ?? 'the client ended its items with an error', { remoteCode: msg.code }))
   }
 
+  /** Whether stream `id` is open on connection `key` (a request may not take its id). */
+  isOpen (key, id) {
+    return this.byConnection.get(key)?.has(id) ?? false
+  }
+
   /** CANCEL for `id` on connection `key`: returns whether it was a stream (then it is over, with no answer). */
   cancel (key, id) {
     const s = this.byConnection.get(key)?.get(id)
@@ -195,7 +203,7 @@ export class PeerStreams {
     if (!this.remove(s)) return
     s.ctx.done()
     s.input?.abandon(null)
-    if (s.ctx.timeoutMs > 0 && s.ctx.remaining() === 0) {
+    if (s.ctx.expired) {
       this.o.dispatcher.release(s.method, false)
       this.counts.expired++
       s.traced?.endWith(Status.REMOTE, ['deadline passed', RemoteCode.EXPIRED], count)

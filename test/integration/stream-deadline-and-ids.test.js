@@ -4,12 +4,13 @@
 // ERR_ZEROMESH_EXPIRED and the count of items sent, whatever the stream was doing when its
 // deadline passed: producing, waiting for credit, or waiting for its handler's first item.
 // Never an OK end (which reads as a whole stream), never nothing. And the zeromesh client
-// reports it as ERR_ZEROMESH_TIMEOUT with `items`.
+// reports it as ERR_ZEROMESH_TIMEOUT with `items`. And ids, which streams share with requests
+// (issue 49, item 2): one in use by the other kind is refused INVALID_REQUEST, never run.
 import { expect } from 'chai'
 import * as zmq from 'zeromq'
 import { setImmediate as tick } from 'node:timers/promises'
 import { harness } from '../helpers/cluster.js'
-import { decode, MessageType, Status } from '../../protocol/index.js'
+import { decode, MessageType, Status, encodeRequest } from '../../protocol/index.js'
 import { encodeStreamOpen } from '../../protocol/stream-codec.js'
 
 const handlers = {
@@ -100,5 +101,33 @@ describe('a stream cut by its deadline (raw connection)', function () {
     } catch (e) { err = e }
     expect(err?.code).to.equal('ERR_ZEROMESH_TIMEOUT')
     expect(err.items).to.equal(n)
+  })
+
+  it('ids are shared: a STREAM_OPEN reusing a request\'s id, running or finished, is refused INVALID_REQUEST and not run; a REQUEST reusing an open stream\'s id is refused INVALID_REQUEST and not run', async () => {
+    let ran = 0
+    const p = await h.peer({ handlers: { ...handlers, echo: (a) => { ran++; return a }, async * once () { ran++; yield 1 } } })
+    const raw = new zmq.Dealer({ linger: 0, sendTimeout: 1000, receiveTimeout: 3000 })
+    raws.push(raw)
+    raw.connect(p.endpoint)
+    const next = async () => { const f = await raw.receive(); return decode(f[0], undefined, f.slice(1)) }
+    // A request answered: its id is remembered (for duplicates).
+    await raw.send(encodeRequest([[41, 'echo', 'hi', 1000]]))
+    const reply = await next()
+    expect(reply.replies[0]).to.include({ id: 41, status: Status.OK })
+    // A stream opened under that id: refused, the handler not run.
+    await raw.send(encodeStreamOpen(41, 'once', null, 1000, 10, 1e6, false))
+    const refused = await next()
+    expect(refused).to.include({ type: MessageType.STREAM_END, id: 41, status: Status.INVALID_REQUEST, count: 0 })
+    expect(refused.message).to.match(/shared/)
+    expect(ran).to.equal(1)
+    // A stream open (waiting for credit), then a request under its id: refused, not run.
+    await raw.send(encodeStreamOpen(42, 'produce', {}, 5000, 1, 1e6, false))
+    const item = await next()
+    expect(item).to.include({ type: MessageType.STREAM_ITEM, id: 42 })
+    await raw.send(encodeRequest([[42, 'echo', 'again', 1000]]))
+    const second = await next()
+    expect(second.replies[0]).to.include({ id: 42, status: Status.INVALID_REQUEST })
+    expect(second.replies[0].message).to.match(/shared/)
+    expect(ran).to.equal(1)
   })
 })
