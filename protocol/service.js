@@ -7,6 +7,7 @@
 // members with 50 methods each, and a digest that changes tells a client to ask again.
 import semver from 'semver'
 import { Limits } from './constants.js'
+import { fnv1a } from './fnv.js'
 
 const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/
 const CONTROL = /[\u0000-\u001f\u007f]/ // eslint-disable-line no-control-regex
@@ -50,10 +51,7 @@ export function descriptorProblem (d, limits = Limits) {
 export function serviceDigest (d) {
   const methods = [...d.methods].sort(byCodeUnits).join('\n')
   const labels = Object.keys(d.labels).sort(byCodeUnits).map((k) => `${k}=${d.labels[k]}`).join('\n')
-  const text = `${methods}\0${d.version ?? ''}\0${labels}\0${d.capacity ?? ''}\0`
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0
-  return h
+  return fnv1a(`${methods}\0${d.version ?? ''}\0${labels}\0${d.capacity ?? ''}\0`)
 }
 
 function byCodeUnits (a, b) {

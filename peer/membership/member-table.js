@@ -8,6 +8,7 @@
 
 import { MemberState, memberStateNames, outranks } from '../../protocol/constants.js'
 import { metaSize } from '../../protocol/codec.js'
+import { fnv1a } from '../../protocol/fnv.js'
 
 export const State = MemberState
 export const stateNames = memberStateNames
@@ -132,8 +133,5 @@ export function claimBytes (m) {
 
 /** FNV-1a (32 bit) of "endpoint#incarnation", over UTF-16 code units. */
 export function entryHash (m) {
-  const k = `${m.endpoint}#${m.incarnation}`
-  let h = 0x811c9dc5
-  for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 0x01000193) >>> 0
-  return h
+  return fnv1a(`${m.endpoint}#${m.incarnation}`)
 }

@@ -135,3 +135,16 @@ describe('PROTOCOL.md test vectors', () => {
     }
   }
 })
+
+describe('the digests\' hash (PROTOCOL.md 4.6, 4.8)', () => {
+  it('FNV-1a folds each UTF-16 code unit in whole: the check values PROTOCOL.md gives', async () => {
+    const { fnv1a } = await import('../../protocol/fnv.js')
+    const { readFileSync } = await import('node:fs')
+    const spec = readFileSync(new URL('../../protocol/PROTOCOL.md', import.meta.url), 'utf8')
+    const cases = [['tcp://127.0.0.1:5001#7', 0xd3aabeb1], ['é', 0x6c0b6c44], ['commande.créer', 0x3aab0e64], ['😀', 0xcb31c4b8]]
+    for (const [text, h] of cases) {
+      expect(fnv1a(text), text).to.equal(h)
+      expect(spec).to.include(`0x${h.toString(16).padStart(8, '0')}`)
+    }
+  })
+})
