@@ -65,8 +65,7 @@ export class CapacityWait {
   add (item, owner) {
     const front = item.waited === true
     const now = this.clock.now()
-    const late = this.lateBy(this.size, item.deadline, now)
-    if (late !== null) return false
+    if (this.tooLate(this.size, item.deadline, now)) return false
     const node = { item, owner, prev: null, next: null }
     item.waiting = node
     item.waited = true
@@ -169,14 +168,13 @@ export class CapacityWait {
     return false
   }
 
-  /** The wait (ms) an item would still have past its deadline at `position`, or null when it may start in time. */
-  lateBy (position, deadline, now) {
-    if (deadline === Infinity || this.size === 0) return null
+  /** Whether an item at `position` cannot start before `deadline`, at the rate places have freed (false until that rate is known). */
+  tooLate (position, deadline, now) {
+    if (deadline === Infinity || this.size === 0) return false
     const span = now - this.since
-    if (span < RATE_MIN_MS || this.freedCount < RATE_MIN_FREED) return null
+    if (span < RATE_MIN_MS || this.freedCount < RATE_MIN_FREED) return false
     const perMs = (this.freedCount / span) * RATE_SLACK
-    const startIn = (position + 1) / perMs
-    return now + startIn > deadline ? now + startIn - deadline : null
+    return now + (position + 1) / perMs > deadline
   }
 
   /** Sets the timer for the next sweep or probe, whichever comes first (every peer looked at: when the timer fires, or none is set). */
@@ -221,8 +219,7 @@ export class CapacityWait {
     let position = 0
     for (let n = this.head; n !== null;) {
       const next = n.next
-      const late = this.lateBy(position, n.item.deadline, now)
-      if (late === null) {
+      if (!this.tooLate(position, n.item.deadline, now)) {
         position++
       } else {
         const { item, owner } = n

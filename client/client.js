@@ -67,7 +67,6 @@ export class Client extends EventEmitter {
     this.methodWaiters = new MethodWaiters({ router: this.router, clock: o.clock, timeout: o.timeout, where: o.where })
     this.ejector = new Ejector({ table: this.table, clock: o.clock, ...o.ejection })
     this.pending = new IdTable() // id -> Call (why not a Map: id-table.js)
-
     this.parked = new Set() //  calls waiting for any peer to come up
     this.pendingBytes = 0 //    request bytes of the calls in `pending`, as encoded (maxPendingBytes)
     // Calls refused busy by every peer that may take them wait for a place (capacity.js).
@@ -94,8 +93,6 @@ export class Client extends EventEmitter {
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: each request's whole time
     this.tracing = new ClientTracing() // CLIENT spans, when a tracer provider is registered
     this.deadlines = new TimerLists(o.clock, (call) => this.attempts.onDeadline(call))
-    // What a connection's events do to the table (connections.js). Its parts are made below:
-    // it gets the few calls it makes on them.
     // client.stream(): open streams, by id (ids shared with requests)
     this.streams = new ClientStreams({
       clock: o.clock,
@@ -108,6 +105,8 @@ export class Client extends EventEmitter {
       maxMessageSize: o.maxMessageSize,
       notServing: (peer, method) => this.notServing(peer, method),
     })
+    // What a connection's events do to the table (connections.js). Its parts are made below:
+    // it gets the few calls it makes on them.
     this.connections = new Connections({
       table: this.table,
       transport: { connect: (ep) => this.transport.connect(ep), disconnect: (ep) => this.transport.disconnect(ep) },

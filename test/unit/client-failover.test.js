@@ -359,6 +359,26 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(client.stats().failed.ERR_ZEROMESH_BUSY).to.equal(1)
   })
 
+  it('maxPendingBytes: once the requests held pass it, one more is refused BUSY at once, and accepted again once they settle', async () => {
+    const { clock, net, client } = setup({ maxPendingBytes: 4096 }, [A])
+    net.peers.get(A).behave = () => ['silent']
+    await net.up(A)
+    const big = 'x'.repeat(3000)
+    const first = [track(client.request('echo', big, { timeout: 100 })), track(client.request('echo', big, { timeout: 100 }))]
+    await flush()
+    const refused = track(client.request('echo', 'small'))
+    await flush()
+    expect(refused.code).to.equal('ERR_ZEROMESH_BUSY')
+    expect(refused.err.message).to.match(/maxPendingBytes 4096/)
+    expect(net.log).to.have.length(2) // never sent
+    await tick(clock, 101)
+    expect(first.map((r) => r.code)).to.deep.equal(['ERR_ZEROMESH_TIMEOUT', 'ERR_ZEROMESH_TIMEOUT'])
+    const later = track(client.request('echo', 'room again', { timeout: 50 }))
+    await flush()
+    expect(later.done).to.equal(false)
+    expect(net.log).to.have.length(3)
+  })
+
   it('a coalesced frame whose peer dies: each request in it fails over on its own', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.peers.get(A).behave = () => ['silent']
