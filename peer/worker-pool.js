@@ -96,7 +96,7 @@ export class WorkerPool {
         } else if (m.type === 'done') {
           this.results(t, m.results, m.bytes, m.ranMs)
         } else if (m.type === 'stream-item') {
-          t.streams.get(m.sid)?.item(Buffer.from(m.frame), m.bulk === undefined ? undefined : m.bulk.map((b) => Buffer.from(b)))
+          t.streams.get(m.sid)?.item(Buffer.from(m.frame, m.at ?? 0), m.bulk === undefined ? undefined : m.bulk.map((b) => Buffer.from(b)))
         } else if (m.type === 'stream-input-read') {
           t.streams.get(m.sid)?.inputRead(m.items)
         } else if (m.type === 'stream-input-stop') {

@@ -213,7 +213,12 @@ function openStream (m) {
     maxFrame: m.maxFrame,
     maxBatch: m.maxBatch,
     bulk: m.bulk,
-    send: (frame, bulk) => {
+    transfer: true,
+    send: (frame, bulk, alone) => {
+      if (alone) { // a large item's frame, in a buffer of its own: transferred as it is
+        parentPort.postMessage({ type: 'stream-item', sid: m.sid, frame: frame.buffer, at: frame.byteOffset }, [frame.buffer])
+        return
+      }
       const own = new Uint8Array(frame) // a copy of its own, to transfer: `frame` may share a pooled slab
       if (bulk.length === 0) { parentPort.postMessage({ type: 'stream-item', sid: m.sid, frame: own.buffer }, [own.buffer]); return }
       // Bulk items: each copied once, to transfer (the generator may yield the same Buffer again,

@@ -49,6 +49,24 @@ export function packItem (value) {
 }
 
 /**
+ * packItem for a thread that hands its frames to another thread (peer/worker.js): an item that
+ * packs to LONE_ITEM_BYTES or more is copied at once into a buffer of its own, with the frame's
+ * head room in front (loneItemFrame's frame of it can be transferred whole, with no further
+ * copy), and msgpackr's slab is rewound over it, so a stream of large items reuses one slab
+ * instead of leaving one behind every few items for the garbage collector.
+ */
+export function packItemToTransfer (value) {
+  const packed = packItem(value)
+  if (packed instanceof BinItem || packed.length < LONE_ITEM_BYTES) return packed
+  const own = Buffer.allocUnsafeSlow(HEAD_ROOM + packed.length)
+  own.set(packed, HEAD_ROOM)
+  // Right after a pack, msgpackr's current slab is the one `packed` sits in, and nothing but
+  // `packed` refers to its bytes from the pack's start (HEAD_ROOM before it) on.
+  packr.position = packed.byteOffset - HEAD_ROOM
+  return own.subarray(HEAD_ROOM)
+}
+
+/**
  * The item frame `[id, [item]]` of one item packItem packed with msgpackr (not a BinItem),
  * made without copying the item: the head goes into the room in front of it. The frame shares
  * msgpackr's slab, which is never rewritten (protocol/msgpack.js), so it may be sent as it is.

@@ -13,7 +13,7 @@
 // frame leaves only while at least 1 item and 1 byte of credit are left, and never with more
 // items than are left; it may overdraw the bytes, after which nothing leaves until the
 // receiver has granted enough to bring them above 0 again.
-import { packItem, itemFrameOverhead, ItemFrameBuilder, BinItem, loneItemFrame, LONE_ITEM_BYTES, MAX_BULK_ITEMS } from './stream-codec.js'
+import { packItem, packItemToTransfer, itemFrameOverhead, ItemFrameBuilder, BinItem, loneItemFrame, LONE_ITEM_BYTES, MAX_BULK_ITEMS } from './stream-codec.js'
 import { isBulkValue } from './bulk.js'
 import { RemoteCode, ZeromeshError } from './errors.js'
 import { Limits } from './constants.js'
@@ -31,7 +31,8 @@ export class StreamProducer {
    * @param {number} [o.maxBatchFrame] largest frame of several items (default: maxFrame, at most the default 1 MiB limit every side accepts)
    * @param {number} [o.maxBatch] most items in one frame
    * @param {boolean} [o.bulk]    the receiver takes bulk items (PROTOCOL.md 4.10): a large Buffer item is sent as it is, in a frame of its own after its item frame
-   * @param {(frame: Buffer, bulk: Buffer[]) => void} o.send  one message: the item frame and the bulk frames it names (often none)
+   * @param {(frame: Buffer, bulk: Buffer[], own: boolean) => void} o.send  one message: the item frame and the bulk frames it names (often none); `own` when the frame is the whole of its ArrayBuffer but head room in front (o.transfer)
+   * @param {boolean} [o.transfer] frames go to another thread: a large item is packed into a buffer of its own (packItemToTransfer), which send() may transfer
    * @param {() => boolean} [o.room] false while what was sent still waits to leave (a full pipe): pulling pauses until wake()
    * @param {(err: Error|null, count: number) => void} o.end  the source ended (null) or threw, or an item could not be sent; not called after cancel()
    */
@@ -45,6 +46,7 @@ export class StreamProducer {
     this.maxBatch = o.maxBatch ?? Limits.maxBatch
     this.send = o.send
     this.bulk = o.bulk === true
+    this.pack = o.transfer === true ? packItemToTransfer : packItem
     this.room = o.room ?? null
     this.onEnd = o.end
     this.count = 0 //    items sent
@@ -116,7 +118,7 @@ export class StreamProducer {
       }
       let packed
       try {
-        packed = packItem(r.value)
+        packed = this.pack(r.value)
       } catch (err) {
         throw new ZeromeshError(`stream item ${this.count + this.frame.n} could not be encoded: ${err?.message ?? err}`, { code: RemoteCode.ENCODE })
       }
@@ -127,7 +129,7 @@ export class StreamProducer {
         // A large packed item goes alone, its frame made around it: no copy into a slab.
         this.flush() // the items before it leave first, and may spend the credit left
         while (!this.over && (this.items <= 0 || this.bytes <= 0)) await new Promise((resolve) => { this.waiting = resolve })
-        if (!this.over) this.sent(1, loneItemFrame(this.id, packed), NONE)
+        if (!this.over) this.sent(1, loneItemFrame(this.id, packed), NONE, this.pack === packItemToTransfer)
         continue
       }
       if (f.n > 0 && (f.n >= this.maxBatch || itemFrameOverhead(this.id, f.n + 1) + f.bytes + packed.length > this.maxBatchFrame)) this.flush()
@@ -151,13 +153,13 @@ export class StreamProducer {
   }
 
   /** Spends the credit for a frame of `n` items (and the bulk frames after it) and sends it. */
-  sent (n, frame, bulk) {
+  sent (n, frame, bulk, own = false) {
     let bytes = frame.length
     for (let i = 0; i < bulk.length; i++) bytes += bulk[i].length
     this.items -= n
     this.bytes -= bytes
     this.count += n
-    this.send(frame, bulk)
+    this.send(frame, bulk, own)
   }
 
   finish (err) {
