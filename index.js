@@ -1,8 +1,8 @@
 // zeromesh: ZeroMQ peer-to-peer, client-side load balancing.
-export { Peer, peerDefaults, membershipDefaults } from './peer/index.js'
+export { Peer, peerDefaults, membershipDefaults, implement, contract } from './peer/index.js'
 export { Client, clientDefaults, strategyNames } from './client/index.js'
 export {
   ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, ProtocolError,
-  HandshakeError, UserCodeError,
+  HandshakeError, UserCodeError, InvalidInputError, InvalidOutputError,
 } from './protocol/errors.js'

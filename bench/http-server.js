@@ -7,10 +7,10 @@
 // Prints the port once it listens; SIGTERM stops it.
 import cluster from 'node:cluster'
 import { createApp, start } from '../examples/express/app.js'
-import { countPrimes } from '../examples/express/handlers.js'
+import handlers from '../examples/express/handlers.js'
 
 const [mode, arg] = process.argv.slice(2)
-const inline = (limit) => countPrimes({ limit })
+const inline = (input) => handlers['primes.count'](input) // the peer's handler, its input checked by the contract, run in this process
 
 function listenInline () {
   const server = createApp(inline).listen(0, '127.0.0.1')

@@ -6,6 +6,7 @@ const SYNOPSIS = {
   peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--drain-timeout MS] [--http [HOST:]PORT [--http-view on|off]] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
   request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--stream] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
+  describe: 'zeromesh describe --seeds EP[,EP] [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
   demo: 'zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]',
   bench: 'zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--payload SIZE] [--json] [--cluster-pub FILE --key FILE | --insecure]',
   keygen: 'zeromesh keygen PREFIX',
@@ -49,9 +50,16 @@ export function commandLineBlock () {
  */
 export function cliReference () {
   const parts = ['## Synopsis', '', '```', commandLineBlock(), '```']
-  for (const command of ['peer', 'request', 'members', 'demo', 'bench', 'keygen']) parts.push('', `## zeromesh ${command}`, '', '```', USAGE[command], '```')
+  for (const command of ['peer', 'request', 'members', 'describe', 'demo', 'bench', 'keygen']) parts.push('', `## zeromesh ${command}`, '', '```', USAGE[command], '```')
   return parts.join('\n')
 }
+
+// The security options of every command that acts as a client (request, members, describe, bench).
+const CLIENT_SECURITY = `security (docs/guides/security.md): needed for a secured cluster, and for any non-loopback seed
+  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
+  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
+                     env ZEROMESH_KEY
+  --insecure         talk plain to non-loopback seeds, on purpose`
 
 export const USAGE = {
   main: `usage: zeromesh <command> [options]
@@ -60,6 +68,7 @@ commands:
   peer      run a peer node that serves requests and joins its cluster
   request   send one request and print its JSON result
   members   print a peer's view of the cluster membership
+  describe  print the services the cluster's peers serve: methods, contracts and their schemas
   demo      the failover demo: peers, load, a kill, a join, a drain, a freeze
   bench     throughput and latency (req/s and p99) of echo requests, with --compare against raw zeromq.js and a broker
   keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
@@ -133,11 +142,20 @@ the next one when a seed does not answer.
   --json             machine-readable output
   --timeout MS       give up after this long (default 5000)
 
-security (docs/guides/security.md): needed for a secured cluster, and for any non-loopback seed
-  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
-  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
-                     env ZEROMESH_KEY
-  --insecure         talk plain to non-loopback seeds, on purpose`,
+${CLIENT_SECURITY}`,
+  describe: `${wrapped('describe', 'usage: ')}
+
+Prints what the cluster's live peers serve, asked of each peer itself: each service once (peers
+that say the same are grouped), with its methods, the contracts they implement and each
+method's input and output JSON Schema where the contract's schemas give one. With --json, an
+array of { endpoints, methods, version, labels, capacity, contracts } alone on stdout. Asks the
+first seed for the member list, and the next one when a seed does not answer.
+
+  --seeds EP,EP      the peers to ask, in order
+  --json             machine-readable output
+  --timeout MS       give up after this long (default 5000)
+
+${CLIENT_SECURITY}`,
   demo: `${wrapped('demo', 'usage: ')}
 
 Starts N peers (default 3) serving the demo handlers and 2 more serving a second service
@@ -173,11 +191,7 @@ any is measured at it.
                        table adds MB/s (payload carried both ways)
   --json               machine-readable output
 
-security (docs/guides/security.md): needed for a secured cluster, and for any non-loopback seed
-  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
-  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
-                     env ZEROMESH_KEY
-  --insecure         talk plain to non-loopback seeds, on purpose`,
+${CLIENT_SECURITY}`,
   request: `${wrapped('request', 'usage: ')}
 
 Sends METHOD(JSON-ARGS) to a peer that serves it and prints the JSON result alone on stdout.
@@ -191,11 +205,7 @@ On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
   --version RANGE    only a peer whose service version is in the semver RANGE (^2, ~2.1)
   --where K=V,K=V    only a peer with these labels
 
-security (docs/guides/security.md): needed for a secured cluster, and for any non-loopback seed
-  --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
-  --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
-                     env ZEROMESH_KEY
-  --insecure         talk plain to non-loopback seeds, on purpose`,
+${CLIENT_SECURITY}`,
   keygen: `${wrapped('keygen', 'usage: ')}
 
 Writes a new CURVE keypair, one line of Z85 text each, and prints the public key on stdout:

@@ -30,6 +30,7 @@ async function main (argv) {
   if (command === 'peer') return runPeer(rest)
   if (command === 'request') return runRequest(rest)
   if (command === 'members') return runMembers(rest)
+  if (command === 'describe') return runDescribe(rest)
   if (command === 'demo') return runDemoCommand(rest)
   if (command === 'bench') return runBenchCommand(rest)
   if (command === 'keygen') return runKeygen(rest)
@@ -352,17 +353,22 @@ async function runBenchCommand (args) {
   return runBench({ seeds: values.seeds?.split(',').map((s) => s.trim()), security, concurrency, seconds, compare: values.compare, secure: values.secure === true, payload, json: values.json })
 }
 
-async function runMembers (args) {
+/**
+ * A client of --seeds (and the security flags), and the members the first seed that answers
+ * lists, each live one with what it serves (`serves`: asked of the member itself, null when
+ * it did not say): for `members` and `describe`.
+ */
+async function clusterServices (args, usage) {
   const { values } = parse(args, {
     seeds: { type: 'string' },
     json: { type: 'boolean' },
     timeout: { type: 'string' },
     ...SECURITY_CLIENT_FLAGS,
-  }, USAGE.members)
-  if (values.help) { process.stdout.write(USAGE.members + '\n'); return 0 }
-  if (values.seeds === undefined) throw new UsageError(`--seeds is required\n\n${USAGE.members}`)
+  }, usage)
+  if (values.help) return { values }
+  if (values.seeds === undefined) throw new UsageError(`--seeds is required\n\n${usage}`)
   const seeds = values.seeds.split(',').map((x) => x.trim()).filter(Boolean)
-  const client = new Client({ seeds, discover: false, timeout: wholeOption(values.timeout, 'timeout', USAGE.members, ' of milliseconds'), security: clientSecurity(values, USAGE.members) })
+  const client = new Client({ seeds, discover: false, timeout: wholeOption(values.timeout, 'timeout', usage, ' of milliseconds'), security: clientSecurity(values, usage) })
   try {
     // The first seed that answers; the next one when it does not.
     let members
@@ -379,22 +385,67 @@ async function runMembers (args) {
       if (m.state !== 'alive' && m.state !== 'suspect') { m.serves = null; return }
       m.serves = await client.describe(m.endpoint).catch(() => null)
     }))
-    if (values.json) {
-      process.stdout.write(JSON.stringify(members) + '\n')
-    } else {
-      const rows = [['ENDPOINT', 'STATE', 'INCARNATION', 'METHODS', 'VERSION', 'LABELS', 'META']]
-      const methods = (s) => s === null ? '?' : s === 'any' ? '(any)' : s.methods.length <= 6 ? s.methods.join(',') : `${s.methods.slice(0, 5).join(',')},+${s.methods.length - 5}`
-      for (const m of members) {
-        const s = m.serves
-        rows.push([m.endpoint, m.state, String(m.incarnation), methods(s), s?.version ?? '-', s === null || s === 'any' ? '-' : Object.entries(s.labels).map(([k, v]) => `${k}=${v}`).join(',') || '-', JSON.stringify(m.meta)])
-      }
-      const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
-      for (const r of rows) process.stdout.write(r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i])).join('  ') + '\n')
-    }
-    return 0
+    return { values, members }
   } finally {
     await client.close()
   }
+}
+
+async function runDescribe (args) {
+  const { values, members } = await clusterServices(args, USAGE.describe)
+  if (values.help) { process.stdout.write(USAGE.describe + '\n'); return 0 }
+  // Each service once: peers whose answers are the same are grouped.
+  const services = new Map()
+  for (const m of members) {
+    if (m.serves === null || m.serves === undefined) continue
+    const key = m.serves === 'any' ? 'any' : JSON.stringify(m.serves)
+    const s = services.get(key)
+    if (s === undefined) services.set(key, { endpoints: [m.endpoint], ...(m.serves === 'any' ? { any: true } : m.serves) })
+    else s.endpoints.push(m.endpoint)
+  }
+  const list = [...services.values()]
+  if (values.json) { process.stdout.write(JSON.stringify(list) + '\n'); return 0 }
+  const out = []
+  for (const s of list) {
+    out.push(`${s.endpoints.join(', ')}`)
+    if (s.any) { out.push('  serves any method (a peer older than service descriptors)', ''); continue }
+    const facts = [s.version === null ? null : `version ${s.version}`, ...Object.entries(s.labels).map(([k, v]) => `${k}=${v}`), s.capacity === null ? null : `capacity ${s.capacity}`].filter((x) => x !== null)
+    if (facts.length > 0) out.push(`  ${facts.join(', ')}`)
+    const inContracts = new Set()
+    for (const c of s.contracts) {
+      out.push(`  contract ${c.name}${c.version === null ? '' : ` ${c.version}`}`)
+      for (const m of c.methods) {
+        inContracts.add(m.name)
+        out.push(`    ${m.name}${m.stream ? ' (stream)' : ''}`)
+        out.push(`      input:  ${m.input === null ? '(no JSON Schema)' : JSON.stringify(m.input)}`)
+        out.push(`      output: ${m.output === null ? '(no JSON Schema)' : JSON.stringify(m.output)}`)
+      }
+    }
+    const plain = s.methods.filter((m) => !inContracts.has(m))
+    if (plain.length > 0) out.push(`  methods without a contract: ${plain.join(', ')}`)
+    out.push('')
+  }
+  if (list.length === 0) out.push('no live peer said what it serves')
+  process.stdout.write(out.join('\n') + '\n')
+  return 0
+}
+
+async function runMembers (args) {
+  const { values, members } = await clusterServices(args, USAGE.members)
+  if (values.help) { process.stdout.write(USAGE.members + '\n'); return 0 }
+  if (values.json) {
+    process.stdout.write(JSON.stringify(members) + '\n')
+  } else {
+    const rows = [['ENDPOINT', 'STATE', 'INCARNATION', 'METHODS', 'VERSION', 'LABELS', 'META']]
+    const methods = (s) => s === null ? '?' : s === 'any' ? '(any)' : s.methods.length <= 6 ? s.methods.join(',') : `${s.methods.slice(0, 5).join(',')},+${s.methods.length - 5}`
+    for (const m of members) {
+      const s = m.serves
+      rows.push([m.endpoint, m.state, String(m.incarnation), methods(s), s?.version ?? '-', s === null || s === 'any' ? '-' : Object.entries(s.labels).map(([k, v]) => `${k}=${v}`).join(',') || '-', JSON.stringify(m.meta)])
+    }
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
+    for (const r of rows) process.stdout.write(r.map((c, i) => i === r.length - 1 ? c : c.padEnd(widths[i])).join('  ') + '\n')
+  }
+  return 0
 }
 
 function log (msg) {

@@ -12,7 +12,7 @@ import { encodeRequest, encodeCancel } from '../protocol/codec.js'
 import { packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/frames.js'
 import { Status, Limits, Accepts } from '../protocol/constants.js'
 import {
-  TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ProtocolError, invalidArgument,
+  TimeoutError, NoPeersError, UnknownMethodError, remoteError, BusyError, DrainingError, ProtocolError, invalidArgument,
 } from '../protocol/errors.js'
 import { ReplySizes } from './reply-sizes.js'
 
@@ -223,7 +223,7 @@ export class Attempts {
         call.lastError = new UnknownMethodError(r.message)
         return this.retryOrFail(call, Outcome.REFUSED, peer)
       case Status.REMOTE: {
-        const err = new RemoteError(r.message, { remoteCode: r.code })
+        const err = remoteError(r.message, r.code, r.issues)
         this.measured(call, peer, err)
         this.o.settle(call, err)
         if (peer.busy) this.o.capacity.freed(peer)

@@ -9,6 +9,7 @@ import { Call } from './call.js'
 import { IdTable } from '../runtime/id-table.js'
 import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
+import { serviceClient } from './service-proxy.js'
 import { Questions } from '../transport/questions.js'
 import { KeyProver } from './key-prover.js'
 import { Connections } from './connections.js'
@@ -451,6 +452,17 @@ export class Client extends EventEmitter {
   waitFor (method, options) {
     if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
     return this.methodWaiters.add(method, options)
+  }
+
+  /**
+   * A typed client of `contract` (contract()): a function per method, taking its input and
+   * resolving to its output (a stream method's items as an async iterable), with the usual
+   * request or stream options. Inputs are checked here before they are sent.
+   * @param {object} contract
+   * @param {{ validateInput?: boolean, validateOutput?: boolean }} [options]
+   */
+  service (contract, options) {
+    return serviceClient(contract, { request: (m, a, o) => this.request(m, a, o), stream: (m, a, o) => this.stream(m, a, o) }, options)
   }
 
   /**

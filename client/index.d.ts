@@ -169,6 +169,13 @@ export interface StreamOptions {
  * handler on the peer. Errors come out of the iteration after the items before them, each
  * with `items`: how many items arrived (resume with a cursor in the args).
  */
+/** client.service(contract): each method takes its input schema's input and gives its output schema's output. */
+export type ServiceClient<C extends import('../runtime/contract.js').Contract> = {
+  readonly [K in keyof C['methods']]: C['methods'][K] extends { stream: true }
+    ? (input: import('../runtime/contract.js').InputOf<C['methods'][K]['input']>, options?: StreamOptions) => AsyncIterableIterator<import('../runtime/contract.js').OutputOf<C['methods'][K]['output']>>
+    : (input: import('../runtime/contract.js').InputOf<C['methods'][K]['input']>, options?: RequestOptions) => Promise<import('../runtime/contract.js').OutputOf<C['methods'][K]['output']>>
+}
+
 export interface ClientStream<T = unknown> extends AsyncIterableIterator<T> {
   /** Items that arrived so far. */
   readonly received: number
@@ -231,6 +238,8 @@ export declare class Client extends EventEmitter {
   /** Resolves with the endpoints of the up peers that serve `method` once there is one; TimeoutError after `timeout`. */
   waitFor(method: string, options?: { timeout?: number, version?: string, where?: Record<string, string> | null }): Promise<string[]>
   /** What the peer at `endpoint` serves, asked of it (connecting if needed); 'any' for an older peer. */
+  /** A typed client of a contract: a function per method, input to output (a stream's items as an async iterable). Inputs are checked before they are sent. */
+  service<C extends import('../runtime/contract.js').Contract>(contract: C, options?: { validateInput?: boolean, validateOutput?: boolean }): ServiceClient<C>
   describe(endpoint: string): Promise<import('../protocol/index.js').ServiceDescriptor | 'any'>
   close(): Promise<void>
   on(event: 'peer', listener: (peer: PeerInfo) => void): this
@@ -265,3 +274,4 @@ export declare const clientDefaults: Readonly<{
 }>
 export declare const strategyNames: readonly string[]
 
+export { contract } from '../runtime/contract.js'

@@ -1,5 +1,6 @@
 // The client's view of the peers it knows: state (up, down, draining), requests in flight,
 // latency and failures. Changes are reported through `onChange(snapshot)`.
+import { readContracts } from '../protocol/contracts.js'
 import { PeakEwma } from './peak-ewma.js'
 
 const LATENCY_DECAY_MS = 2000 // a peer's latency estimate forgets a slow spell over about this long...
@@ -88,7 +89,7 @@ export class PeerEntry {
       latencyMs: this.latencyMs,
       failures: this.failures,
       lastError: this.lastError,
-      service: this.service === null ? null : this.service.any === true ? 'any' : { methods: [...this.service.methods], version: this.service.version, labels: { ...this.service.labels }, capacity: this.service.capacity },
+      service: this.service === null ? null : this.service.any === true ? 'any' : { methods: [...this.service.methods], version: this.service.version, labels: { ...this.service.labels }, capacity: this.service.capacity, contracts: readContracts(this.service.contracts) ?? [] },
     }
   }
 }

@@ -18,7 +18,7 @@ import { encodeStreamOpen, encodeStreamCredit, encodeStreamEnd } from '../protoc
 import { encodeCancel } from '../protocol/codec.js'
 import { MessageType, Status, Accepts } from '../protocol/constants.js'
 import {
-  TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError,
+  TimeoutError, NoPeersError, UnknownMethodError, remoteError, BusyError, DrainingError,
   ConnectionLostError, AbortError, RemoteCode, invalidArgument,
 } from '../protocol/errors.js'
 import { Kind } from './call-path.js'
@@ -188,7 +188,7 @@ export class ClientStreams {
     s.peer = null // nothing to cancel there
     if (msg.status === Status.DRAINING) return s.fail(s.with(new DrainingError(`zeromesh: ${where} stopped while the stream "${s.method}" was open, after ${received} items: resume elsewhere`)))
     if (msg.status === Status.REMOTE && msg.code === RemoteCode.EXPIRED) return s.fail(s.timedOut(`its deadline passed on ${where} after ${msg.count} items`))
-    if (msg.status === Status.REMOTE) return s.fail(s.with(new RemoteError(msg.message, { remoteCode: msg.code })))
+    if (msg.status === Status.REMOTE) return s.fail(s.with(remoteError(msg.message, msg.code, msg.issues)))
     if (msg.status === Status.INVALID_REQUEST) return s.fail(s.with(invalidArgument(`peer ${where} refused the stream: ${msg.message}`)))
     if (msg.status === Status.BUSY) return s.fail(s.with(new BusyError(`zeromesh: ${where}: ${msg.message}`)))
     return s.fail(s.with(new UnknownMethodError(msg.message)))

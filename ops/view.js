@@ -89,10 +89,11 @@ export class ClusterView {
   }
 }
 
-/** What a member serves, as the page shows it, or null when not known. */
+/** What a member serves, as the page shows it, or null when not known: its contracts by name, version and methods (their schemas stay with `zeromesh describe`). */
 function served (d) {
   if (d === null || d === undefined || d === 'any') return null
-  return { methods: [...d.methods].sort(), version: d.version ?? null, labels: { ...d.labels } }
+  const contracts = (d.contracts ?? []).map((c) => ({ name: c.name, version: c.version, methods: c.methods.map((m) => ({ name: m.name, stream: m.stream })) }))
+  return { methods: [...d.methods].sort(), version: d.version ?? null, labels: { ...d.labels }, contracts }
 }
 
 function diff (a, b) {

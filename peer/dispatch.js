@@ -1,6 +1,7 @@
 // Runs requests against inline handlers and turns every outcome into a reply entry:
 // a result, a thrown error (message and code kept), an unknown method, busy, draining.
 // Knows nothing of sockets: it is handed a `reply(entry)` callback per request.
+import { remoteValue } from '../protocol/issues.js'
 import { Status } from '../protocol/constants.js'
 import { IdTable } from '../runtime/id-table.js'
 import { DrainingError, RemoteCode } from '../protocol/errors.js'
@@ -166,12 +167,11 @@ export class Dispatcher {
   }
 
   failure (id, err) {
-    const message = err instanceof Error ? err.message : String(err)
-    const code = typeof err?.code === 'string' ? err.code : null
+    const value = remoteValue(err)
     // Work the peer never started because it is stopping: the client may go elsewhere.
-    if (code === DrainingError.code && this.draining) { this.counts.drained++; return [id, Status.DRAINING, [message, null]] }
+    if (value[1] === DrainingError.code && this.draining) { this.counts.drained++; return [id, Status.DRAINING, [value[0], null]] }
     this.counts.errors++
-    return [id, Status.REMOTE, [message, code]]
+    return [id, Status.REMOTE, value]
   }
 
   /** From now on new requests are refused with DRAINING; resolves once in-flight ones finish. */

@@ -6,6 +6,7 @@
 import { WorkerPool } from './worker-pool.js'
 import { loadHandlerModules, loadFailure } from './handler-module.js'
 import { invalidArgument } from '../protocol/errors.js'
+import { METHOD } from '../runtime/contract.js'
 
 /**
  * Loads the handler modules into `own` (service.js). Resolves with the WorkerPool the
@@ -46,6 +47,7 @@ export async function startHandlers (o, own, onEmpty) {
     for (const m of methods) {
       handlers[m] = (args, ctx) => pool.run(m, args, ctx)
       handlers[m].stream = (args, ctx, so) => pool.stream(m, args, ctx, so) // a stream runs in the thread too (streams.js)
+      if (pool.described[m] !== undefined) handlers[m][METHOD] = pool.described[m] // its contract, for the service answer; its checks run in the thread
     }
     if (o.capacity === undefined) own.capacity = pool.threads.length
   }

@@ -44,6 +44,27 @@ export interface RequestContext {
 export type Handler = (args: any, ctx: RequestContext) => unknown
 export type Handlers = Record<string, Handler>
 
+type Def = import('../runtime/contract.js').MethodDefinition
+type In<S> = import('../runtime/contract.js').InputOf<S>
+type Out<S> = import('../runtime/contract.js').OutputOf<S>
+/** The handlers implement() takes: one per method, given the input schema's output, returning what the output schema accepts (items, for a stream). */
+export type ContractHandlers<C extends import('../runtime/contract.js').Contract> = {
+  [K in keyof C['methods']]: C['methods'][K] extends { stream: true }
+    ? (input: Out<C['methods'][K]['input']>, ctx: RequestContext) => AsyncIterable<In<C['methods'][K]['output']>> | Promise<AsyncIterable<In<C['methods'][K]['output']>>>
+    : (input: Out<C['methods'][K]['input']>, ctx: RequestContext) => In<C['methods'][K]['output']> | Promise<In<C['methods'][K]['output']>>
+}
+/**
+ * The handlers of a contract's methods, named as the wire names them (`orders.get`), each
+ * checking its input first: give it as a Peer's `handlers` (several as an array), or as a
+ * handler module's default export. A method the contract names and `handlers` lacks, or one
+ * it does not name, is an InvalidArgumentError.
+ */
+export declare function implement<C extends import('../runtime/contract.js').Contract>(contract: C, handlers: ContractHandlers<C>, options?: {
+  /** Check each result (each item of a stream) against the output schema; a failure answers REMOTE 'ERR_ZEROMESH_INVALID_OUTPUT'. Default false. */
+  validateOutput?: boolean
+}): Handlers
+
+
 export interface PeerOptions {
   /** Endpoint to bind; port 0 picks an ephemeral port. Default 'tcp://127.0.0.1:0'. */
   bind?: string
@@ -52,7 +73,7 @@ export interface PeerOptions {
   /** Peers to join through (array or comma-separated string). */
   seeds?: string[] | string
   /** Methods on the main thread (an object), or modules (URLs or paths) run in worker threads. */
-  handlers?: Handlers | URL | string | Array<URL | string>
+  handlers?: Handlers | Handlers[] | URL | string | Array<URL | string>
   /** Labels clients select this peer by ({ zone: 'a', tier: 'gold' }); `zone` is what a client's `zone` prefers. At most 32, keys and values of at most 63 characters. */
   labels?: Record<string, string>
   /** The semantic version of what this peer serves, for requests that ask a range (`version: '^2'`). Default: none. */
@@ -303,3 +324,4 @@ export declare const membershipDefaults: Readonly<Required<MembershipOptions>>
 export declare const peerDefaults: Readonly<Required<Pick<PeerOptions,
   'bind' | 'maxInflight' | 'maxInflightBytes' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch' | 'maxStreams' | 'maxStreamsPerConnection' | 'streamIdleTimeout'>>> & { readonly inputWindow: Readonly<{ items: number, bytes: number }> }
 
+export { contract } from '../runtime/contract.js'

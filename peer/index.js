@@ -1,3 +1,5 @@
 export { Peer } from './peer.js'
 export { peerDefaults } from './options.js'
 export { membershipDefaults } from './membership/config.js'
+export { implement } from './implement.js'
+export { contract } from '../runtime/contract.js'

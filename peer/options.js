@@ -119,11 +119,22 @@ function transportOption (v) {
 }
 
 /**
- * An object of functions (run on the main thread), or the URL or path of a module, or an array
- * of them (run in threads): modules become an array of URLs.
+ * An object of functions (run on the main thread), or several (implement()'s, one per
+ * contract) merged into one; or the URL or path of a module, or an array of them (run in
+ * threads): modules become an array of URLs.
  */
 function handlerOption (v) {
   if (v instanceof URL || typeof v === 'string') return [moduleUrl(v)]
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => x !== null && typeof x === 'object' && !(x instanceof URL))) {
+    const merged = {}
+    for (const part of v) {
+      for (const [k, f] of Object.entries(handlerObject(part))) {
+        if (k in merged) throw invalidArgument(`handlers: method "${k}" is given twice`)
+        merged[k] = f
+      }
+    }
+    return merged
+  }
   if (Array.isArray(v)) {
     if (v.length === 0 || v.some((x) => !(x instanceof URL) && typeof x !== 'string')) throw invalidArgument('handlers given as an array must list module URLs or paths, at least one')
     return [...new Set(v.map(moduleUrl))]

@@ -1,5 +1,7 @@
 // A zeromesh peer: binds its socket, answers zeromesh requests through the dispatcher,
 // answers 10/FLP pings and requests, and stops gracefully.
+import { METHOD } from '../runtime/contract.js'
+import { readContracts } from '../protocol/contracts.js'
 import { EventEmitter } from 'node:events'
 import { PeerCluster } from './cluster.js'
 import { answerGossip } from './gossip-transport.js'
@@ -69,7 +71,7 @@ export class Peer extends EventEmitter {
    */
   service () {
     const d = this.own.descriptor
-    return { methods: [...d.methods], version: d.version, labels: { ...d.labels }, capacity: d.capacity, digest: d.digest }
+    return { methods: [...d.methods], version: d.version, labels: { ...d.labels }, capacity: d.capacity, contracts: readContracts(d.contracts) ?? [], digest: d.digest }
   }
 
   /**
@@ -78,7 +80,7 @@ export class Peer extends EventEmitter {
    * clients learn it within a member-list refresh.
    */
   serve (method, fn) {
-    if (this.own.serve(method, fn)) this.serviceChanged(`now serves ${method}`)
+    if (this.own.serve(method, fn)) this.serviceChanged(`now serves ${method}${fn[METHOD] === undefined ? '' : ` (contract ${fn[METHOD].contract})`}`)
   }
 
   /**

@@ -4,6 +4,8 @@
 // Only this peer states its own descriptor: clients ask it (SERVICE_GET) on their own
 // connection, never believe another peer about it (PROTOCOL.md 4.8).
 import { describe, descriptorProblem } from '../protocol/service.js'
+import { contractsElement, contractsDigest, CONTRACTS_LABEL } from '../protocol/contracts.js'
+import { METHOD } from '../runtime/contract.js'
 import { invalidArgument } from '../protocol/errors.js'
 
 export class OwnService {
@@ -14,6 +16,7 @@ export class OwnService {
    * @param {number|null} o.capacity    requests it runs at full speed at once, or null (undeclared)
    */
   constructor ({ version, labels, capacity }) {
+    if (CONTRACTS_LABEL in labels) throw invalidArgument(`label ${CONTRACTS_LABEL} is the peer's own: it states the digest of the contracts it serves`)
     this.version = version
     this.labels = labels
     this.capacity = capacity
@@ -27,15 +30,17 @@ export class OwnService {
     return (this.descriptor = this.describe())
   }
 
-  /** Serves `name` with `fn` from now on (replacing a handler of that name); returns whether the descriptor changed. */
+  /** Serves `name` with `fn` from now on (replacing a handler of that name, perhaps of another contract); returns whether the descriptor changed. */
   serve (name, fn) {
     if (typeof name !== 'string' || name.length === 0 || name.length > 256) throw invalidArgument(`serve(name, fn): name must be a method name of 1 to 256 characters, got ${JSON.stringify(name)}`)
     if (typeof fn !== 'function') throw invalidArgument(`serve("${name}", fn): fn must be a function (args, ctx) => result`)
     const had = name in this.handlers
+    const before = had ? this.handlers[name][METHOD] : undefined
     this.handlers[name] = fn
-    if (had) return false
+    if (had && before === fn[METHOD]) return false // the same contract method (or none): what it serves is unchanged
+    const digest = this.descriptor.digest
     this.descriptor = this.describe()
-    return true
+    return this.descriptor.digest !== digest
   }
 
   /** Stops serving `name`; returns whether it was served. */
@@ -47,7 +52,20 @@ export class OwnService {
   }
 
   describe () {
-    const d = { methods: Object.keys(this.handlers), version: this.version, labels: this.labels, capacity: this.capacity }
+    const d = { methods: Object.keys(this.handlers), version: this.version, labels: this.labels, capacity: this.capacity, contracts: null }
+    // The contracts of the methods implement() made (a thread's module's too: handlers.js
+    // carries their descriptions over), stated in the answer and, by digest, in a label.
+    const described = []
+    for (const fn of Object.values(this.handlers)) if (fn[METHOD] !== undefined) described.push(fn[METHOD])
+    const c = contractsElement(described)
+    if (c !== null) {
+      d.contracts = c.element
+      d.labels = { ...this.labels, [CONTRACTS_LABEL]: contractsDigest(c.element) }
+      if (c.dropped > 0 && this.warnedDropped !== c.dropped) {
+        this.warnedDropped = c.dropped
+        process.emitWarning(`zeromesh: ${c.dropped} JSON Schema${c.dropped === 1 ? '' : 's'} of this peer's contracts left out of its service answer: larger than a schema (64 KiB) or all of them (256 KiB) may be (PROTOCOL.md 3.3)`, { code: 'ZEROMESH_SCHEMA_TOO_LARGE' })
+      }
+    }
     const problem = descriptorProblem(d)
     if (problem !== null) throw invalidArgument(`what this peer serves breaks a limit of the protocol: ${problem}`)
     return describe(d)

@@ -14,6 +14,7 @@
 // A request stream: a client that opens with `input` sends items too, within the credit this
 // peer grants (counted against the peer's byte budget while the stream is open); the handler
 // reads them from `ctx.input`, an async iterable.
+import { remoteValue } from '../protocol/issues.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js'
@@ -218,9 +219,8 @@ export class PeerStreams {
       return
     }
     this.counts.failed++
-    const code = typeof err?.code === 'string' ? err.code : null
-    const status = code === DrainingError.code ? Status.DRAINING : Status.REMOTE
-    const value = [err instanceof Error ? err.message : String(err), status === Status.DRAINING ? null : code]
+    const status = err?.code === DrainingError.code ? Status.DRAINING : Status.REMOTE
+    const value = status === Status.DRAINING ? [err.message, null] : remoteValue(err)
     s.traced?.endWith(status, value, count)
     s.out.push(encodeStreamEnd(s.id, status, value, count))
   }

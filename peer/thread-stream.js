@@ -2,6 +2,7 @@
 // thread runs the generator and its credit (protocol/stream-producer.js) and sends item frames
 // made there; this side passes the client's credit on, sends the frames as they are, and keeps
 // a copy of the credit left, so the peer knows when the stream waits for its client.
+import { errorFromValue } from '../protocol/issues.js'
 import { ZeromeshError } from '../protocol/errors.js'
 import { packr } from '../protocol/msgpack.js'
 
@@ -100,7 +101,7 @@ export class ThreadStream {
     this.over = true
     this.inputRead(0)
     this.count = count
-    this.o.end(error === null ? null : error[1] === null ? new Error(error[0]) : new ZeromeshError(error[0], { code: error[1] }), count)
+    this.o.end(error === null ? null : errorFromValue(error, ZeromeshError), count)
   }
 }
 

@@ -23,6 +23,7 @@ import { systemClock, timerDelay } from '../runtime/clock.js'
 import { Fifo } from './fifo.js'
 import { Packed } from '../protocol/frames.js'
 import { ThreadStream } from './thread-stream.js'
+import { errorFromValue } from '../protocol/issues.js'
 import { PoolThread } from './pool-thread.js'
 import { Task } from './pool-task.js'
 
@@ -39,7 +40,7 @@ const STALL_GRACE_MAX_MS = 5000 // ...and its threads get the time lost, up to t
 const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url))
 
 /** How a task failed outside its handler: a ZeromeshError with the code its answer carries. */
-const failed = (message, code) => new ZeromeshError(message, { code })
+const failed = (message, code, issues) => issues === undefined ? new ZeromeshError(message, { code }) : errorFromValue([message, code, issues], ZeromeshError)
 
 export class WorkerPool {
   /**
@@ -72,7 +73,8 @@ export class WorkerPool {
     const ready = []
     for (let i = 0; i < this.o.threads; i++) ready.push(this.spawn())
     const lists = await Promise.all(ready)
-    this.methods = lists[0]
+    this.methods = lists[0].methods
+    this.described = lists[0].described // contract methods' descriptions (implement())
     this.methodIndex = new Map(this.methods.map((m, i) => [m, i]))
     return this.methods
   }
@@ -92,7 +94,7 @@ export class WorkerPool {
           this.failedStarts = 0
           this.idle.push(t)
           this.pump()
-          resolve(m.methods)
+          resolve(m)
         } else if (m.type === 'done') {
           this.results(t, m.results, m.bytes, m.ranMs)
         } else if (m.type === 'stream-item') {
@@ -257,13 +259,13 @@ export class WorkerPool {
       const perTask = ranMs / results.length
       this.taskMs = this.taskMs === null ? perTask : this.taskMs + TASK_MS_WEIGHT * (perTask - this.taskMs)
     }
-    for (const [id, kind, value, code] of results) {
+    for (const [id, kind, value, code, issues] of results) {
       const task = t.tasks[t.done]
       if (task === undefined || task.id !== id) continue // abandoned or replaced meanwhile
       t.done++
       if (kind === 0) this.settle(task, null, false, new Packed(Buffer.from(bytes, value, code)))
       else if (kind === 3) this.settle(task, null, false, Buffer.from(bytes, value, code))
-      else if (kind === 1) this.settle(task, failed(value, code), false)
+      else if (kind === 1) this.settle(task, failed(value, code, issues), false)
       else { this.counts.expired++; this.settle(task, failed(value, code), true) }
     }
     if (!t.letGoAnswered()) {

@@ -22,6 +22,8 @@ import { RemoteCode } from '../protocol/errors.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { sourceOf } from './streams.js'
 import { isStream, RequestContext, threadDeadline } from './dispatch.js'
+import { remoteValue } from '../protocol/issues.js'
+import { METHOD } from '../runtime/contract.js'
 import { systemClock } from '../runtime/clock.js'
 import { closeSource } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
@@ -34,7 +36,10 @@ const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving averag
 const handlers = await loadHandlerModules(workerData.modules)
 const methods = Object.keys(handlers) // the pool names a method by its place here
 const progress = new Int32Array(workerData.progress) // [place of the task running, counted from each hand-off's `at`]
-parentPort.postMessage({ type: 'ready', methods })
+// The contract methods' descriptions (implement()'s), for the main thread's service answer.
+const described = {}
+for (const m of methods) if (handlers[m][METHOD] !== undefined) described[m] = handlers[m][METHOD]
+parentPort.postMessage({ type: 'ready', methods, described })
 
 const methodMs = new Map() //  method -> its measured time per run (ms), moving average
 const cancelled = new Set() // ids the client cancelled, of the hand-offs here
@@ -156,7 +161,8 @@ async function runOne (task) {
       return [task.id, 1, `result could not be encoded: ${err?.message ?? err}`, RemoteCode.ENCODE]
     }
   } catch (err) {
-    return [task.id, 1, err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null]
+    const [message, code, issues] = remoteValue(err)
+    return issues === undefined ? [task.id, 1, message, code] : [task.id, 1, message, code, issues]
   } finally {
     ctx.done()
     runningId = -1
@@ -189,7 +195,7 @@ function openStream (m) {
   const end = (err, count) => {
     ctx.done()
     streams.delete(m.sid)
-    parentPort.postMessage({ type: 'stream-end', sid: m.sid, count, error: err === null ? null : [err instanceof Error ? err.message : String(err), typeof err?.code === 'string' ? err.code : null] })
+    parentPort.postMessage({ type: 'stream-end', sid: m.sid, count, error: err === null ? null : remoteValue(err) })
   }
   let input = null
   if (m.input) {

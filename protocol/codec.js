@@ -6,6 +6,8 @@ import {
   MessageType, Status, ProtocolErrorCode, Limits, SIGNATURE, Accepts,
 } from './constants.js'
 import { checkValue, checkList, checkMeta, isUint, fail, traceCarrier } from './validate.js'
+import { readIssues } from './issues.js'
+import { readContracts } from './contracts.js'
 import { isWireEndpoint } from './endpoint.js'
 import { descriptorProblem, describe, serviceDigest } from './service.js'
 import { packr, unpackr, frame } from './msgpack.js'
@@ -114,7 +116,8 @@ export function encodeServiceGet (seq) {
 
 /** A peer's answer: its own service descriptor (protocol/service.js describe()). */
 export function encodeService (seq, d, features = 0) {
-  return frame(MessageType.SERVICE, [seq, d.digest, d.methods, d.version, d.labels, d.capacity, features])
+  if (d.contracts == null) return frame(MessageType.SERVICE, [seq, d.digest, d.methods, d.version, d.labels, d.capacity, features])
+  return frame(MessageType.SERVICE, [seq, d.digest, d.methods, d.version, d.labels, d.capacity, features, d.contracts])
 }
 
 /** An ERROR frame: the peer could not handle a frame at all. */
@@ -276,6 +279,9 @@ function decodeService (body, version, limits) {
   if (digest !== body[1]) throw fail(`service answer: digest ${body[1]} is not the digest of its contents (${digest})`)
   // `features` (PROTOCOL.md 4.8): what the peer can do beyond the base protocol; not in the digest.
   const features = isUint(body[6], 0xffffffff) ? body[6] : 0
+  // `contracts` (4.8): what the methods take and give, for describe(); not for routing, so a
+  // malformed one is left out, not the answer.
+  d.contracts = body.length > 7 && readContracts(body[7]) !== null ? body[7] : null
   return { type: MessageType.SERVICE, version, seq: body[0], service: describe(d), features }
 }
 
@@ -334,6 +340,7 @@ function decodeReply (body, version, maxBatch, maxDepth, bulk, maxMessageSize) {
         throw fail('an error reply value must be [message, code|nil]')
       }
       replies[i] = { id, status, message: value[0], code: value[1] ?? null }
+      if (value.length > 2) replies[i].issues = readIssues(value[2]) // PROTOCOL.md 4.2: a refused input's issues
     }
   }
   if (bulkUsed !== bulk.length) throw fail(`a reply names ${bulkUsed} bulk frames and came with ${bulk.length}`)

@@ -127,6 +127,17 @@ export const Limits = Object.freeze({
   // Most credit one side of a stream may grant the other at once, in items and in bytes.
   maxCreditItems: 1024,
   maxCreditBytes: 64 * 1024 * 1024,
+  // The issues riding beside an INVALID_INPUT refusal (PROTOCOL.md 4.2): most issues, longest
+  // message, most path segments, longest segment. A sender cuts to these.
+  maxIssues: 32,
+  maxIssueMessageLength: 512,
+  maxIssuePathLength: 32,
+  maxIssueSegmentLength: 128,
+  // The contracts in a SERVICE answer (PROTOCOL.md 4.8): the largest JSON Schema of one
+  // method's input or output, and of the whole element, packed. A sender leaves out (nil)
+  // a schema over the first, and every schema when the element would pass the second.
+  maxSchemaBytes: 64 * 1024,
+  maxContractsBytes: 256 * 1024,
 })
 
 /**

@@ -52,6 +52,31 @@ export const InvalidArgumentError = define('InvalidArgumentError', 'ERR_ZEROMESH
 export const ConnectionLostError = define('ConnectionLostError', 'ERR_ZEROMESH_CONNECTION_LOST', false, 'connection to the peer lost; the request may or may not have run')
 /** The request was cancelled through its AbortSignal. */
 export const AbortError = define('AbortError', 'ERR_ZEROMESH_ABORTED', false, 'request aborted')
+/**
+ * A contract's input schema refused the arguments (docs/guides/contracts.md): the handler
+ * never ran. `issues` says where and why, as `[{ path, message }]`, never the value itself.
+ */
+export class InvalidInputError extends ZeromeshError {
+  static code = 'ERR_ZEROMESH_INVALID_INPUT'
+  static retryable = false
+  constructor (message = 'invalid input', opts = {}) {
+    super(message, opts)
+    this.issues = opts.issues ?? []
+  }
+}
+/**
+ * A result its contract's output schema refuses (implement()'s or client.service()'s
+ * validateOutput); `issues` as InvalidInputError's. From a peer it arrives as a RemoteError
+ * whose remoteCode is this code.
+ */
+export class InvalidOutputError extends ZeromeshError {
+  static code = 'ERR_ZEROMESH_INVALID_OUTPUT'
+  static retryable = false
+  constructor (message = 'invalid output', opts = {}) {
+    super(message, opts)
+    this.issues = opts.issues ?? []
+  }
+}
 /** The peer refused this side at the ZeroMQ handshake: a key not allowed, a wrong cluster key, CURVE on one side only. */
 export const HandshakeError = define('HandshakeError', 'ERR_ZEROMESH_HANDSHAKE', false, 'handshake refused')
 /** Code the user gave (a strategy, an event listener, a logger) threw; `cause` is what it threw. */
@@ -69,7 +94,21 @@ export const RemoteCode = Object.freeze({
   WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', // the handler's thread ended
   TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', //     the reply would exceed the frame size limit
   STREAM_ONLY: 'ERR_ZEROMESH_STREAM_ONLY', // a plain request to a method whose handler streams: call it with client.stream()
+  INVALID_INPUT: InvalidInputError.code, //   a contract's input schema refused the arguments; the handler never ran (issues ride beside)
+  INVALID_OUTPUT: InvalidOutputError.code, // the handler's result failed its contract's output schema (implement's validateOutput)
 })
+
+/**
+ * The error a client raises for a REMOTE answer: InvalidInputError for a refused input (its
+ * issues as the peer sent them), else RemoteError with the handler's code (and the issues of
+ * a refused output).
+ */
+export function remoteError (message, code, issues) {
+  if (code === InvalidInputError.code) return new InvalidInputError(message, { issues: issues ?? [] })
+  const err = new RemoteError(message, { remoteCode: code })
+  if (issues != null) err.issues = issues
+  return err
+}
 
 export function invalidArgument (message) {
   return new InvalidArgumentError(`zeromesh: ${message}`)

@@ -20,6 +20,28 @@ export interface Member {
 }
 
 /** What a peer serves, by its own word (PROTOCOL.md 4.8). */
+/** One issue of a refused input: where (keys and indexes) and why. Never the value. */
+export interface Issue {
+  path: Array<string | number>
+  message: string
+}
+
+/** A contract method as a peer states it (client.describe(), `zeromesh describe`): its JSON Schemas where the schemas give them. */
+export interface DescribedMethod {
+  /** The wire name, `contract.method`. */
+  name: string
+  method: string
+  stream: boolean
+  /** JSON Schema (draft 2020-12) of the input, or null. */
+  input: unknown
+  output: unknown
+}
+export interface DescribedContract {
+  name: string
+  version: string | null
+  methods: DescribedMethod[]
+}
+
 export interface ServiceDescriptor {
   methods: string[]
   /** Semantic version, or null. */
@@ -27,6 +49,8 @@ export interface ServiceDescriptor {
   labels: Record<string, string>
   /** Requests it runs at full speed at once, or null (not declared). */
   capacity: number | null
+  /** The contracts it implements (implement()), with their JSON Schemas; [] when none. */
+  contracts: DescribedContract[]
 }
 
 /**
@@ -38,7 +62,8 @@ export type ErrorCode =
   | 'ERR_ZEROMESH_TIMEOUT' | 'ERR_ZEROMESH_NO_PEERS' | 'ERR_ZEROMESH_UNKNOWN_METHOD'
   | 'ERR_ZEROMESH_REMOTE' | 'ERR_ZEROMESH_BUSY' | 'ERR_ZEROMESH_DRAINING' | 'ERR_ZEROMESH_CLOSED'
   | 'ERR_ZEROMESH_INVALID_ARGUMENT' | 'ERR_ZEROMESH_CONNECTION_LOST' | 'ERR_ZEROMESH_ABORTED'
-  | 'ERR_ZEROMESH_PROTOCOL' | 'ERR_ZEROMESH_HANDSHAKE' | 'ERR_ZEROMESH_USER_CODE' | 'ERR_ZEROMESH'
+  | 'ERR_ZEROMESH_PROTOCOL' | 'ERR_ZEROMESH_HANDSHAKE' | 'ERR_ZEROMESH_USER_CODE' | 'ERR_ZEROMESH_INVALID_INPUT'
+  | 'ERR_ZEROMESH_INVALID_OUTPUT' | 'ERR_ZEROMESH'
 
 export declare class ZeromeshError extends Error {
   constructor(message?: string, options?: { code?: ErrorCode, retryable?: boolean, cause?: unknown })
@@ -54,6 +79,18 @@ export declare class RemoteError extends ZeromeshError {
   constructor(message?: string, options?: { remoteCode?: string | null, cause?: unknown })
   /** The remote error's own `code`, or null. */
   readonly remoteCode: string | null
+  /** With remoteCode 'ERR_ZEROMESH_INVALID_OUTPUT': where the handler's result broke its contract. */
+  readonly issues?: Issue[]
+}
+/** A result its contract's output schema refuses, found by client.service()'s validateOutput (from a peer's check it is a RemoteError with this remoteCode). Not retryable. */
+export declare class InvalidOutputError extends ZeromeshError {
+  constructor(message?: string, options?: { issues?: Issue[], cause?: unknown })
+  readonly issues: Issue[]
+}
+/** A contract's input schema refused the arguments, in the client before sending or at the peer; the handler never ran. Not retryable. */
+export declare class InvalidInputError extends ZeromeshError {
+  constructor(message?: string, options?: { issues?: Issue[], cause?: unknown })
+  readonly issues: Issue[]
 }
 export declare class BusyError extends ZeromeshError {}
 export declare class DrainingError extends ZeromeshError {}
@@ -77,7 +114,7 @@ export declare const PROTOCOL_VERSION: number
 export declare const PROTOCOL_VERSION_MIN: number
 export declare const PROTOCOL_VERSION_MAX: number
 /** The codes a peer itself puts in a REMOTE answer (err.remoteCode), beside the handler's own. */
-export declare const RemoteCode: Readonly<{ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', STREAM_ONLY: 'ERR_ZEROMESH_STREAM_ONLY' }>
+export declare const RemoteCode: Readonly<{ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', STREAM_ONLY: 'ERR_ZEROMESH_STREAM_ONLY', INVALID_INPUT: 'ERR_ZEROMESH_INVALID_INPUT', INVALID_OUTPUT: 'ERR_ZEROMESH_INVALID_OUTPUT' }>
 export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17, STREAM_OPEN: 18, STREAM_ITEM: 19, STREAM_CREDIT: 20, STREAM_END: 21 }>
 /** What a peer can do beyond the base protocol: bits of a SERVICE answer's `features`. */
 export declare const Feature: Readonly<{ STREAMS: 1 }>

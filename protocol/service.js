@@ -68,6 +68,8 @@ export function describe (d) {
     version: d.version,
     labels: Object.freeze({ ...d.labels }),
     capacity: d.capacity,
+    // The contracts element as it travels (contracts.js; readContracts() reads it), or null.
+    contracts: d.contracts ?? null,
     digest: serviceDigest(d),
     has: new Set(d.methods),
   })

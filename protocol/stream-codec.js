@@ -4,6 +4,7 @@
 // again, as request entries are.
 import { HEADER_SIZE, MessageType, Status, Limits, Accepts } from './constants.js'
 import { checkValue, checkList, isUint, fail, traceCarrier } from './validate.js'
+import { readIssues } from './issues.js'
 import { packr, frame, writeHead, writeArrayHeader, arrayHeaderSize, RESERVE_START_SPACE } from './msgpack.js'
 
 export const STREAM_TYPES = new Set([MessageType.STREAM_OPEN, MessageType.STREAM_ITEM, MessageType.STREAM_CREDIT, MessageType.STREAM_END])
@@ -292,7 +293,9 @@ export function decodeStream (type, body, version, limits, bulk = NO_BULK) {
       if (!Array.isArray(value) || typeof value[0] !== 'string' || (value[1] != null && typeof value[1] !== 'string')) {
         throw fail('a stream end that is not OK must carry [message, code|nil]')
       }
-      return { type, version, id, status, message: value[0], code: value[1] ?? null, count }
+      const end = { type, version, id, status, message: value[0], code: value[1] ?? null, count }
+      if (value.length > 2) end.issues = readIssues(value[2]) // PROTOCOL.md 4.2: a refused input's issues
+      return end
     }
   }
 }

@@ -4,26 +4,26 @@
 //   npx zeromesh peer --bind tcp://127.0.0.1:5555 --handlers ./handlers.js --threads 2
 //   ZEROMESH_SEEDS=tcp://127.0.0.1:5555 PORT=3000 node app.js     (TIMEOUT_MS: a call's deadline, 10000)
 //   curl localhost:3000/ ; curl 'localhost:3000/primes?limit=200000'
-// docs/http-api.md explains the choices: one Client for the process, closed on shutdown; the
-// timeout under the HTTP client's; errors mapped to HTTP statuses (http-errors.js).
+// docs/guides/http-api.md explains the choices: one Client for the process, closed on
+// shutdown; the timeout under the HTTP client's; the call typed by its contract (contract.js),
+// whose schema refuses a bad query before it is sent; errors mapped to HTTP statuses
+// (http-errors.js).
 import express from 'express'
 import { fileURLToPath } from 'node:url'
 import { Client } from 'zeromesh'
+import { primes } from './contract.js'
 import { zeromeshErrors } from './http-errors.js'
 
 /**
- * The API. `primes(limit)` resolves with { limit, count }: through zeromesh here, or inline
+ * The API. `count({ limit })` resolves with { limit, count }: through zeromesh here, or inline
  * (bench/http-server.js runs the same app under `cluster` that way, for comparison).
  */
-export function createApp (primes) {
+export function createApp (count) {
   const app = express()
   app.get('/', (req, res) => { res.json({ hello: 'world' }) })
   app.get('/primes', async (req, res) => {
-    const limit = Number(req.query.limit ?? 200000)
-    if (!Number.isInteger(limit) || limit < 0 || limit > 10_000_000) {
-      return res.status(400).json({ error: 'limit must be a whole number from 0 to 10000000' })
-    }
-    res.json(await primes(limit)) // Express 5 sends a rejection to the error handler
+    // A bad limit is refused by the contract's schema: ERR_ZEROMESH_INVALID_INPUT, a 400.
+    res.json(await count({ limit: Number(req.query.limit ?? 200000) })) // Express 5 sends a rejection to the error handler
   })
   app.use(zeromeshErrors)
   return app
@@ -33,7 +33,8 @@ export function createApp (primes) {
 export async function start ({ seeds, port = 3000, host = '127.0.0.1', timeout = 10000 }) {
   // One client for the whole process: it keeps the connections, learns the peers, balances.
   const client = new Client({ seeds, timeout })
-  const app = createApp((limit) => client.request('countPrimes', { limit }))
+  const service = client.service(primes) // typed: count({ limit: number }) => Promise<{ limit, count }>
+  const app = createApp((input) => service.count(input))
   const server = await new Promise((resolve) => { const s = app.listen(port, host, () => resolve(s)) })
   const close = async () => {
     await new Promise((resolve) => server.close(resolve)) // stop taking connections, finish what runs

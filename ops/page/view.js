@@ -45,7 +45,15 @@ function serves (m) {
   const td = el('td', 'serves')
   if (m.serves === null) { td.append(el('span', 'unknown', m.state === 'alive' ? 'not known here' : '')); return td }
   if (m.serves.methods.length === 0) td.append(el('span', 'unknown', 'no methods'))
-  for (const name of m.serves.methods) td.append(el('span', 'method', name))
+  // Each contract once, its methods named in its title; then the methods of no contract.
+  const inContracts = new Set()
+  for (const c of m.serves.contracts ?? []) {
+    const span = el('span', 'contract', `${c.name}${c.version ? ` ${c.version}` : ''}`)
+    span.title = c.methods.map((x) => `${x.name}${x.stream ? ' (stream)' : ''}`).join('\n')
+    td.append(span)
+    for (const x of c.methods) inContracts.add(x.name)
+  }
+  for (const name of m.serves.methods) if (!inContracts.has(name)) td.append(el('span', 'method', name))
   if (m.serves.version) td.append(el('span', 'label', `v${m.serves.version} `))
   for (const [k, v] of Object.entries(m.serves.labels)) td.append(el('span', 'label', `${k}=${v} `))
   return td

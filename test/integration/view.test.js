@@ -67,7 +67,7 @@ describe('the live view (server side)', function () {
 
     const state = JSON.parse((await get(s.port, '/state')).body)
     expect(state.self).to.include({ endpoint: p.endpoint, ready: true, inflight: 0 })
-    expect(state.members[0]).to.deep.include({ endpoint: p.endpoint, state: 'alive', self: true, serves: { methods: ['echo'], version: null, labels: { zone: 'a' } } })
+    expect(state.members[0]).to.deep.include({ endpoint: p.endpoint, state: 'alive', self: true, serves: { methods: ['echo'], version: null, labels: { zone: 'a' }, contracts: [] } })
     expect(watched).to.deep.equal([]) // nobody watches yet: no client of the cluster
   })
 

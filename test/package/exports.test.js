@@ -21,11 +21,13 @@ const codes = {
   ProtocolError: ['ERR_ZEROMESH_PROTOCOL', false],
   HandshakeError: ['ERR_ZEROMESH_HANDSHAKE', false],
   UserCodeError: ['ERR_ZEROMESH_USER_CODE', false],
+  InvalidInputError: ['ERR_ZEROMESH_INVALID_INPUT', false],
+  InvalidOutputError: ['ERR_ZEROMESH_INVALID_OUTPUT', false],
 }
 
 describe('package surface', () => {
   it('entry points export what the docs and types promise', () => {
-    expect(Object.keys(root).sort()).to.deep.equal(['Client', 'Peer', 'ZeromeshError', 'clientDefaults', 'membershipDefaults', 'peerDefaults', 'strategyNames', ...Object.keys(codes)].sort())
+    expect(Object.keys(root).sort()).to.deep.equal(['Client', 'Peer', 'ZeromeshError', 'clientDefaults', 'contract', 'implement', 'membershipDefaults', 'peerDefaults', 'strategyNames', ...Object.keys(codes)].sort())
     expect(peer.Peer).to.equal(root.Peer)
     expect(client.Client).to.equal(root.Client)
     expect(protocol.decode).to.be.a('function')
@@ -135,7 +137,7 @@ describe('error codes in one place (issue 28, item 6)', () => {
       for (const m of text.matchAll(/'ERR_ZEROMESH_[A-Z_]+'/g)) spelled.push(`${rel}: ${m[0]}`)
     }
     expect(spelled).to.deep.equal([])
-    expect(protocol.RemoteCode).to.deep.equal({ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', STREAM_ONLY: 'ERR_ZEROMESH_STREAM_ONLY' })
+    expect(protocol.RemoteCode).to.deep.equal({ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', STREAM_ONLY: 'ERR_ZEROMESH_STREAM_ONLY', INVALID_INPUT: 'ERR_ZEROMESH_INVALID_INPUT', INVALID_OUTPUT: 'ERR_ZEROMESH_INVALID_OUTPUT' })
   })
 })
 

@@ -158,8 +158,8 @@ describe('zeromesh command line', function () {
       await m.exited
       const list = JSON.parse(m.stdout)
       expect(list).to.have.length(2)
-      expect(list.find((x) => x.endpoint === a.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'ordersGet', 'ordersPut', 'sleep', 'spin', 'whoami'], version: '2.1.0', labels: { zone: 'a', tier: 'gold' }, capacity: 1 })
-      expect(list.find((x) => x.endpoint === b.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'sleep', 'spin', 'whoami'], version: '1.0.0', labels: { zone: 'b' }, capacity: 8 })
+      expect(list.find((x) => x.endpoint === a.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'ordersGet', 'ordersPut', 'sleep', 'spin', 'whoami'], version: '2.1.0', labels: { zone: 'a', tier: 'gold' }, capacity: 1, contracts: [] })
+      expect(list.find((x) => x.endpoint === b.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'sleep', 'spin', 'whoami'], version: '1.0.0', labels: { zone: 'b' }, capacity: 8, contracts: [] })
     }, { timeout: 8000 })
     const table = run(['members', '--seeds', a.endpoint])
     await table.exited

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { startPeer, killAll } from '../helpers/processes.js'
 import { httpAnswerOf } from '../../examples/express/http-errors.js'
-import { BusyError, DrainingError, TimeoutError, NoPeersError, InvalidArgumentError, RemoteError, ClosedError, UnknownMethodError } from '../../index.js'
+import { BusyError, DrainingError, TimeoutError, NoPeersError, InvalidArgumentError, InvalidInputError, RemoteError, ClosedError, UnknownMethodError } from '../../index.js'
 
 const DIR = fileURLToPath(new URL('../../examples/express/', import.meta.url))
 
@@ -36,12 +36,17 @@ describe('examples/express (processes)', function () {
     await killAll()
   })
 
-  it('answers the cheap route, the heavy route through the peer\'s thread, and 400 for bad input', async () => {
+  it('answers the cheap route, the heavy route through the peer\'s thread, and 400 with the contract\'s issues for bad input', async () => {
     expect(await (await fetch(`${api.url}/`)).json()).to.deep.equal({ hello: 'world' })
     const heavy = await Promise.all(Array.from({ length: 8 }, () => fetch(`${api.url}/primes?limit=20000`).then((r) => r.json())))
     for (const h of heavy) expect(h).to.deep.equal({ limit: 20000, count: 2262 })
-    const bad = await fetch(`${api.url}/primes?limit=-1`)
-    expect(bad.status).to.equal(400)
+    for (const q of ['-1', '1.5', 'abc']) {
+      const bad = await fetch(`${api.url}/primes?limit=${q}`)
+      expect(bad.status, q).to.equal(400)
+      const body = await bad.json()
+      expect(body.code).to.equal('ERR_ZEROMESH_INVALID_INPUT')
+      expect(body.issues[0].path).to.deep.equal(['limit'])
+    }
   })
 
   it('with its peer gone, the heavy route answers 503 with Retry-After or 504, and the cheap route still 200', async () => {
@@ -64,7 +69,7 @@ describe('examples/express (processes)', function () {
   it('maps every zeromesh error to its HTTP status', () => {
     const cases = [
       [new BusyError(), 503, 1], [new DrainingError(), 503, 1], [new NoPeersError(), 503, 1], [new ClosedError(), 503, 1],
-      [new TimeoutError(), 504, null], [new InvalidArgumentError(), 400, null],
+      [new TimeoutError(), 504, null], [new InvalidArgumentError(), 400, null], [new InvalidInputError(), 400, null],
       [new RemoteError('boom', { remoteCode: 'E_X' }), 500, null], [new UnknownMethodError(), 500, null], [new Error('plain'), 500, null],
     ]
     for (const [err, status, retryAfter] of cases) expect(httpAnswerOf(err), err.code).to.deep.equal({ status, retryAfter })

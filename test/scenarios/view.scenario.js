@@ -15,6 +15,7 @@ import { Client } from '../../index.js'
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((f) => fs.existsSync(f))
 const ORDERS = new URL('../fixtures/orders.js', import.meta.url).pathname
+const CONTRACT = new URL('../fixtures/orders-handlers.js', import.meta.url).pathname // the orders contract
 
 /** The --http address a peer logged (JSON lines on stderr). */
 function httpOf (peer) {
@@ -40,7 +41,7 @@ describe('the live view in headless Chromium', function () {
     if (CHROMIUM === undefined) throw new Error('chromium is not installed: apt-get install chromium (.ci/run does)')
     const a = await startPeer(['--http', '0', '--service-version', '1.4.0', '--labels', 'zone=a'])
     const b = await startPeer(['--seeds', a.endpoint, '--handlers', ORDERS, '--labels', 'zone=b'])
-    const c = await startPeer(['--seeds', a.endpoint, '--handlers', ORDERS, '--labels', 'zone=c'])
+    const c = await startPeer(['--seeds', a.endpoint, '--handlers', CONTRACT, '--threads', '1', '--labels', 'zone=c'])
     const http = await eventually(() => { const h = httpOf(a); expect(h).to.be.a('string'); return h })
     await eventually(async () => {
       const state = await (await fetch(`http://${http}/state`)).json()
@@ -67,7 +68,11 @@ describe('the live view in headless Chromium', function () {
     const before = await rows()
     expect(before.map((r) => r.endpoint).sort()).to.deep.equal([a.endpoint, b.endpoint, c.endpoint].sort())
     expect(before.find((r) => r.endpoint === a.endpoint).serves).to.include('echo').and.include('v1.4.0').and.include('zone=a')
-    expect(before.find((r) => r.endpoint === c.endpoint).serves).to.include('ordersPut').and.include('zone=c')
+    // C's contract shows once, by name and version, its methods in its title.
+    await page.waitForFunction((ep) => document.querySelector(`#members tr[data-endpoint="${ep}"] .serves .contract`) !== null, { timeout: 15000 }, c.endpoint)
+    const contract = await page.$eval(`#members tr[data-endpoint="${c.endpoint}"] .serves .contract`, (e) => ({ text: e.textContent, title: e.title }))
+    expect(contract).to.deep.equal({ text: 'orders 1.0.0', title: 'orders.get\norders.liar\norders.list (stream)\norders.ran' })
+    expect((await rows()).find((r) => r.endpoint === c.endpoint).serves).to.include('zone=c').and.not.include('orders.get')
     expect(await page.$eval('#endpoint', (e) => e.textContent)).to.equal(a.endpoint)
 
     // Traffic to A: its figures and the req/s line move.

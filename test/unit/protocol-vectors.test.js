@@ -56,7 +56,7 @@ const specDecoded = {
   members: (m) => ({ kind: 'members', seq: m.seq, digest: m.membersVersion, members: m.members }),
   cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
   'service-get': (m) => ({ kind: 'service-get', seq: m.seq }),
-  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity }, features: m.features }),
+  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity, ...(m.service.contracts === null ? {} : { contracts: m.service.contracts }) }, features: m.features }),
   'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input, ...(m.trace === null ? {} : { trace: { ...m.trace } }), ...(m.bulk ? { accepts: Accepts.BULK } : {}) }),
   'stream-item': (m) => ({ kind: 'stream-item', id: m.id, items: m.items.map(toJson) }),
   'bulk-item': (m, v) => {
@@ -66,7 +66,7 @@ const specDecoded = {
     return { kind: 'bulk-item', id: m.id, items, at, bulk: v.bulk }
   },
   'stream-credit': (m) => ({ kind: 'stream-credit', id: m.id, items: m.items, bytes: m.bytes }),
-  'stream-end': (m) => ({ kind: 'stream-end', id: m.id, status: m.status, value: m.status === 0 ? null : [m.message, m.code], count: m.count }),
+  'stream-end': (m) => ({ kind: 'stream-end', id: m.id, status: m.status, value: m.status === 0 ? null : errorValue(m), count: m.count }),
   'bulk-reply': (m, v) => {
     const bulk = []
     const entries = m.replies.map((r) => { if (r.value instanceof Uint8Array) { bulk.push(Buffer.from(r.value).toString('hex')); return [r.id, r.status, null, bulk.length - 1] } return [r.id, r.status, r.value] })
@@ -79,6 +79,9 @@ const specDecoded = {
   },
 }
 
+// An error's value as it travels: [message, code], and its issues (4.2.2) when it has them.
+const errorValue = (r) => r.issues == null ? [r.message, r.code] : [r.message, r.code, r.issues.map((i) => [i.message, i.path])]
+
 function decodedBody (msg) {
   switch (msg.type) {
     case MessageType.REQUEST: return msg.requests.map((r) => {
@@ -87,7 +90,7 @@ function decodedBody (msg) {
       if (r.bulk) entry.push(Accepts.BULK)
       return entry
     })
-    case MessageType.REPLY: return [msg.meta, msg.replies.map((r) => [r.id, r.status, r.status === 0 ? r.value : [r.message, r.code]])]
+    case MessageType.REPLY: return [msg.meta, msg.replies.map((r) => [r.id, r.status, r.status === 0 ? r.value : errorValue(r)])]
     case MessageType.PING: return [msg.seq]
     case MessageType.PONG: return [msg.seq, msg.meta]
     default: return [msg.code, msg.message, msg.minVersion, msg.maxVersion]

@@ -1,0 +1,64 @@
+// implement(contract, handlers): the handlers of a contract's methods, each checking its input
+// before it runs (never trust the wire) and, when asked, its output. The result is a plain
+// object of functions named as the wire names them (`orders.get`), so it goes wherever
+// handlers go: a Peer's `handlers`, a handler module's default export (worker threads), or
+// several spread together. Each function carries its method's description (METHOD), which the
+// peer states in its service answer (PROTOCOL.md 4.8).
+import { CONTRACT, METHOD, isContract, check, jsonSchemaOf } from '../runtime/contract.js'
+import { invalidArgument, InvalidOutputError, ZeromeshError } from '../protocol/errors.js'
+import { isStream } from './dispatch.js'
+
+/**
+ * @param {object} c          a contract (contract())
+ * @param {object} handlers   a function for every method of the contract, and no other
+ * @param {{ validateOutput?: boolean }} [options]  validateOutput: check each result (each item of a stream) against the output schema (off by default)
+ */
+export function implement (c, handlers, options = {}) {
+  if (!isContract(c)) throw invalidArgument('implement(contract, handlers): contract must be made by contract(name, { methods })')
+  if (handlers === null || typeof handlers !== 'object') throw invalidArgument(`implement(${c.name}, handlers): handlers must be an object with a function for each method: ${Object.keys(c.methods).join(', ')}`)
+  const { validateOutput = false } = options
+  if (typeof validateOutput !== 'boolean') throw invalidArgument(`implement(${c.name}, handlers, options): validateOutput must be true or false`)
+  for (const name of Object.keys(handlers)) {
+    if (!(name in c.methods)) throw invalidArgument(`implement(${c.name}, handlers): ${name} is not a method of the contract (it has ${Object.keys(c.methods).join(', ')})`)
+  }
+  const out = {}
+  for (const [name, m] of Object.entries(c.methods)) {
+    const fn = handlers[name]
+    if (typeof fn !== 'function') throw invalidArgument(`implement(${c.name}, handlers): the contract's method ${name} has no handler (a function (input, ctx) => ${m.stream ? 'items' : 'result'})`)
+    const wrapped = m.stream ? streaming(m, fn, validateOutput) : requesting(m, fn, validateOutput)
+    wrapped[METHOD] = Object.freeze({ contract: c.name, version: c.version, method: name, stream: m.stream, input: jsonSchemaOf(m.input, 'input'), output: jsonSchemaOf(m.output, 'output') })
+    out[m.wire] = wrapped
+  }
+  Object.defineProperty(out, CONTRACT, { value: c }) // not enumerable: a spread of several keeps only the functions
+  return out
+}
+
+function requesting (m, fn, validateOutput) {
+  const what = `invalid input for ${m.wire}`
+  const run = (input, ctx) => {
+    const result = fn(input, ctx)
+    if (!validateOutput) return result
+    return result !== null && typeof result === 'object' && typeof result.then === 'function' ? result.then((r) => checkOutput(m, r)) : checkOutput(m, result)
+  }
+  return (args, ctx) => {
+    const input = check(m.input, args, what)
+    return input !== null && typeof input === 'object' && typeof input.then === 'function' ? input.then((v) => run(v, ctx)) : run(input, ctx)
+  }
+}
+
+function streaming (m, fn, validateOutput) {
+  const what = `invalid input for ${m.wire}`
+  return async function * (args, ctx) {
+    const input = await check(m.input, args, what)
+    let source = fn(input, ctx)
+    if (!isStream(source)) source = await source
+    if (!isStream(source)) throw new ZeromeshError(`${m.wire} is a stream in its contract: its handler must return items (an async generator or another async iterable)`)
+    if (!validateOutput) return yield * source
+    for await (const item of source) yield await checkOutput(m, item)
+  }
+}
+
+function checkOutput (m, value) {
+  return check(m.output, value, `${m.wire} answered what its contract's output schema refuses`, InvalidOutputError)
+}
+
