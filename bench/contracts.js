@@ -8,8 +8,7 @@
 //   node bench/contracts.js --rounds 5 --seconds 2 --concurrency 1,256
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import os from 'node:os'
-import { child, drive, killChildren, median, PAYLOAD } from './harness.js'
+import { child, compareWays, killChildren, PAYLOAD } from './harness.js'
 import { Client } from '../index.js'
 import { bench } from './contract-handlers.js'
 
@@ -36,19 +35,7 @@ const ways = {
 }
 try {
   for (const one of Object.values(ways)) await one()
-  process.stdout.write(`${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}; ${rounds} rounds of ${seconds} s\n\n`)
-  process.stdout.write('| in flight | plain req/s (p50 ms) | peer checks req/s (p50 ms) | both check req/s (p50 ms) | peer / plain per round: median (range) | both / plain | p99 ms plain, peer, both |\n| ---: | ---: | ---: | ---: | --- | --- | --- |\n')
-  for (const c of levels) {
-    const got = { plain: [], peer: [], both: [] }
-    for (let r = 0; r < rounds; r++) {
-      const order = Object.keys(ways)
-      for (let i = 0; i < r % order.length; i++) order.push(order.shift()) // rotate who goes first
-      for (const name of order) got[name].push(await drive(c, ways[name], { seconds }))
-    }
-    const cell = (name) => `${Math.round(median(got[name].map((x) => x.rps))).toLocaleString('en-US')} (${median(got[name].map((x) => x.p50)).toFixed(3)})`
-    const ratio = (name) => { const rs = got[name].map((x, i) => x.rps / got.plain[i].rps); return `${median(rs).toFixed(2)} (${Math.min(...rs).toFixed(2)}-${Math.max(...rs).toFixed(2)})` }
-    process.stdout.write(`| ${c} | ${cell('plain')} | ${cell('peer')} | ${cell('both')} | ${ratio('peer')} | ${ratio('both')} | ${['plain', 'peer', 'both'].map((n) => median(got[n].map((x) => x.p99)).toFixed(2)).join(', ')} |\n`)
-  }
+  await compareWays(ways, { levels, rounds, seconds })
 } finally {
   await client.close()
   killChildren()

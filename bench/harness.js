@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: child servers, a closed-loop driver with HDR percentiles,
 // and the raw zeromq.js Dealer client that the baselines use.
+import os from 'node:os'
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -71,6 +72,29 @@ export function keepState (mb) {
   const state = []
   for (let i = 0; i < mb * 1024 * 1024 / 64; i++) state.push({ i, next: i + 1, seen: null })
   globalThis.benchApplicationState = state
+}
+
+/**
+ * Measures `ways` (name -> one()) in turn at each of `levels`, `rounds` times (who goes first
+ * rotates each round), and prints a Markdown row per level: each way's median req/s (p50 ms)
+ * and, for every way but the first, its per-round ratio to the first (median and range).
+ */
+export async function compareWays (ways, { levels, rounds, seconds }) {
+  const names = Object.keys(ways)
+  process.stdout.write(`${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}; ${rounds} rounds of ${seconds} s\n\n`)
+  process.stdout.write(`| in flight | ${names.map((n) => `${n} req/s (p50 ms)`).join(' | ')} | ${names.slice(1).map((n) => `${n} / ${names[0]} per round: median (range)`).join(' | ')} |\n`)
+  process.stdout.write(`| ---: | ${names.map(() => '---:').join(' | ')} | ${names.slice(1).map(() => '---').join(' | ')} |\n`)
+  for (const c of levels) {
+    const got = Object.fromEntries(names.map((n) => [n, []]))
+    for (let r = 0; r < rounds; r++) {
+      const order = [...names]
+      for (let i = 0; i < r % order.length; i++) order.push(order.shift())
+      for (const name of order) got[name].push(await drive(c, ways[name], { seconds }))
+    }
+    const cell = (name) => `${Math.round(median(got[name].map((x) => x.rps))).toLocaleString('en-US')} (${median(got[name].map((x) => x.p50)).toFixed(3)})`
+    const ratio = (name) => { const rs = got[name].map((x, i) => x.rps / got[names[0]][i].rps); return `${median(rs).toFixed(2)} (${Math.min(...rs).toFixed(2)}-${Math.max(...rs).toFixed(2)})` }
+    process.stdout.write(`| ${c} | ${names.map(cell).join(' | ')} | ${names.slice(1).map(ratio).join(' | ')} |\n`)
+  }
 }
 
 /** The median of `xs` (the mean of the middle two for an even count). */

@@ -209,6 +209,7 @@ export class Attempts {
     if (call.span !== null) this.o.tracing.reply(call, peer.endpoint, r.status)
     switch (r.status) {
       case Status.OK:
+        call.repliedBy = peer.endpoint
         this.measured(call, peer, null)
         this.o.settle(call, null, r.value)
         if (peer.busy) this.o.capacity.freed(peer) // a place is free there: a waiting call takes it
@@ -223,6 +224,7 @@ export class Attempts {
         call.lastError = new UnknownMethodError(r.message)
         return this.retryOrFail(call, Outcome.REFUSED, peer)
       case Status.REMOTE: {
+        call.repliedBy = peer.endpoint
         const err = remoteError(r.message, r.code, r.issues)
         this.measured(call, peer, err)
         this.o.settle(call, err)
@@ -339,5 +341,6 @@ export class Attempts {
 
 /** A call's REQUEST entry (PROTOCOL.md 4.1): this client reads large binary results in bulk frames (4.2.1). */
 function requestEntry (call, remaining) {
-  return [call.id, call.method, call.args, remaining, call.trace, Accepts.BULK]
+  if (call.headers === null) return [call.id, call.method, call.args, remaining, call.trace, Accepts.BULK]
+  return [call.id, call.method, call.args, remaining, call.trace, Accepts.BULK, call.headers]
 }

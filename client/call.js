@@ -17,6 +17,9 @@ export class Call {
     this.key = o.key // routes by rendezvous hashing when set
     this.version = o.version // a semver range the peer's version must satisfy, or null
     this.where = o.where //     labels the peer must have, or null
+    this.headers = o.headers // request headers (PROTOCOL.md 4.1), or null
+    this.report = null //    the middleware chain's ctx, told who answered (call-context.js), or null
+    this.repliedBy = null // the endpoint whose answer settled it
     this.attemptTimeout = o.attemptTimeout // ms, or 'auto'
     this.attemptTimer = null // the attempt limit, in the client's attemptLimits (TimerLists)
     this.budgetSpent = false

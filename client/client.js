@@ -10,6 +10,8 @@ import { IdTable } from '../runtime/id-table.js'
 import { Discovery } from './discovery.js'
 import { ServiceBook, ANY } from './services.js'
 import { serviceClient } from './service-proxy.js'
+import { CallContext, pendingStream } from './call-context.js'
+import { runChain, middlewareOf } from '../runtime/middleware.js'
 import { Questions } from '../transport/questions.js'
 import { KeyProver } from './key-prover.js'
 import { Connections } from './connections.js'
@@ -44,6 +46,7 @@ export class Client extends EventEmitter {
     o.logger = safeLogger(o.logger, (level, err) => userFault(this, SILENT_LOGGER, `the logger's ${level}()`, err))
     this.options = o
     this.requestOptions = requestOptionsChecker(o)
+    this.middleware = [] // client.use()'s, in order (runtime/middleware.js)
     this.streamOptions = streamOptionsChecker(o)
     this.clock = o.clock
     this.strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() })
@@ -120,7 +123,7 @@ export class Client extends EventEmitter {
       discovery: { forget: (ep) => this.discovery.forget(ep), peerUp: (ep) => this.discovery.peerUp(ep) },
       questions: { forget: (ep) => this.questions.forget(ep) },
       services: { ask: (ep) => this.services.ask(ep) },
-      prover: o.security ? { prove: (ep) => this.prover.prove(ep) } : null,
+      prover: o.security ? { prove: (ep, done) => this.prover.prove(ep, done) } : null,
       ejector: this.ejector,
       capacity: this.capacity,
       router: this.router,
@@ -252,12 +255,29 @@ export class Client extends EventEmitter {
   }
 
   /**
+   * Adds `fn`, an `async (ctx, next) => ...` middleware, to the end of the chain every
+   * request and stream of this client goes through, once per call: retries and hedges happen
+   * inside next() (docs/guides/middleware.md). Returns the client.
+   */
+  use (fn) {
+    this.middleware.push(middlewareOf(fn, 'client.use(fn)'))
+    return this
+  }
+
+  /**
    * Sends `method(args)` to a peer and resolves with its result.
    * @param {string} method
    * @param {unknown} [args]
-   * @param {{ timeout?: number, idempotent?: boolean, signal?: AbortSignal, key?: string, version?: string, where?: object }} [options]
+   * @param {{ timeout?: number, idempotent?: boolean, signal?: AbortSignal, key?: string, version?: string, where?: object, headers?: Record<string, string> }} [options]
    */
   request (method, args, options) {
+    if (this.middleware.length === 0) return this.send(method, args, options, null)
+    const ctx = new CallContext('request', method, args, options)
+    return runChain(this.middleware, ctx, () => this.send(ctx.method, ctx.args, ctx.sendOptions(), ctx))
+  }
+
+  /** request() past the middleware; `report` (the chain's ctx, or null) learns the peer that answered and the attempts. */
+  send (method, args, options, report) {
     let o
     try {
       if (typeof method !== 'string' || method.length === 0 || method.length > 256) {
@@ -277,6 +297,7 @@ export class Client extends EventEmitter {
     this.nextId = id === MAX_REQUEST_ID ? 1 : id + 1
     const now = this.clock.now()
     const call = new Call(id, method, args, o, now)
+    call.report = report
     if (o.signal?.aborted) {
       call.fail(call.abortError())
       return call.promise
@@ -302,9 +323,18 @@ export class Client extends EventEmitter {
    * the handler as `ctx.input` (a request stream). README, Streams.
    * @param {string} method
    * @param {unknown} [args]
-   * @param {{ timeout?: number, idleTimeout?: number, window?: { items?: number, bytes?: number }, input?: Iterable<unknown>|AsyncIterable<unknown>, idempotent?: boolean, signal?: AbortSignal, key?: string, version?: string, where?: object }} [options]
+   * @param {{ timeout?: number, idleTimeout?: number, window?: { items?: number, bytes?: number }, input?: Iterable<unknown>|AsyncIterable<unknown>, idempotent?: boolean, signal?: AbortSignal, key?: string, version?: string, where?: object, headers?: Record<string, string> }} [options]
    */
   stream (method, args, options) {
+    if (this.middleware.length === 0) return this.openStream(method, args, options)
+    // The chain is asynchronous and the stream is iterable at once: it opens when the chain
+    // reaches next(), and a middleware's error comes out of the iteration.
+    const ctx = new CallContext('stream', method, args, options)
+    return pendingStream(runChain(this.middleware, ctx, () => this.openStream(ctx.method, ctx.args, ctx.sendOptions())))
+  }
+
+  /** stream() past the middleware. */
+  openStream (method, args, options) {
     if (typeof method !== 'string' || method.length === 0 || method.length > 256) {
       throw invalidArgument(`method must be a non-empty string of at most 256 characters, got ${typeof method === 'string' ? JSON.stringify(method) : typeof method}`)
     }
@@ -415,6 +445,7 @@ export class Client extends EventEmitter {
     if (call.hedgeTimer !== null) this.clock.clearTimeout(call.hedgeTimer)
     if (this.latency !== null) this.latency.observe(this.clock.now() - (call.deadline - call.timeout))
     if (call.span !== null) this.tracing.end(call, err)
+    if (call.report !== null) { call.report.peer = call.repliedBy; call.report.attempts = call.attempts }
     if (err === null) {
       this.counts.ok++
       call.succeed(value)

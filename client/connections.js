@@ -21,7 +21,7 @@ export class Connections {
    * @param {{ forget(ep): void, peerUp(ep): void }} o.discovery
    * @param {{ forget(ep): void }} o.questions
    * @param {{ ask(ep): void }} o.services
-   * @param {{ prove(ep): void }|null} o.prover
+   * @param {{ prove(ep: string, done: () => void): void }|null} o.prover
    * @param {{ reset(peer): void }} o.ejector
    * @param {{ reset(peer): void }} o.capacity
    * @param {{ changed(): void }} o.router
@@ -63,11 +63,29 @@ export class Connections {
     peer.failures = 0
     if (reason === null) {
       c.capacity.reset(peer) // a (re)connection: what it said of its load is stale
+      if (c.prover !== null) {
+        // ...and does not know this client's key yet: the proof goes first, and the peer is
+        // up once it is on its way (key-prover.js says why).
+        peer.proving = true
+        c.prover.prove(endpoint, () => this.proved(peer))
+        return
+      }
       c.services.ask(endpoint) // ...it may serve something else now
-      c.prover?.prove(endpoint) // ...and does not know this client's key yet
     }
     c.table.setState(peer, 'up', reason)
     if (c.discover) c.discovery.peerUp(endpoint)
+    c.routesChanged()
+  }
+
+  /** `peer`'s new connection carries this client's key proof (or needs none): it is up. */
+  proved (peer) {
+    const c = this.o
+    if (!peer.proving || c.table.get(peer.endpoint) !== peer) return
+    peer.proving = false
+    if (!peer.connected) return
+    c.services.ask(peer.endpoint) // it may serve something else now
+    c.table.setState(peer, 'up', null)
+    if (c.discover) c.discovery.peerUp(peer.endpoint)
     c.routesChanged()
   }
 
@@ -76,6 +94,7 @@ export class Connections {
     const peer = c.table.get(endpoint)
     if (peer === undefined) return
     peer.connected = false
+    peer.proving = false
     c.questions.forget(endpoint)
     c.ejector.reset(peer)
     c.table.setState(peer, 'down', reason)

@@ -141,6 +141,8 @@ export interface RequestOptions {
   /** Labels the peer must have; null: any (overrides the client's `where`). */
   where?: Record<string, string> | null
   signal?: AbortSignal
+  /** Request headers for the peer's middleware and handlers (ctx.headers): lowercase names, string values; at most 32, 8192 characters in all (PROTOCOL.md 4.1). */
+  headers?: Record<string, string>
 }
 
 export interface StreamOptions {
@@ -162,13 +164,32 @@ export interface StreamOptions {
   where?: Record<string, string> | null
   /** Aborting ends the stream (ERR_ZEROMESH_ABORTED) and the handler on the peer. */
   signal?: AbortSignal
+  /** Request headers, as for a request. */
+  headers?: Record<string, string>
 }
 
 /**
- * A stream's items, for `for await` or `Readable.from`. Breaking out of the loop ends the
- * handler on the peer. Errors come out of the iteration after the items before them, each
- * with `items`: how many items arrived (resume with a cursor in the args).
+ * What a client middleware sees of one call (docs/guides/middleware.md). Before next(): what
+ * will be sent, which it may change. After next(), for a request: the peer that answered and
+ * the attempts it took (a stream's stay null and 0).
  */
+export interface CallContext {
+  readonly kind: 'request' | 'stream'
+  method: string
+  args: unknown
+  headers: Record<string, string>
+  /** The call's timeout; undefined: the client's default. */
+  timeout: number | undefined
+  signal: AbortSignal | undefined
+  /** The other options as given (idempotent, key, version, where, hedge; a stream's window, input, idleTimeout). */
+  options: Record<string, unknown>
+  /** The endpoint of the peer whose answer settled the request, or null. */
+  peer: string | null
+  attempts: number
+}
+/** `async (ctx, next) => ...`: once per call, around it (retries and hedges happen inside next()). next() resolves with the result (for a stream: the stream) and the middleware returns it, or what it wants in its place. */
+export type ClientMiddleware = (ctx: CallContext, next: () => Promise<unknown>) => unknown
+
 /** client.service(contract): each method takes its input schema's input and gives its output schema's output. */
 export type ServiceClient<C extends import('../runtime/contract.js').Contract> = {
   readonly [K in keyof C['methods']]: C['methods'][K] extends { stream: true }
@@ -176,6 +197,11 @@ export type ServiceClient<C extends import('../runtime/contract.js').Contract> =
     : (input: import('../runtime/contract.js').InputOf<C['methods'][K]['input']>, options?: RequestOptions) => Promise<import('../runtime/contract.js').OutputOf<C['methods'][K]['output']>>
 }
 
+/**
+ * A stream's items, for `for await` or `Readable.from`. Breaking out of the loop ends the
+ * handler on the peer. Errors come out of the iteration after the items before them, each
+ * with `items`: how many items arrived (resume with a cursor in the args).
+ */
 export interface ClientStream<T = unknown> extends AsyncIterableIterator<T> {
   /** Items that arrived so far. */
   readonly received: number
@@ -229,6 +255,8 @@ export interface ClientStats {
 export declare class Client extends EventEmitter {
   constructor(options: ClientOptions)
   request<T = unknown>(method: string, args?: unknown, options?: RequestOptions): Promise<T>
+  /** Adds a middleware to the end of this client's chain; returns the client. */
+  use(fn: ClientMiddleware): this
   /** Opens a stream of `method(args)` on a peer that takes streams (README, Streams). Throws at once on bad options. */
   stream<T = unknown>(method: string, args?: unknown, options?: StreamOptions): ClientStream<T>
   peers(): PeerInfo[]

@@ -1,4 +1,5 @@
 // Client options and per-request options: defaults, one per line with the reason, and checks.
+import { headersProblem } from '../protocol/headers.js'
 import { checkOptions, int, num, bool, any, fn, loggerOption, windowOption } from '../runtime/options.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
@@ -127,8 +128,14 @@ export function requestOptionsChecker (defaults) {
       return range
     },
     where: whereOption(defaults.where),
+    headers: (v, name) => {
+      if (v === undefined || v === null) return null
+      const problem = headersProblem(v)
+      if (problem !== null) throw invalidArgument(`${name}: ${problem}`)
+      return Object.keys(v).length === 0 ? null : Object.freeze({ ...v })
+    },
   }
-  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined, version: null, where: defaults.where })
+  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined, version: null, where: defaults.where, headers: null })
   return (given) => given === undefined ? none : checkOptions('request options', given, spec)
 }
 

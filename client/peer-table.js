@@ -56,6 +56,7 @@ export class PeerEntry {
     this.listedGone = false // draining because a member list said so (not the peer itself): undone when listed alive
     this.claim = null // { incarnation, state } of the newest member-list claim about it
     this.connected = false // its connection is up (handshake done, no disconnect since)
+    this.proving = false // a secured connection whose key proof is not on its way yet: not up (connections.js)
     this.refusal = null // HandshakeError: the peer refused this client's handshake, since its last success
     this.handshakeFailures = 0 // in a row
     this.redialedAt = -Infinity // when the client last dialled it anew (Client.redial)

@@ -102,7 +102,7 @@ export class ClientStreams {
     const c = this.o
     let frame
     try {
-      frame = encodeStreamOpen(s.id, s.method, s.args, s.o.timeout > 0 ? Math.max(1, Math.ceil(s.deadline - c.clock.now())) : 0, s.o.window.items, s.o.window.bytes, s.o.input !== null, s.trace, Accepts.BULK)
+      frame = encodeStreamOpen(s.id, s.method, s.args, s.o.timeout > 0 ? Math.max(1, Math.ceil(s.deadline - c.clock.now())) : 0, s.o.window.items, s.o.window.bytes, s.o.input !== null, s.trace, Accepts.BULK, s.o.headers)
     } catch (err) {
       return s.fail(invalidArgument(`args of "${s.method}" could not be encoded: ${err?.message ?? err}`))
     }

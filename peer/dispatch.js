@@ -2,6 +2,8 @@
 // a result, a thrown error (message and code kept), an unknown method, busy, draining.
 // Knows nothing of sockets: it is handed a `reply(entry)` callback per request.
 import { remoteValue } from '../protocol/issues.js'
+import { NO_HEADERS } from '../protocol/headers.js'
+import { runChain } from '../runtime/middleware.js'
 import { Status } from '../protocol/constants.js'
 import { IdTable } from '../runtime/id-table.js'
 import { DrainingError, RemoteCode } from '../protocol/errors.js'
@@ -14,6 +16,7 @@ export class Dispatcher {
   /**
    * @param {object} o
    * @param {Record<string, Function>} o.handlers
+   * @param {Function[]} [o.middleware]  the peer's middleware (peer.use(), handler modules'), in order: read at each request
    * @param {number} o.maxInflight
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {string} o.endpoint
@@ -21,6 +24,7 @@ export class Dispatcher {
    */
   constructor (o) {
     this.handlers = o.handlers
+    this.middleware = o.middleware ?? []
     this.maxInflight = o.maxInflight
     this.clock = o.clock
     this.endpoint = o.endpoint
@@ -73,7 +77,8 @@ export class Dispatcher {
     if (traced !== null) reply = traced.replying(reply)
     let out
     try {
-      out = traced === null ? fn(req.args, ctx) : traced.run(fn, req.args, ctx)
+      const run = this.middleware.length === 0 ? fn : this.chained(fn)
+      out = traced === null ? run(req.args, ctx) : traced.run(run, req.args, ctx)
     } catch (err) {
       ctx.done()
       mc.errors++
@@ -102,6 +107,14 @@ export class Dispatcher {
       if (scope !== null) scope.running.delete(ctx)
       if (this.inflight === 0) this.wakeIdle()
     })
+  }
+
+  /** `fn` behind the middleware: the chain runs with the handler's ctx (its `args` the middleware may change), the handler last. */
+  chained (fn) {
+    return (args, ctx) => {
+      ctx.args = args
+      return runChain(this.middleware, ctx, () => fn(ctx.args, ctx))
+    }
   }
 
   /** The methods this peer serves, for an unknown method's message (at most 20 named). */
@@ -201,8 +214,10 @@ export function isStream (out) {
  */
 export class RequestContext {
   constructor (req, endpoint, clock, now, deadline = req.timeoutMs > 0 ? now + req.timeoutMs : Infinity) {
+    this.kind = 'request' // or 'stream': for middleware, which sees both
     this.method = req.method
     this.requestId = req.id
+    this.headers = req.headers ?? NO_HEADERS // what the caller sent beside the args (PROTOCOL.md 4.1); a middleware may replace it
     this.endpoint = endpoint
     this.timeoutMs = req.timeoutMs // 0: the client set no deadline
     this.deadline = deadline

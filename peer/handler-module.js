@@ -1,15 +1,19 @@
 // The methods of a handler module: its exported functions and the functions of its
-// default-export object. Shared by `zeromesh peer --handlers` and the worker threads.
+// default-export object; and its `middleware` export, an array the peer runs on its main
+// thread. Shared by `zeromesh peer --handlers` and the worker threads.
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { invalidArgument } from '../protocol/errors.js'
+import { middlewareOf } from '../runtime/middleware.js'
 
 /**
- * The methods of several handler modules (URLs), loaded in order, as one object. A method
- * two modules export is refused, naming both. A module that fails to load throws its error
- * with `moduleUrl` set to it, for loadFailure.
+ * The methods of several handler modules (URLs), loaded in order, as one object, and the URLs
+ * of those that export `middleware`. A method two modules export is refused, naming both. A
+ * module that fails to load throws its error with `moduleUrl` set to it, for loadFailure.
  */
 export async function loadHandlerModules (urls) {
   const handlers = {}
+  const withMiddleware = []
   const from = {}
   for (const url of urls) {
     let mod
@@ -24,8 +28,23 @@ export async function loadHandlerModules (urls) {
       from[name] = url
       handlers[name] = fn
     }
+    if (mod.middleware !== undefined) withMiddleware.push(url)
   }
-  return handlers
+  return { handlers, withMiddleware }
+}
+
+/**
+ * The `middleware` of handler modules (URLs), in module order, loaded on this (the main)
+ * thread: an array of functions each, or an InvalidArgumentError naming the module.
+ */
+export async function loadModuleMiddleware (urls) {
+  const out = []
+  for (const url of urls) {
+    const mod = await import(url)
+    if (!Array.isArray(mod.middleware)) throw invalidArgument(`handlers module ${url}: its middleware export must be an array of functions async (ctx, next) => ...`)
+    mod.middleware.forEach((fn, i) => out.push(middlewareOf(fn, `handlers module ${url}, middleware[${i}]`)))
+  }
+  return out
 }
 
 export function collectHandlers (mod) {

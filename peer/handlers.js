@@ -4,29 +4,31 @@
 // the socket takes requests. A module's methods join what serve() added before start (serve
 // wins).
 import { WorkerPool } from './worker-pool.js'
-import { loadHandlerModules, loadFailure } from './handler-module.js'
+import { loadHandlerModules, loadModuleMiddleware, loadFailure } from './handler-module.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { METHOD } from '../runtime/contract.js'
 
 /**
- * Loads the handler modules into `own` (service.js). Resolves with the WorkerPool the
- * handlers run in, or null when they run on the main thread; rejects with a coded error,
- * nothing left running.
+ * Loads the handler modules into `own` (service.js), and their `middleware` (on this, the
+ * main thread) onto the end of `middleware`. Resolves with the WorkerPool the handlers run
+ * in, or null when they run on the main thread; rejects with a coded error, nothing left running.
  * @param {object} o     the peer's resolved options (handlers, threads, resourceLimits, capacity, clock)
  * @param {import('./service.js').OwnService} own
+ * @param {Function[]} middleware  the peer's chain (peer.use()'s first)
  * @param {(err: Error) => void} onEmpty  no thread could be kept (worker-pool.js)
  */
-export async function startHandlers (o, own, onEmpty) {
+export async function startHandlers (o, own, middleware, onEmpty) {
   const modules = o.handlers
   if (!Array.isArray(modules)) return null
   const failed = (err, how) => invalidArgument(err?.duplicate
     ? `handlers modules: ${err.message}`
     : `handlers module ${err?.moduleUrl ?? modules.join(', ')} could not be loaded${how}: ${loadFailure(err, err?.moduleUrl ?? modules[0])}`)
   let handlers
+  let withMiddleware
   let pool = null
   if (o.threads === 0) {
     try {
-      handlers = await loadHandlerModules(modules)
+      ({ handlers, withMiddleware } = await loadHandlerModules(modules))
     } catch (err) {
       throw failed(err, '')
     }
@@ -50,6 +52,13 @@ export async function startHandlers (o, own, onEmpty) {
       if (pool.described[m] !== undefined) handlers[m][METHOD] = pool.described[m] // its contract, for the service answer; its checks run in the thread
     }
     if (o.capacity === undefined) own.capacity = pool.threads.length
+    withMiddleware = pool.withMiddleware
+  }
+  try {
+    middleware.push(...await loadModuleMiddleware(withMiddleware))
+  } catch (err) {
+    await pool?.stop()
+    throw err
   }
   for (const name of Object.keys(own.handlers)) delete handlers[name]
   try {

@@ -7,8 +7,12 @@ export type { Member }
 
 /** What a handler gets besides its args. */
 export interface RequestContext {
+  /** 'request', or 'stream' for a stream's handler. */
+  readonly kind: 'request' | 'stream'
   /** The method name called. */
   readonly method: string
+  /** The caller's request headers (PROTOCOL.md 4.1) as the peer's middleware left them; {} when none. Frozen. */
+  readonly headers: Readonly<Record<string, string>>
   /** The client's id for this request. */
   readonly requestId: number
   /** This peer's advertised endpoint. */
@@ -42,6 +46,23 @@ export interface RequestContext {
  * sent after it has gone on, without a copy: do not change it afterwards (README, Streams).
  */
 export type Handler = (args: any, ctx: RequestContext) => unknown
+
+/**
+ * What a peer middleware sees (docs/guides/middleware.md): the handler's ctx, on the main
+ * thread, with the args, which it may replace, as it may `headers`, before next().
+ */
+export interface PeerMiddlewareContext extends Omit<RequestContext, 'headers'> {
+  args: unknown
+  headers: Readonly<Record<string, string>>
+}
+/**
+ * `async (ctx, next) => ...`, around each request and stream before its handler (and before a
+ * contract's input check, and the hand-off to a worker thread). next() resolves with the
+ * handler's result (for a stream: once the handler started) and the middleware returns it, or
+ * what it wants in its place. A throw fails the call with the error's message and `code`
+ * (the client's `remoteCode`).
+ */
+export type PeerMiddleware = (ctx: PeerMiddlewareContext, next: () => Promise<unknown>) => unknown
 export type Handlers = Record<string, Handler>
 
 type Def = import('../runtime/contract.js').MethodDefinition
@@ -295,6 +316,8 @@ export declare class Peer extends EventEmitter {
   members(): Member[]
   /** What this peer serves, with the digest its claims carry. */
   service(): import('../protocol/index.js').ServiceDescriptor & { digest: number }
+  /** Adds a middleware to the end of this peer's chain (a handler module's `middleware` is added at start); returns the peer. */
+  use(fn: PeerMiddleware): this
   /** Serves `method` from now on (or replaces its handler); clients learn a new method within a member-list refresh. */
   serve(method: string, fn: (args: any, ctx: RequestContext) => unknown): void
   /** Stops serving `method`; requests for it are then answered UNKNOWN_METHOD, which clients retry elsewhere. Returns whether it was served. */

@@ -1,5 +1,6 @@
 // A zeromesh peer: binds its socket, answers zeromesh requests through the dispatcher,
 // answers 10/FLP pings and requests, and stops gracefully.
+import { middlewareOf } from '../runtime/middleware.js'
 import { METHOD } from '../runtime/contract.js'
 import { readContracts } from '../protocol/contracts.js'
 import { EventEmitter } from 'node:events'
@@ -60,6 +61,7 @@ export class Peer extends EventEmitter {
     this.cluster = null // gossip, membership, DNS seeds, once started (cluster.js)
     const o = this.options
     this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
+    this.middleware = [] // peer.use()'s, then the handler modules', run on this thread before each handler (runtime/middleware.js)
     // Debug lines cost nothing unless the logger takes them: decided once, here.
     this.debugging = typeof o.logger.isLevelEnabled === 'function' ? o.logger.isLevelEnabled('debug') : o.logger !== SILENT_LOGGER
     if (!Array.isArray(o.handlers)) this.own.addAll(o.handlers)
@@ -79,6 +81,16 @@ export class Peer extends EventEmitter {
    * what this peer serves: its claim goes out at a higher incarnation with the new digest, so
    * clients learn it within a member-list refresh.
    */
+  /**
+   * Adds `fn`, an `async (ctx, next) => ...` middleware, to the end of the chain every request
+   * and stream goes through on this (the main) thread before its handler (a handler module's
+   * `middleware` is added when the peer starts): docs/guides/middleware.md. Returns the peer.
+   */
+  use (fn) {
+    this.middleware.push(middlewareOf(fn, 'peer.use(fn)'))
+    return this
+  }
+
   serve (method, fn) {
     if (this.own.serve(method, fn)) this.serviceChanged(`now serves ${method}${fn[METHOD] === undefined ? '' : ` (contract ${fn[METHOD].contract})`}`)
   }
@@ -125,7 +137,7 @@ export class Peer extends EventEmitter {
   async startNow () {
     const o = this.options
     try {
-      this.pool = await startHandlers(o, this.own, (err) => this.unhealthy(err))
+      this.pool = await startHandlers(o, this.own, this.middleware, (err) => this.unhealthy(err))
     } catch (err) {
       this.state = 'stopped'
       throw err
@@ -152,7 +164,7 @@ export class Peer extends EventEmitter {
       throw err
     }
     const endpoint = this.transport.endpoint
-    this.dispatcher = new Dispatcher({ handlers, maxInflight: o.maxInflight, clock: o.clock, endpoint, debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null })
+    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, maxInflight: o.maxInflight, clock: o.clock, endpoint, debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null })
     this.recent = new RecentRequests({ clock: o.clock })
     this.streams = new PeerStreams({
       dispatcher: this.dispatcher,
@@ -212,8 +224,13 @@ export class Peer extends EventEmitter {
   }
 
   onZeromesh (clientId, frame) {
-    // A connection whose key was revoked gets no more answers (key-proofs.js).
-    if (this.security.isCut(connectionKey(clientId))) return
+    // A connection cut at a revocation gets no more answers: it may only prove an allowed key,
+    // or seal a membership request, to be answered again (key-proofs.js).
+    if (this.security.keyProofs !== null && this.security.isCut(connectionKey(clientId))) {
+      const req = this.security.fromCut(connectionKey(clientId), frame)
+      if (req !== null) this.onGossip(clientId, req)
+      return
+    }
     let msg
     try {
       msg = decode(frame, this.options)
@@ -225,6 +242,8 @@ export class Peer extends EventEmitter {
       }
       return
     }
+    // A secured peer remembers every connection that has not proved its key: a revocation cuts them.
+    if (this.security.keyProofs !== null && msg.type !== MessageType.KEY_PROOF && msg.type !== MessageType.SEALED) this.security.seen(connectionKey(clientId))
     switch (msg.type) {
       case MessageType.REQUEST:
         return this.onRequests(clientId, msg, frame.length)
@@ -244,6 +263,7 @@ export class Peer extends EventEmitter {
       case MessageType.SEALED: {
         const req = this.security.unseal(msg) // a sealed membership request: taken when its tag checks out
         if (req === null) { this.counts.malformed++; return }
+        this.security.member(connectionKey(clientId)) // a member's connection, never cut
         return this.onGossip(clientId, req)
       }
       case MessageType.CANCEL: {

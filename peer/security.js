@@ -33,12 +33,35 @@ export class PeerSecurity {
     return this.sealKey === null ? null : (frame) => seal(this.sealKey, frame)
   }
 
-  /** Whether the connection `key` belongs to a revoked key: it gets no more answers. */
+  /** Whether the connection `key` was cut at a revocation: it gets no more answers, but may still prove an allowed key or seal (fromCut). */
   isCut (key) {
     const p = this.keyProofs
-    if (p === null || p.cut.size === 0 || !p.cut.has(key)) return false
-    p.counts.cutFrames++
-    return true
+    return p !== null && p.cut.size > 0 && p.cut.has(key)
+  }
+
+  /**
+   * A frame from a cut connection: a KEY_PROOF of an allowed key or a good seal lets it be
+   * answered again (returns the membership request a seal carries, to be taken); anything
+   * else is dropped and counted.
+   */
+  fromCut (key, frame) {
+    let msg = null
+    try { msg = decode(frame, this.options) } catch {}
+    if (msg?.type === MessageType.KEY_PROOF) { this.prove(key, msg); return null }
+    const req = msg?.type === MessageType.SEALED ? this.unseal(msg) : null
+    if (req === null) { this.keyProofs.counts.cutFrames++; return null }
+    this.keyProofs.member(key)
+    return req
+  }
+
+  /** A message from connection `key` other than a seal or a proof (a secured peer remembers it until it proves a key: key-proofs.js). */
+  seen (key) {
+    this.keyProofs?.seen(key)
+  }
+
+  /** Connection `key` sent a good seal: a member's. */
+  member (key) {
+    this.keyProofs?.member(key)
   }
 
   /** What a PONG to connection `key` adds: a challenge to prove its key with (PROTOCOL.md 4.9), on a secured peer. */

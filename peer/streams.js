@@ -15,6 +15,7 @@
 // peer grants (counted against the peer's byte budget while the stream is open); the handler
 // reads them from `ctx.input`, an async iterable.
 import { remoteValue } from '../protocol/issues.js'
+import { runChain } from '../runtime/middleware.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js'
@@ -72,7 +73,7 @@ export class PeerStreams {
     }
     if (streams === undefined) this.byConnection.set(key, streams = new Map())
     const now = this.o.clock.now()
-    const s = new PeerStream(msg, clientId, key, new RequestContext({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs }, this.o.endpoint, this.o.clock, now), reserved, now)
+    const s = new PeerStream(msg, clientId, key, new RequestContext({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, this.o.endpoint, this.o.clock, now), reserved, now)
     // Every frame of the stream from here on leaves through its own sender, in order: items,
     // credit for its input, and its end after the items.
     s.out = new OrderedSender({
@@ -93,16 +94,34 @@ export class PeerStreams {
       s.out.push(encodeStreamCredit(msg.id, l.inputWindow.items, l.inputWindow.bytes))
     }
     this.sweep()
+    s.ctx.kind = 'stream'
+    if (d.middleware.length === 0) return this.start(s, fn, msg.args)
+    // Behind the middleware: the handler starts when the last one calls next(), unless the
+    // stream was stopped meanwhile; a chain that ends without it ends the stream, empty.
+    s.ctx.args = msg.args
+    let started = false
+    const chain = () => runChain(d.middleware, s.ctx, () => {
+      started = true
+      if (this.byConnection.get(key)?.get(msg.id) === s) this.start(s, fn, s.ctx.args)
+    })
+    const ran = s.traced === null ? chain() : s.traced.run(chain, undefined, s.ctx)
+    ran.then(() => { if (!started) this.finish(s, null, 0) }, (err) => this.finish(s, err, 0))
+  }
+
+  /** Runs stream `s`'s handler `fn` with `args`: its items go out under the client's credit. */
+  start (s, fn, args) {
+    const l = this.o.limits
+    const msg = s.open
     const grant = { items: Math.min(msg.items, Limits.maxCreditItems), bytes: Math.min(msg.bytes, Limits.maxCreditBytes) }
     const send = (frame, bulk) => { this.counts.items++; s.out.push(frame, bulk) }
     const end = (err, count) => this.finish(s, err, count)
     if (typeof fn.stream === 'function') { // a handler in a thread: it runs its producer there (worker-pool.js)
-      s.producer = fn.stream(msg.args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, input: s.input })
+      s.producer = fn.stream(args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, input: s.input })
       return
     }
     let out
     try {
-      out = s.traced === null ? fn(msg.args, s.ctx) : s.traced.run(fn, msg.args, s.ctx)
+      out = s.traced === null ? fn(args, s.ctx) : s.traced.run(fn, args, s.ctx)
     } catch (err) {
       return this.finish(s, err, 0)
     }
@@ -266,6 +285,7 @@ class PeerStream {
   constructor (msg, clientId, key, ctx, reserved, now) {
     this.id = msg.id
     this.method = msg.method
+    this.open = msg //       its STREAM_OPEN (credit, bulk), read when its handler starts
     this.clientId = clientId
     this.key = key
     this.ctx = ctx

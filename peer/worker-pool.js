@@ -75,6 +75,7 @@ export class WorkerPool {
     const lists = await Promise.all(ready)
     this.methods = lists[0].methods
     this.described = lists[0].described // contract methods' descriptions (implement())
+    this.withMiddleware = lists[0].withMiddleware // the modules that export middleware, for the main thread to load
     this.methodIndex = new Map(this.methods.map((m, i) => [m, i]))
     return this.methods
   }
@@ -162,7 +163,7 @@ export class WorkerPool {
     for (const x of ready) if (x.streams.size < t.streams.size) t = x
     const s = new ThreadStream(t, this.nextId++, o)
     t.streams.set(s.sid, s)
-    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, deadline: ctx.handoffDeadline(), endpoint: ctx.endpoint, trace: ctx.trace, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, bulk: o.bulk === true, input: o.input != null })
+    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, deadline: ctx.handoffDeadline(), endpoint: ctx.endpoint, trace: ctx.trace, headers: ctx.headers, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, bulk: o.bulk === true, input: o.input != null })
     return s
   }
 
@@ -237,7 +238,7 @@ export class WorkerPool {
       // A cancel from the client reaches the thread: its ctx.signal aborts there too.
       task.thread = t
       task.ctx.runner = task
-      message[i] = [task.id, this.methodIndex.get(task.method) ?? task.method, task.args, task.ctx.requestId, task.ctx.timeoutMs, task.ctx.handoffDeadline(), task.ctx.trace]
+      message[i] = [task.id, this.methodIndex.get(task.method) ?? task.method, task.args, task.ctx.requestId, task.ctx.timeoutMs, task.ctx.handoffDeadline(), task.ctx.trace, task.ctx.headers]
     }
     t.worker.postMessage({ type: 'run', endpoint: batch[0].ctx.endpoint, at, tasks: message })
     if (idle) this.watch(t)

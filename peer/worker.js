@@ -33,13 +33,13 @@ import { THREAD_INPUT_AHEAD } from './thread-stream.js'
 const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
 const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving average)
 
-const handlers = await loadHandlerModules(workerData.modules)
+const { handlers, withMiddleware } = await loadHandlerModules(workerData.modules)
 const methods = Object.keys(handlers) // the pool names a method by its place here
 const progress = new Int32Array(workerData.progress) // [place of the task running, counted from each hand-off's `at`]
 // The contract methods' descriptions (implement()'s), for the main thread's service answer.
 const described = {}
 for (const m of methods) if (handlers[m][METHOD] !== undefined) described[m] = handlers[m][METHOD]
-parentPort.postMessage({ type: 'ready', methods, described })
+parentPort.postMessage({ type: 'ready', methods, described, withMiddleware })
 
 const methodMs = new Map() //  method -> its measured time per run (ms), moving average
 const cancelled = new Set() // ids the client cancelled, of the hand-offs here
@@ -84,7 +84,7 @@ async function drain () {
 
 /**
  * Runs a batch of [id, method (its place in `methods`), args, requestId, timeoutMs,
- * deadline (handoffDeadline: 0 for none), trace] in order, counting its places in `progress`
+ * deadline (handoffDeadline: 0 for none), trace, headers] in order, counting its places in `progress`
  * from `at`; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
  * 2 not run, 3 ok and binary. A result is encoded here, as the reply will carry it
  * (MessagePack), so the main thread only copies its bytes into the reply (see post); a large
@@ -92,8 +92,8 @@ async function drain () {
  * bulk frame as they come (PROTOCOL.md 4.2.1).
  */
 async function runBatch (endpoint, batch, at) {
-  const tasks = batch.map(([id, method, args, requestId, timeoutMs, deadline, trace]) => ({
-    id, method: typeof method === 'number' ? methods[method] : method, args, requestId, endpoint, timeoutMs, deadline: threadDeadline(deadline), trace,
+  const tasks = batch.map(([id, method, args, requestId, timeoutMs, deadline, trace, headers]) => ({
+    id, method: typeof method === 'number' ? methods[method] : method, args, requestId, endpoint, timeoutMs, deadline: threadDeadline(deadline), trace, headers,
   }))
   let results = []
   let ranMs = 0 //  time spent running the tasks of `results`
@@ -144,7 +144,7 @@ function post (results, ranMs) {
 
 async function runOne (task) {
   if (cancelled.has(task.id) || task.deadline <= systemClock.now()) return [task.id, 2, 'deadline passed while queued', RemoteCode.EXPIRED]
-  const ctx = new ThreadContext(task.method, task.requestId, task.endpoint, task.timeoutMs, task.trace, task.deadline)
+  const ctx = new ThreadContext(task.method, task.requestId, task.endpoint, task.timeoutMs, task.trace, task.deadline, task.headers)
   runningId = task.id
   running = ctx
   try {
@@ -172,8 +172,8 @@ async function runOne (task) {
 
 /** A handler's `ctx` in this thread: the main thread's RequestContext, its trace carried as a value. */
 class ThreadContext extends RequestContext {
-  constructor (method, requestId, endpoint, timeoutMs, trace, deadline) {
-    super({ id: requestId, method, timeoutMs }, endpoint, systemClock, 0, deadline)
+  constructor (method, requestId, endpoint, timeoutMs, trace, deadline, headers) {
+    super({ id: requestId, method, timeoutMs, headers: Object.freeze(headers) }, endpoint, systemClock, 0, deadline)
     this._trace = trace // the SERVER span's context (the main thread's) as its propagator wrote it, or null: README, Observing it
   }
 
@@ -191,7 +191,7 @@ const streams = new Map() // sid -> { producer, ctx, input } of the streams this
  * copies of their bulk items; the main thread sends them as they are.
  */
 function openStream (m) {
-  const ctx = new ThreadContext(methods[m.method], m.requestId, m.endpoint, m.timeoutMs, m.trace ?? null, threadDeadline(m.deadline))
+  const ctx = new ThreadContext(methods[m.method], m.requestId, m.endpoint, m.timeoutMs, m.trace ?? null, threadDeadline(m.deadline), m.headers)
   const end = (err, count) => {
     ctx.done()
     streams.delete(m.sid)

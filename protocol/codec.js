@@ -8,6 +8,7 @@ import {
 import { checkValue, checkList, checkMeta, isUint, fail, traceCarrier } from './validate.js'
 import { readIssues } from './issues.js'
 import { readContracts } from './contracts.js'
+import { readHeaders, NO_HEADERS } from './headers.js'
 import { isWireEndpoint } from './endpoint.js'
 import { descriptorProblem, describe, serviceDigest } from './service.js'
 import { packr, unpackr, frame } from './msgpack.js'
@@ -307,8 +308,15 @@ function decodeRequest (body, version, maxBatch, maxDepth, maxMethodLength) {
     } else {
       reason = checkValue(args, maxDepth)
     }
+    // headers (e[6], 4.1): a map of strings within limits, or nil; anything else is refused.
+    let headers = NO_HEADERS
+    if (reason === null && e.length > 6) {
+      const h = readHeaders(e[6])
+      if (h.reason !== undefined) reason = h.reason
+      else headers = h.headers
+    }
     // accepts (e[5]): bits of Accepts; anything but a uint reads as 0 (the sender reads plain replies).
-    if (reason === null) requests.push({ id, method, args, timeoutMs, trace: e.length > 4 ? traceCarrier(e[4]) : null, bulk: e.length > 5 && isUint(e[5], 0xffffffff) && (e[5] & Accepts.BULK) !== 0 })
+    if (reason === null) requests.push({ id, method, args, timeoutMs, trace: e.length > 4 ? traceCarrier(e[4]) : null, bulk: e.length > 5 && isUint(e[5], 0xffffffff) && (e[5] & Accepts.BULK) !== 0, headers })
     else invalid.push({ id, reason })
   }
   return { type: MessageType.REQUEST, version, requests, invalid }

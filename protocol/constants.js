@@ -127,6 +127,12 @@ export const Limits = Object.freeze({
   // Most credit one side of a stream may grant the other at once, in items and in bytes.
   maxCreditItems: 1024,
   maxCreditBytes: 64 * 1024 * 1024,
+  // Request headers (PROTOCOL.md 4.1): most entries, longest key, longest value, and the most
+  // characters of keys and values together.
+  maxHeaders: 32,
+  maxHeaderKeyLength: 64,
+  maxHeaderValueLength: 4096,
+  maxHeaderBytes: 8192,
   // The issues riding beside an INVALID_INPUT refusal (PROTOCOL.md 4.2): most issues, longest
   // message, most path segments, longest segment. A sender cuts to these.
   maxIssues: 32,

@@ -5,20 +5,23 @@
 import { HEADER_SIZE, MessageType, Status, Limits, Accepts } from './constants.js'
 import { checkValue, checkList, isUint, fail, traceCarrier } from './validate.js'
 import { readIssues } from './issues.js'
+import { readHeaders, NO_HEADERS } from './headers.js'
 import { packr, frame, writeHead, writeArrayHeader, arrayHeaderSize, RESERVE_START_SPACE } from './msgpack.js'
 
 export const STREAM_TYPES = new Set([MessageType.STREAM_OPEN, MessageType.STREAM_ITEM, MessageType.STREAM_CREDIT, MessageType.STREAM_END])
 
 /**
- * A STREAM_OPEN frame: `[id, method, args, timeoutMs, items, bytes, input, trace, accepts]`.
+ * A STREAM_OPEN frame: `[id, method, args, timeoutMs, items, bytes, input, trace, accepts, headers]`.
  * `items` and `bytes` are the first credit the client grants; `input` says the client will
- * send items too; `trace` is the trace field of PROTOCOL.md 4.1 (nil when null and `accepts`
- * follows); `accepts` (bits of Accepts, 0: left out) what the client reads in item messages.
+ * send items too; `trace` is the trace field of PROTOCOL.md 4.1 (nil when null and more
+ * follows); `accepts` (bits of Accepts, 0: left out) what the client reads in item messages;
+ * `headers` the request headers (4.1), left out when null.
  */
-export function encodeStreamOpen (id, method, args, timeoutMs, items, bytes, input, trace = null, accepts = 0) {
+export function encodeStreamOpen (id, method, args, timeoutMs, items, bytes, input, trace = null, accepts = 0, headers = null) {
   const body = [id, method, args, timeoutMs, items, bytes, input]
-  if (trace !== null || accepts !== 0) body.push(trace)
-  if (accepts !== 0) body.push(accepts)
+  if (trace !== null || accepts !== 0 || headers !== null) body.push(trace)
+  if (accepts !== 0 || headers !== null) body.push(accepts)
+  if (headers !== null) body.push(headers)
   return frame(MessageType.STREAM_OPEN, body)
 }
 
@@ -261,7 +264,14 @@ export function decodeStream (type, body, version, limits, bulk = NO_BULK) {
       else reason = checkValue(args, limits.maxDepth ?? Limits.maxDepth)
       // accepts (body[8]): bits of Accepts; anything but a uint reads as 0 (items come inline).
       const accepts = body.length > 8 && isUint(body[8], 0xffffffff) ? body[8] : 0
-      return { type, version, id, method, args, timeoutMs, items, bytes, input, trace: traceCarrier(body[7]), bulk: (accepts & Accepts.BULK) !== 0, invalid: reason }
+      // headers (body[9], 4.1): a map of strings within limits, or nil; anything else is refused.
+      let headers = NO_HEADERS
+      if (reason === null && body.length > 9) {
+        const h = readHeaders(body[9])
+        if (h.reason !== undefined) reason = h.reason
+        else headers = h.headers
+      }
+      return { type, version, id, method, args, timeoutMs, items, bytes, input, trace: traceCarrier(body[7]), bulk: (accepts & Accepts.BULK) !== 0, headers, invalid: reason }
     }
     case MessageType.STREAM_ITEM: {
       const items = checkList(body[1], 'item list', limits.maxBatch ?? Limits.maxBatch)

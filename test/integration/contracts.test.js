@@ -3,12 +3,12 @@
 // (checked in the client, and at the peer for a caller that does not check), streams, the
 // contracts a peer states and how clients that know nothing of them read all of it.
 import { expect } from 'chai'
-import * as zmq from 'zeromq'
 import { z } from 'zod'
 import { harness, rejectsWith } from '../helpers/cluster.js'
+import { rawAsker } from '../helpers/raw.js'
 import { eventually } from '../helpers/eventually.js'
 import { contract, implement, InvalidInputError, RemoteError } from '../../index.js'
-import { decode, MessageType, Status, encodeRequest, encodeServiceGet } from '../../protocol/index.js'
+import { MessageType, Status, encodeRequest, encodeServiceGet } from '../../protocol/index.js'
 import { serviceDigest } from '../../protocol/service.js'
 
 const orders = contract('orders', {
@@ -31,21 +31,12 @@ function ordersPeer () {
 describe('contracts (in-process peers, real sockets)', function () {
   this.timeout(20000)
   const h = harness()
-  const raws = []
+  const rawPeer = rawAsker()
   afterEach(async () => {
-    for (const s of raws.splice(0)) s.close()
+    rawPeer.close()
     await h.cleanup()
   })
 
-  /** One frame to `endpoint` on a raw Dealer, as a client in another language sends it; resolves with the decoded answer. */
-  async function raw (endpoint, frame) {
-    const s = new zmq.Dealer({ linger: 0, sendTimeout: 1000, receiveTimeout: 3000 })
-    raws.push(s)
-    s.connect(endpoint)
-    await s.send(frame)
-    const [answer] = await s.receive()
-    return { frame: answer, msg: decode(answer) }
-  }
 
   it('a typed service: results come back; a bad input is refused in the client with no request sent, and at the peer for a caller that does not check, the handler never run', async () => {
     const { ran, handlers } = ordersPeer()
@@ -86,12 +77,12 @@ describe('contracts (in-process peers, real sockets)', function () {
   it('what a client that knows nothing of contracts reads: REMOTE [message, code] first (issues after), and a service answer whose digest checks out by the older rule', async () => {
     const { handlers } = ordersPeer()
     const p = await h.peer({ handlers })
-    const { msg } = await raw(p.endpoint, encodeRequest([[1, 'orders.get', { id: 7 }, 1000]]))
+    const { msg } = await rawPeer.ask(p.endpoint, encodeRequest([[1, 'orders.get', { id: 7 }, 1000]]))
     expect(msg.type).to.equal(MessageType.REPLY)
     const [r] = msg.replies
     expect(r.status).to.equal(Status.REMOTE)
     expect([r.message, r.code]).to.deep.equal(['invalid input for orders.get: id: Invalid input: expected string, received number', 'ERR_ZEROMESH_INVALID_INPUT'])
-    const { frame } = await raw(p.endpoint, encodeServiceGet(3))
+    const { frame } = await rawPeer.ask(p.endpoint, encodeServiceGet(3))
     const { unpackr } = await import('../../protocol/msgpack.js')
     const body = unpackr.unpack(frame.subarray(5))
     expect(body).to.have.length(8) // the contracts ride eighth

@@ -11,7 +11,7 @@ import * as zmq from 'zeromq'
 import { harness } from '../helpers/cluster.js'
 import { eventually, delay } from '../helpers/eventually.js'
 import { newKeyPair, z85Decode } from '../../transport/keys.js'
-import { encodeRequest, encodePing, encodeKeyProof, decode } from '../../protocol/index.js'
+import { encodeRequest, encodePing, encodeKeyProof, encodeMembersGet, decode, MessageType } from '../../protocol/index.js'
 
 describe('revocation cuts open connections', function () {
   this.timeout(30000)
@@ -25,6 +25,7 @@ describe('revocation cuts open connections', function () {
   const cluster = newKeyPair()
   const alice = newKeyPair()
   const bob = newKeyPair()
+  const carol = newKeyPair()
   const as = (k) => ({ clusterPublicKey: cluster.publicKey, secretKey: k.secretKey })
 
   const ended = [] // the ticks generators that ran their finally, by who
@@ -41,7 +42,8 @@ describe('revocation cuts open connections', function () {
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }))
     fs.writeFileSync(path.join(dir, 'alice.pub'), alice.publicKey + '\n')
     fs.writeFileSync(path.join(dir, 'bob.pub'), bob.publicKey + '\n')
-    const p = await h.peer({ handlers: { echo: (x) => x, ticks }, security: { clusterKey: cluster.secretKey, allow: [dir] } })
+    fs.writeFileSync(path.join(dir, 'carol.pub'), carol.publicKey + '\n')
+    const p = await h.peer({ handlers: { echo: (x) => x, ticks }, security: { clusterKey: cluster.secretKey, allow: [dir] }, membership: { probeInterval: 100 } })
     return { p, dir }
   }
 
@@ -161,5 +163,61 @@ describe('revocation cuts open connections', function () {
     await lb.stop()
     expect(lb.failed, JSON.stringify(lb.codes)).to.equal(0) // idempotent requests fail over the reconnect
     await eventually(() => expect(p.stats().security.keys.proven).to.equal(1)) // bob proved again on his new connection
+  })
+
+  // Issue 49, item 3: a connection that pinged and read the member list but never asked for
+  // work, and never proved its key, used to be answered after its key was revoked.
+  it('an idle connection that never proved its key gets no answer after a revocation, while members keep gossiping and nobody is disconnected', async () => {
+    const { p, dir } = await securedPeer()
+    const q = await h.peer({ handlers: { echo: (x) => x }, security: { clusterKey: cluster.secretKey, allow: [dir] }, seeds: [p.endpoint], membership: { probeInterval: 100 } })
+    await eventually(() => expect(p.members().filter((m) => m.state === 'alive')).to.have.length(2))
+    const b = h.client({ seeds: p.endpoint, security: as(bob) })
+    await b.request('echo', 1)
+    // alice: pings and reads the member list, proves nothing, asks for no work.
+    const s = new zmq.Dealer({ linger: 0, receiveTimeout: 1000, sendTimeout: 500, curveServerKey: cluster.publicKey, curvePublicKey: alice.publicKey, curveSecretKey: alice.secretKey })
+    cleanups.push(() => s.close())
+    s.connect(p.endpoint)
+    await s.send(encodePing(1))
+    expect(decode((await s.receive())[0]).type).to.equal(MessageType.PONG)
+    await s.send(encodeMembersGet(2))
+    expect(decode((await s.receive())[0]).type).to.equal(MessageType.MEMBERS)
+    fs.rmSync(path.join(dir, 'alice.pub'))
+    await p.reloadAllowList()
+    await s.send(encodeRequest([[3, 'echo', 'after', 5000]])).catch(() => {})
+    let answer = null
+    try { answer = await s.receive() } catch (err) { expect(err.code).to.equal('EAGAIN') }
+    expect(answer, 'no answer after the revocation').to.equal(null)
+    await s.send(encodePing(4)).catch(() => {})
+    try { answer = await s.receive() } catch (err) { expect(err.code).to.equal('EAGAIN') }
+    expect(answer, 'not even a PONG').to.equal(null)
+    const keys = p.stats().security.keys
+    expect(keys.cutUnproven).to.be.at.least(1)
+    expect(keys.resets, 'no connection closed').to.equal(0)
+    // The member and the proven client go on.
+    await delay(1000)
+    expect(p.members().find((m) => m.endpoint === q.endpoint).state).to.equal('alive')
+    expect(q.members().find((m) => m.endpoint === p.endpoint).state).to.equal('alive')
+    expect(await b.request('echo', 2)).to.equal(2)
+  })
+
+  it('a key revoked while a reconnecting zeromesh client proves its own causes no reset: the client holds its requests until its proof is on its way', async () => {
+    const { p, dir } = await securedPeer()
+    const b = h.client({ seeds: p.endpoint, security: as(bob) })
+    // The client's KEY_PROOF takes 300 ms to leave: the revocation comes inside that window.
+    const send = b.transport.send.bind(b.transport)
+    let proofs = 0
+    b.transport.send = (ep, frames, done) => {
+      if (frames[0][4] !== MessageType.KEY_PROOF) return send(ep, frames, done)
+      proofs++
+      setTimeout(() => send(ep, frames, done), 300)
+    }
+    const answers = Promise.all(Array.from({ length: 5 }, (_, i) => b.request('echo', i, { timeout: 5000 })))
+    await eventually(() => expect(proofs).to.equal(1), { timeout: 3000 })
+    fs.rmSync(path.join(dir, 'carol.pub'))
+    await p.reloadAllowList()
+    expect(await answers).to.deep.equal([0, 1, 2, 3, 4])
+    const keys = p.stats().security.keys
+    expect(keys.resets, 'no connection closed').to.equal(0)
+    expect(keys.proven).to.equal(1)
   })
 })

@@ -116,3 +116,27 @@ export async function simulated (): Promise<number> {
   return (await sum) as number
 }
 
+
+// Middleware and headers (docs/guides/middleware.md).
+async function middleware (): Promise<void> {
+  const peer = new Peer({ handlers: { who: (_args, ctx) => ctx.headers.tenant ?? null } })
+  peer.use(async (ctx, next) => {
+    if (ctx.headers.authorization !== 'Bearer t') throw Object.assign(new Error('no'), { code: 'E_AUTH' })
+    ctx.headers = { tenant: 'acme' }
+    ctx.args = { wrapped: ctx.args }
+    const kind: 'request' | 'stream' = ctx.kind
+    return next().then((r) => (kind === 'request' ? r : r))
+  })
+  const client = new Client({ seeds: [await peer.start()] }).use(async (ctx, next) => {
+    ctx.headers.authorization = 'Bearer t'
+    const r = await next()
+    const who: string | null = ctx.peer
+    console.log(who, ctx.attempts, ctx.kind, ctx.method)
+    return r
+  })
+  await client.request('who', null, { headers: { 'x-request-id': '1' } })
+  for await (const x of client.stream('s', null, { headers: { tenant: 'b' } })) console.log(x)
+  // @ts-expect-error header values are strings
+  await client.request('who', null, { headers: { n: 1 } })
+}
+void middleware

@@ -34,7 +34,7 @@ const specEncoders = {
   sealed: (v) => seal(sealKeyOf(v.clusterSecretKey), Buffer.from(v.frame, 'hex')),
   'service-get': (v) => encodeServiceGet(v.seq),
   service: (v) => encodeService(v.seq, describeService(v.service), v.features),
-  'stream-open': (v) => encodeStreamOpen(v.id, v.method, v.args, v.timeoutMs, v.items, v.bytes, v.input, v.trace ?? null, v.accepts ?? 0),
+  'stream-open': (v) => encodeStreamOpen(v.id, v.method, v.args, v.timeoutMs, v.items, v.bytes, v.input, v.trace ?? null, v.accepts ?? 0, v.headers ?? null),
   'stream-item': (v) => encodeStreamItems(v.id, v.items.map(fromJson)),
   'stream-credit': (v) => encodeStreamCredit(v.id, v.items, v.bytes),
   'stream-end': (v) => encodeStreamEnd(v.id, v.status, v.value, v.count),
@@ -57,7 +57,7 @@ const specDecoded = {
   cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
   'service-get': (m) => ({ kind: 'service-get', seq: m.seq }),
   service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity, ...(m.service.contracts === null ? {} : { contracts: m.service.contracts }) }, features: m.features }),
-  'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input, ...(m.trace === null ? {} : { trace: { ...m.trace } }), ...(m.bulk ? { accepts: Accepts.BULK } : {}) }),
+  'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input, ...(m.trace === null ? {} : { trace: { ...m.trace } }), ...(m.bulk ? { accepts: Accepts.BULK } : {}), ...(Object.keys(m.headers).length === 0 ? {} : { headers: { ...m.headers } }) }),
   'stream-item': (m) => ({ kind: 'stream-item', id: m.id, items: m.items.map(toJson) }),
   'bulk-item': (m, v) => {
     const bulk = v.bulk.map((hex) => Buffer.from(hex, 'hex'))
@@ -86,8 +86,10 @@ function decodedBody (msg) {
   switch (msg.type) {
     case MessageType.REQUEST: return msg.requests.map((r) => {
       const entry = [r.id, r.method, r.args, r.timeoutMs]
-      if (r.trace !== null || r.bulk) entry.push(r.trace === null ? null : { ...r.trace })
-      if (r.bulk) entry.push(Accepts.BULK)
+      const headers = Object.keys(r.headers).length > 0
+      if (r.trace !== null || r.bulk || headers) entry.push(r.trace === null ? null : { ...r.trace })
+      if (r.bulk || headers) entry.push(r.bulk ? Accepts.BULK : 0)
+      if (headers) entry.push({ ...r.headers })
       return entry
     })
     case MessageType.REPLY: return [msg.meta, msg.replies.map((r) => [r.id, r.status, r.status === 0 ? r.value : errorValue(r)])]
