@@ -112,6 +112,7 @@ export class PeerStreams {
   start (s, fn, args) {
     const l = this.o.limits
     const msg = s.open
+    s.open = null // its args and headers are the handler's now: not held for the stream's life
     const grant = { items: Math.min(msg.items, Limits.maxCreditItems), bytes: Math.min(msg.bytes, Limits.maxCreditBytes) }
     const send = (frame, bulk) => { this.counts.items++; s.out.push(frame, bulk) }
     const end = (err, count) => this.finish(s, err, count)
@@ -285,7 +286,7 @@ class PeerStream {
   constructor (msg, clientId, key, ctx, reserved, now) {
     this.id = msg.id
     this.method = msg.method
-    this.open = msg //       its STREAM_OPEN (credit, bulk), read when its handler starts
+    this.open = msg //       its STREAM_OPEN (credit, bulk), read when its handler starts, then let go
     this.clientId = clientId
     this.key = key
     this.ctx = ctx
