@@ -12,9 +12,9 @@ import { Peer, Client } from '../index.js'
 import { readKeyFile, keyText, writeKeyPair } from '../transport/keys.js'
 import { VERSION } from '../protocol/version.js'
 import { USAGE } from './usage.js'
-import { collectWhenIdle } from '../ops/idle-gc.js'
 import { UsageError, parse, sizeOption, wholeOption, fromEnvironment, httpOption, unknownEnvironment } from './args.js'
 import { InvalidArgumentError, invalidArgument } from '../protocol/errors.js'
+import { adviseAllocatorOnce, ALLOCATOR_SETTINGS } from '../peer/allocator-advice.js'
 
 async function main (argv) {
   const [command, ...rest] = argv
@@ -166,6 +166,10 @@ async function runPeer (args) {
     logger,
     dns: values['dns-servers'] === undefined ? undefined : { servers: values['dns-servers'].split(',').map((x) => x.trim()).filter(Boolean) },
   })
+  // Its options are good. Run as `node bin/zeromesh.js`, the sh header's allocator settings
+  // are not there: said in the log, and the peer then says nothing of it itself
+  // (peer/allocator-advice.js).
+  adviseAllocatorOnce((advice) => logger.warn({ settings: ALLOCATOR_SETTINGS }, advice.replace(/^zeromesh: /, '')))
   // The operations endpoint opens first: a port in use fails here, before the peer binds or
   // joins, rather than leaving a peer in the cluster without its endpoint.
   let opsServer = null
@@ -202,12 +206,6 @@ async function runPeer (args) {
     if (peer.ready) ready()
     else peer.once('joined', ready)
   }
-  // Memory back once a burst is over (ops/idle-gc.js).
-  const janitor = collectWhenIdle({
-    activity: () => peer.counts.received,
-    collect: () => peer.collectGarbage(),
-    onCollect: ({ before, after }) => logger.debug({ rssBefore: before, rssAfter: after }, `idle after a burst: collected, RSS ${mb(before)} -> ${mb(after)} MB`),
-  })
   const sec = peer.options.security
   process.on('SIGHUP', () => {
     if (!sec) { logger.warn({}, 'SIGHUP: not secured, no allow-list to read'); return }
@@ -219,7 +217,6 @@ async function runPeer (args) {
     // exit 1 so a supervisor (pm2, systemd, Kubernetes) starts a fresh process.
     peer.on('unhealthy', () => { peer.stop().then(() => resolve(1), () => resolve(1)) })
   })
-  janitor.stop()
   await opsServer?.close()
   // The process ends once ZeroMQ has sent the last replies (up to the socket's linger), unless
   // something else holds it open: a supervisor's IPC channel (pm2 listens for messages in
@@ -230,7 +227,6 @@ async function runPeer (args) {
   return code
 }
 
-const mb = (bytes) => Math.round(bytes / 1048576)
 
 const REPEAT_TERM_MS = 1000 // a SIGTERM this soon after the first is the same request again
 

@@ -1,6 +1,6 @@
 // A full V8 collection on demand, in the thread that calls it (the main thread or a handler
 // thread): what `--expose-gc` gives, obtained once at run time. Used only when a peer is idle
-// after a burst (ops/idle-gc.js), never on the request path.
+// after a burst (idle-collect.js), never on the request path.
 import v8 from 'node:v8'
 import vm from 'node:vm'
 

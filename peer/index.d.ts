@@ -121,6 +121,8 @@ export interface PeerOptions {
   streamIdleTimeout?: number
   /** What a request stream's client may send ahead of the handler's reading; held against maxInflightBytes while open. Default { items: 32, bytes: 1048576 }. */
   inputWindow?: { items?: number, bytes?: number }
+  /** A full collection of the peer's heaps once it is idle after the process's memory grew (docs/guides/deploying.md, Memory). Default true. */
+  collectWhenIdle?: boolean
   /** How long stop() waits for in-flight work. Default 10000. */
   drainTimeout?: number
   /** How long queued replies may take to leave once the socket closes (ZMQ_LINGER). Default 500. */
@@ -345,6 +347,6 @@ export declare class Peer extends EventEmitter {
 export declare const membershipDefaults: Readonly<Required<MembershipOptions>>
 
 export declare const peerDefaults: Readonly<Required<Pick<PeerOptions,
-  'bind' | 'maxInflight' | 'maxInflightBytes' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch' | 'maxStreams' | 'maxStreamsPerConnection' | 'streamIdleTimeout'>>> & { readonly inputWindow: Readonly<{ items: number, bytes: number }> }
+  'bind' | 'maxInflight' | 'maxInflightBytes' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch' | 'maxStreams' | 'maxStreamsPerConnection' | 'streamIdleTimeout' | 'collectWhenIdle'>>> & { readonly inputWindow: Readonly<{ items: number, bytes: number }> }
 
 export { contract } from '../runtime/contract.js'

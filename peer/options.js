@@ -2,7 +2,7 @@
 import path from 'node:path'
 import os from 'node:os'
 import { pathToFileURL } from 'node:url'
-import { checkOptions, int, fn, loggerOption, windowOption } from '../runtime/options.js'
+import { checkOptions, int, fn, loggerOption, windowOption, bool } from '../runtime/options.js'
 import { normalizeEndpoint, normalizeRemote } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
@@ -44,6 +44,9 @@ export const peerDefaults = Object.freeze({
   // What a request stream's client may send ahead of the handler's reading: held against
   // maxInflightBytes while the stream is open.
   inputWindow: Object.freeze({ items: 32, bytes: 1024 * 1024 }),
+  // A full collection once the peer is idle after its memory grew (peer/idle-collect.js): an
+  // idle process allocates nothing, so V8 would never give a burst's buffers back.
+  collectWhenIdle: true,
 })
 
 /** Default answer to a 10/FLP request: echo the body frames. */
@@ -77,6 +80,7 @@ export function resolvePeerOptions (given) {
     maxStreamsPerConnection: int(peerDefaults.maxStreamsPerConnection, 0, 1000000),
     streamIdleTimeout: int(peerDefaults.streamIdleTimeout, 0, 2 ** 31 - 1),
     inputWindow: windowOption(peerDefaults.inputWindow),
+    collectWhenIdle: bool(peerDefaults.collectWhenIdle),
     clock: clockOption,
     wallClock: fn(Date.now), //  ms since 1970: a restarted peer's incarnation starts above its earlier life's
     random: fn(Math.random),

@@ -1,5 +1,7 @@
 // A zeromesh peer: binds its socket, answers zeromesh requests through the dispatcher,
 // answers 10/FLP pings and requests, and stops gracefully.
+import { adviseAllocatorOnce } from './allocator-advice.js'
+import { collectWhenIdle } from './idle-collect.js'
 import { middlewareOf } from '../runtime/middleware.js'
 import { METHOD } from '../runtime/contract.js'
 import { readContracts } from '../protocol/contracts.js'
@@ -61,6 +63,7 @@ export class Peer extends EventEmitter {
     this.cluster = null // gossip, membership, DNS seeds, once started (cluster.js)
     const o = this.options
     this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
+    this.janitor = null // the idle collection (idle-collect.js), once started
     this.middleware = [] // peer.use()'s, then the handler modules', run on this thread before each handler (runtime/middleware.js)
     // Debug lines cost nothing unless the logger takes them: decided once, here.
     this.debugging = typeof o.logger.isLevelEnabled === 'function' ? o.logger.isLevelEnabled('debug') : o.logger !== SILENT_LOGGER
@@ -196,6 +199,18 @@ export class Peer extends EventEmitter {
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
     this.cluster.join()
+    // Memory back once a burst is over: an idle process allocates nothing, so V8 would not
+    // collect (idle-collect.js); and glibc keeps what was freed unless its environment says
+    // otherwise, which only the user can set (allocator-advice.js).
+    adviseAllocatorOnce((advice) => process.emitWarning(advice, { code: 'ZEROMESH_ALLOCATOR' }))
+    if (o.collectWhenIdle) {
+      const mb = (x) => Math.round(x / (1024 * 1024))
+      this.janitor = collectWhenIdle({
+        activity: () => this.counts.received,
+        collect: () => this.collectGarbage(),
+        onCollect: ({ before, after }) => o.logger.debug({ rssBefore: before, rssAfter: after }, `idle after a burst: collected, RSS ${mb(before)} -> ${mb(after)} MB`),
+      })
+    }
     const sec = o.security
     o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds },
       `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
@@ -368,7 +383,7 @@ export class Peer extends EventEmitter {
 
   /**
    * A full collection of the main thread's heap and each handler thread's, to give a burst's
-   * buffers back once the peer is idle (`zeromesh peer` does it, ops/idle-gc.js). Not for the
+   * buffers back once the peer is idle (it does so itself: peer/idle-collect.js). Not for the
    * request path: it pauses the thread for a few milliseconds.
    */
   collectGarbage () {
@@ -428,6 +443,7 @@ export class Peer extends EventEmitter {
   async stopNow () {
     await this.starting?.catch(() => {})
     this.state = 'stopping'
+    this.janitor?.stop()
     this.security.stop()
     const { clock, drainTimeout, logger } = this.options
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)

@@ -152,3 +152,67 @@ describe('memory after hostile input (zeromesh peer as a command)', function () 
     expect(cgroup.ooms()).to.equal(0)
   })
 })
+
+// Issue 50, item 2: a Peer in a process of the user's own (not the command) has no sh header
+// to set the allocator and no command line to run the idle collection. The Peer runs the
+// collection itself; the settings only the environment can give, so without them it says so
+// once, as a process warning. With them, after a client that asked for 410 replies of 900 KiB
+// and never read them, the process is back within baseline + 64 MB in 30 s.
+describe('memory after a slow reader, for a Peer embedded in a process of its own', function () {
+  this.timeout(180000)
+  const EMBEDDED = path.join(ROOT, 'bench', 'embedded-peer.js')
+  const SETTINGS = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '131072' }
+  const children = []
+  after(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL') })
+
+  /** Starts bench/embedded-peer.js with `env`: { child, endpoint, rss(), stderr() }. */
+  async function embedded (threads, env) {
+    const child = spawn(process.execPath, [EMBEDDED, '--threads', String(threads)], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MALLOC_'))), ...env } })
+    children.push(child)
+    let err = ''
+    child.stderr.on('data', (d) => { err += d })
+    const endpoint = await new Promise((resolve, reject) => {
+      child.stdout.once('data', (d) => resolve(d.toString().trim()))
+      child.once('exit', (code) => reject(new Error(`embedded peer exited ${code}: ${err}`)))
+    })
+    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) * 1024
+    return { child, endpoint, rss, stderr: () => err }
+  }
+
+  for (const threads of [0, 1]) {
+    it(`handlers ${threads === 0 ? 'on the main thread' : 'on a thread'}: with the allocator settings, back within baseline + 64 MB 30 s after a slow reader hung up, by itself`, async () => {
+      const p = await embedded(threads, SETTINGS)
+      await delay(1500)
+      const base = p.rss()
+      const s = new zmq.Dealer({ linger: 0, receiveHighWaterMark: 1, sendHighWaterMark: 100000, sendTimeout: 5000 })
+      s.connect(p.endpoint)
+      await delay(300)
+      const big = Buffer.alloc(900 * 1024, 7)
+      let peak = base
+      for (let i = 1; i <= 410; i++) {
+        await s.send(encodeRequest([[i, 'echo', big, 60000]]))
+        if (i % 20 === 0) peak = Math.max(peak, p.rss())
+      }
+      await delay(2000)
+      peak = Math.max(peak, p.rss())
+      s.close()
+      const t0 = Date.now()
+      let now = p.rss()
+      while (now > base + 64 * MB && Date.now() - t0 < 30000) { await delay(500); now = p.rss() }
+      console.log(`      baseline ${Math.round(base / MB)} MB, peak ${Math.round(peak / MB)} MB, ${Math.round(now / MB)} MB ${((Date.now() - t0) / 1000).toFixed(1)} s after the hang-up`)
+      expect(peak - base, 'the attack did grow it').to.be.above(64 * MB)
+      expect(now).to.be.at.most(base + 64 * MB)
+      expect(p.stderr()).to.not.include('ZEROMESH_ALLOCATOR') // the settings are there: nothing to say
+      p.child.stdin.write('quit\n')
+    })
+  }
+
+  it('without the settings, the first Peer to start says so once, naming them', async () => {
+    const p = await embedded(0, {})
+    p.child.stdin.write('quit\n')
+    await new Promise((resolve) => p.child.once('exit', resolve))
+    const warnings = p.stderr().split('\n').filter((l) => l.includes('[ZEROMESH_ALLOCATOR]'))
+    expect(warnings).to.have.length(1)
+    expect(warnings[0]).to.include('MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=32768 MALLOC_TRIM_THRESHOLD_=131072')
+  })
+})

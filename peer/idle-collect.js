@@ -1,12 +1,13 @@
 // Memory back after a burst. A peer that stops getting requests after a burst of large
 // ones (or after a client that never read its replies hung up) holds the burst's buffers
 // until V8 next collects, and an idle process allocates nothing, so it may never: the RSS
-// stays up for good. `zeromesh peer` runs this: once a second it reads its RSS; when the RSS
-// is more than `slackBytes` above what it was after the last collection and no request came
-// for `idleMs`, it asks for a full collection (of the main thread and the handler threads) (at most once per `minGapMs`). The freed
-// buffers go back to the allocator, which gives them back to the system as the bin's settings
-// tell it (README, "Memory"). A library user's own process is left alone: only the command
-// line starts this.
+// stays up for good. Every Peer runs this unless told not to (its collectWhenIdle option):
+// once a second it reads the process's RSS; when the RSS is more than `slackBytes` above the
+// lowest it has seen and no message came for `idleMs`, it asks for a full collection (of the
+// main thread and the handler threads), at most once per `minGapMs`. The freed buffers go
+// back to the allocator, which gives them back to the system as its settings tell it
+// (docs/guides/deploying.md, "Memory": `zeromesh peer` sets them; a process of your own sets
+// them in its environment).
 /**
  * @param {object} o
  * @param {() => number} o.activity  a count that grows with each request (idle while it does not)
