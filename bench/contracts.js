@@ -7,21 +7,11 @@
 // Medians of the rounds, and the per-round ratio to plain.
 //   node bench/contracts.js --rounds 5 --seconds 2 --concurrency 1,256
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
-import { child, compareWays, killChildren, PAYLOAD } from './harness.js'
+import { child, compareWays, waysOptions, killChildren, PAYLOAD } from './harness.js'
 import { Client } from '../index.js'
 import { bench } from './contract-handlers.js'
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '2' },
-    rounds: { type: 'string', default: '5' },
-    concurrency: { type: 'string', default: '1,256' },
-  },
-})
-const seconds = Number(values.seconds)
-const rounds = Number(values.rounds)
-const levels = values.concurrency.split(',').map(Number)
+const { seconds, rounds, levels } = waysOptions()
 const bin = fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url))
 const handlers = fileURLToPath(new URL('./contract-handlers.js', import.meta.url))
 

@@ -1,5 +1,6 @@
 // Shared pieces of the benchmarks: child servers, a closed-loop driver with HDR percentiles,
 // and the raw zeromq.js Dealer client that the baselines use.
+import { parseArgs } from 'node:util'
 import os from 'node:os'
 import { spawn } from 'node:child_process'
 import path from 'node:path'
@@ -72,6 +73,12 @@ export function keepState (mb) {
   const state = []
   for (let i = 0; i < mb * 1024 * 1024 / 64; i++) state.push({ i, next: i + 1, seen: null })
   globalThis.benchApplicationState = state
+}
+
+/** The command line of a compareWays benchmark: --seconds (2), --rounds (5), --concurrency (1,256). */
+export function waysOptions () {
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '2' }, rounds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '1,256' } } })
+  return { seconds: Number(values.seconds), rounds: Number(values.rounds), levels: values.concurrency.split(',').map(Number) }
 }
 
 /**

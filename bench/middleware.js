@@ -9,20 +9,10 @@
 //   both     a client with the middleware to the peer with it
 //   node bench/middleware.js --rounds 5 --seconds 2 --concurrency 1,256
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
-import { child, compareWays, killChildren, PAYLOAD } from './harness.js'
+import { child, compareWays, waysOptions, killChildren, PAYLOAD } from './harness.js'
 import { Client } from '../index.js'
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '2' },
-    rounds: { type: 'string', default: '5' },
-    concurrency: { type: 'string', default: '1,256' },
-  },
-})
-const seconds = Number(values.seconds)
-const rounds = Number(values.rounds)
-const levels = values.concurrency.split(',').map(Number)
+const { seconds, rounds, levels } = waysOptions()
 const bin = fileURLToPath(new URL('../bin/zeromesh.js', import.meta.url))
 const echo = fileURLToPath(new URL('../demo/handlers.js', import.meta.url))
 const noop = fileURLToPath(new URL('./middleware-noop.js', import.meta.url))
