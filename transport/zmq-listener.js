@@ -234,8 +234,15 @@ export class ZmqListener {
       return
     }
     const msg = frames.length === 1 ? [clientId, frames[0]] : [clientId, ...frames]
-    if (done === undefined) s.send(msg).catch((err) => this.sendFailed(err, msg, this.clock.now() + EAGAIN_GIVE_UP_MS))
-    else s.send(msg).then(() => done(null), (err) => done(err?.code ?? 'ERROR'))
+    // zeromq.js throws at once, not in the promise, while the socket binds (EBUSY: rebind()
+    // gives the new socket replies for connections that are gone): dropped like any other.
+    try {
+      if (done === undefined) s.send(msg).catch((err) => this.sendFailed(err, msg, this.clock.now() + EAGAIN_GIVE_UP_MS))
+      else s.send(msg).then(() => done(null), (err) => done(err?.code ?? 'ERROR'))
+    } catch (err) {
+      if (done === undefined) this.sendFailed(err, msg, 0)
+      else queueMicrotask(() => done(err?.code ?? 'ERROR'))
+    }
   }
 
   /**
@@ -270,7 +277,11 @@ export class ZmqListener {
     this.retryBytesOf.clear()
     for (const [deadline, msg] of list) {
       if (this.socket === null || this.socket.closed) { this.o.onDrop('closed'); continue }
-      this.socket.send(msg).catch((err) => this.sendFailed(err, msg, deadline))
+      try {
+        this.socket.send(msg).catch((err) => this.sendFailed(err, msg, deadline))
+      } catch (err) {
+        this.sendFailed(err, msg, 0) // binding (rebind()): dropped
+      }
     }
   }
 
