@@ -3,7 +3,7 @@
 // commandLineBlock() (test/docs/usage.test.js), so the two cannot drift.
 
 const SYNOPSIS = {
-  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--drain-timeout MS] [--http [HOST:]PORT [--http-view on|off]] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
+  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-inflight-bytes SIZE] [--memory-limit SIZE|cgroup] [--drain-timeout MS] [--http [HOST:]PORT [--http-view on|off]] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
   request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--stream] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
   describe: 'zeromesh describe --seeds EP[,EP] [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
@@ -105,6 +105,10 @@ exits 0.
   --max-inflight-bytes SIZE
                      bytes of requests taken and not answered yet, all clients together,
                      before new ones are answered busy (default 128m): the memory cap
+  --memory-limit SIZE|cgroup
+                     RSS the process may use: past 60% the peer collects its heaps, past 80%
+                     it closes every connection (default cgroup: the container's limit;
+                     0: none)
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
   --meta JSON        metadata gossiped with this peer, shown by "members", e.g. '{"rack":"r7"}'
                      (at most 512 bytes; routing uses --labels, not --meta)

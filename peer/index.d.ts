@@ -123,6 +123,12 @@ export interface PeerOptions {
   inputWindow?: { items?: number, bytes?: number }
   /** A full collection of the peer's heaps once it is idle after the process's memory grew (docs/guides/deploying.md, Memory). Default true. */
   collectWhenIdle?: boolean
+  /**
+   * RSS the process may use, in bytes: past 60% of it the peer collects every heap (at most once
+   * a second), past 80% after a collection it closes every connection (clients reconnect).
+   * Default 'cgroup': the container's memory limit, none without one; 0: none; at least 64 MiB.
+   */
+  memoryLimit?: number | 'cgroup'
   /** How long stop() waits for in-flight work. Default 10000. */
   drainTimeout?: number
   /** How long queued replies may take to leave once the socket closes (ZMQ_LINGER). Default 500. */
@@ -262,8 +268,8 @@ export interface MembershipOptions {
 
 
 export interface PeerStats {
-  /** Streams (README, Streams): opened, ended normally, failed (the handler threw), cancelled by the client, refused at the open, reused ids, stray frames (an unknown stream), credit violations, ended for a silent client, drained, cut with a revoked key, expired, item frames sent, open now. */
-  streams: { opened: number, ended: number, failed: number, cancelled: number, refused: number, reused: number, stray: number, violations: number, silent: number, drained: number, cut: number, expired: number, items: number, open: number } | null
+  /** Streams (README, Streams): opened, ended normally, failed (the handler threw), cancelled by the client, refused at the open, reused ids, stray frames (an unknown stream), credit violations, ended for a silent client, drained, cut with a revoked key, expired, undeliverable (their client gone or not reading), item frames sent, open now, and bytes of item frames (and credit lent to threads) waiting to leave, at most half of maxInflightBytes. */
+  streams: { opened: number, ended: number, failed: number, cancelled: number, refused: number, reused: number, stray: number, violations: number, silent: number, drained: number, cut: number, expired: number, undeliverable: number, items: number, open: number, held: number } | null
   received: number
   malformed: number
   flpPings: number
@@ -274,6 +280,8 @@ export interface PeerStats {
   dropped: number
   /** Dropped replies by reason: 'client-gone', 'client-not-reading', 'closed', 'send-EAGAIN', ... */
   drops: Record<string, number>
+  /** What the memory limit did: full collections, and times every connection was closed. */
+  memory: { collections: number, sheds: number }
   duplicates: number
   requests: number
   ok: number
@@ -347,6 +355,6 @@ export declare class Peer extends EventEmitter {
 export declare const membershipDefaults: Readonly<Required<MembershipOptions>>
 
 export declare const peerDefaults: Readonly<Required<Pick<PeerOptions,
-  'bind' | 'maxInflight' | 'maxInflightBytes' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch' | 'maxStreams' | 'maxStreamsPerConnection' | 'streamIdleTimeout' | 'collectWhenIdle'>>> & { readonly inputWindow: Readonly<{ items: number, bytes: number }> }
+  'bind' | 'maxInflight' | 'maxInflightBytes' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch' | 'maxStreams' | 'maxStreamsPerConnection' | 'streamIdleTimeout' | 'collectWhenIdle'>>> & { readonly memoryLimit: 'cgroup' } & { readonly inputWindow: Readonly<{ items: number, bytes: number }> }
 
 export { contract } from '../runtime/contract.js'

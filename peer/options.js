@@ -11,6 +11,7 @@ import { metaSize } from '../protocol/codec.js'
 import { descriptorProblem } from '../protocol/service.js'
 import { VERSION } from '../protocol/version.js'
 import { resolveMembershipOptions } from './membership/config.js'
+import { defaultMemoryLimit } from './memory-limit.js'
 import { clockOption } from '../runtime/clock.js'
 import { zmqTransport } from '../transport/index.js'
 import { resolvePeerSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
@@ -47,7 +48,12 @@ export const peerDefaults = Object.freeze({
   // A full collection once the peer is idle after its memory grew (peer/idle-collect.js): an
   // idle process allocates nothing, so V8 would never give a burst's buffers back.
   collectWhenIdle: true,
+  // RSS the process may use (peer/memory-limit.js): past 60% of it the peer collects every
+  // heap, past 80% it closes every connection. 'cgroup': the container's limit, none without one.
+  memoryLimit: 'cgroup',
 })
+
+const MIN_MEMORY_LIMIT = 64 * 1024 * 1024 // below this a peer would shed its connections at start
 
 /** Default answer to a 10/FLP request: echo the body frames. */
 export function flpEcho (frames) {
@@ -81,6 +87,7 @@ export function resolvePeerOptions (given) {
     streamIdleTimeout: int(peerDefaults.streamIdleTimeout, 0, 2 ** 31 - 1),
     inputWindow: windowOption(peerDefaults.inputWindow),
     collectWhenIdle: bool(peerDefaults.collectWhenIdle),
+    memoryLimit: memoryLimitOption,
     clock: clockOption,
     wallClock: fn(Date.now), //  ms since 1970: a restarted peer's incarnation starts above its earlier life's
     random: fn(Math.random),
@@ -161,6 +168,13 @@ function handlerObject (v) {
     if (typeof f !== 'function') throw invalidArgument(`handlers.${k} must be a function, got ${typeof f}`)
   }
   return v
+}
+
+/** memoryLimit: bytes (at least MIN_MEMORY_LIMIT), 0 for none, or 'cgroup' (the default): bytes, 0 for none. */
+function memoryLimitOption (v) {
+  if (v === undefined || v === 'cgroup') return defaultMemoryLimit()
+  if (v === 0 || (Number.isInteger(v) && v >= MIN_MEMORY_LIMIT && v <= Number.MAX_SAFE_INTEGER)) return v
+  throw invalidArgument(`memoryLimit must be 'cgroup' (the container's limit), 0 (none) or bytes from ${MIN_MEMORY_LIMIT} (64 MiB), got ${String(v)}`)
 }
 
 /** The service's semver version, or null. */

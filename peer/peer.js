@@ -2,6 +2,7 @@
 // answers 10/FLP pings and requests, and stops gracefully.
 import { adviseAllocatorOnce } from './allocator-advice.js'
 import { collectWhenIdle } from './idle-collect.js'
+import { watchMemoryLimit, SHED_AT } from './memory-limit.js'
 import { middlewareOf } from '../runtime/middleware.js'
 import { METHOD } from '../runtime/contract.js'
 import { readContracts } from '../protocol/contracts.js'
@@ -43,7 +44,7 @@ export class Peer extends EventEmitter {
     this.dispatcher = null
     this.streams = null // PeerStreams, once started
     this.inflightBytes = 0 // bytes of requests taken and not answered yet (maxInflightBytes)
-    this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {} }
+    this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {}, memory: { collections: 0, sheds: 0 } }
     this.stopping = null
     this.starting = null
     this.gossip = null
@@ -64,6 +65,7 @@ export class Peer extends EventEmitter {
     const o = this.options
     this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
     this.janitor = null // the idle collection (idle-collect.js), once started
+    this.limiter = null // the memory limit's watch (memory-limit.js), once started
     this.middleware = [] // peer.use()'s, then the handler modules', run on this thread before each handler (runtime/middleware.js)
     // Debug lines cost nothing unless the logger takes them: decided once, here.
     this.debugging = typeof o.logger.isLevelEnabled === 'function' ? o.logger.isLevelEnabled('debug') : o.logger !== SILENT_LOGGER
@@ -182,6 +184,7 @@ export class Peer extends EventEmitter {
       },
       unreserve: (bytes) => { this.inflightBytes -= bytes },
       requestKnown: (key, id) => this.recent.knows(key, id),
+      pressed: () => this.limiter?.pressed ? this.pressedMessage() : null,
     })
     this.cluster = new PeerCluster({
       options: o,
@@ -211,6 +214,19 @@ export class Peer extends EventEmitter {
         onCollect: ({ before, after }) => o.logger.debug({ rssBefore: before, rssAfter: after }, `idle after a burst: collected, RSS ${mb(before)} -> ${mb(after)} MB`),
       })
     }
+    if (o.memoryLimit > 0) {
+      const mb = (x) => Math.round(x / (1024 * 1024))
+      this.limiter = watchMemoryLimit({
+        limit: o.memoryLimit,
+        collect: () => this.collectGarbage(),
+        shed: () => { this.closeConnections().catch(() => {}) },
+        onAction: (what, { rss, after }) => {
+          this.counts.memory[what === 'collect' ? 'collections' : 'sheds']++
+          if (what === 'collect') o.logger.debug({ rss, rssAfter: after, memoryLimit: o.memoryLimit }, `memory at ${mb(rss)} of ${mb(o.memoryLimit)} MB: collected, ${mb(after)} MB`)
+          else o.logger.warn({ rss, memoryLimit: o.memoryLimit }, `memory at ${mb(rss)} of ${mb(o.memoryLimit)} MB after a collection: closing every connection (clients reconnect)`)
+        },
+      })
+    }
     const sec = o.security
     o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds },
       `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
@@ -229,6 +245,7 @@ export class Peer extends EventEmitter {
 
   onMessage (clientId, frames) {
     this.counts.received++
+    if (this.limiter !== null) this.limiter.received(frames.length === 1 ? frames[0].length : frameBytes(frames))
     switch (classify(frames)) {
       case Kind.ZEROMESH: return this.onZeromesh(clientId, frames[0])
       case Kind.FLP_PING: return this.flp.ping(clientId)
@@ -333,9 +350,9 @@ export class Peer extends EventEmitter {
         const seen = recent.begin(req.id)
         if (seen === 'running') { this.counts.duplicates++; continue }
         if (seen !== 'new') { this.counts.duplicates++; this.replies.send(clientId, client, seen); continue }
-        if (this.inflightBytes + share > this.options.maxInflightBytes) {
+        if (this.inflightBytes + share > this.options.maxInflightBytes || this.limiter?.pressed) {
           recent.forget(req.id)
-          this.dispatcher.busy(req, (entry) => { this.replies.answer(clientId, client, entry) }, `peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`)
+          this.dispatcher.busy(req, (entry) => { this.replies.answer(clientId, client, entry) }, this.limiter?.pressed ? this.pressedMessage() : `peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`)
           continue
         }
         this.inflightBytes += share
@@ -381,6 +398,22 @@ export class Peer extends EventEmitter {
     this.stop().catch(() => {})
   }
 
+  pressedMessage () {
+    return `peer busy: its process is past ${Math.round(SHED_AT * 100)}% of its memory limit (${this.options.memoryLimit} bytes)`
+  }
+
+  /**
+   * Closes every connection this peer accepted, at once (its memory limit was passed:
+   * memory-limit.js): ZeroMQ lets go of what their queues hold, streams end unanswered, and
+   * clients reconnect within their reconnect interval (and prove their keys again).
+   */
+  async closeConnections () {
+    if (this.state !== 'running' || typeof this.transport.rebind !== 'function') return
+    this.streams.endAll(null, null)
+    this.security.keyProofs?.reset()
+    await this.transport.rebind()
+  }
+
   /**
    * A full collection of the main thread's heap and each handler thread's, to give a burst's
    * buffers back once the peer is idle (it does so itself: peer/idle-collect.js). Not for the
@@ -396,10 +429,11 @@ export class Peer extends EventEmitter {
     return {
       ...this.counts,
       drops: { ...this.counts.drops },
+      memory: { ...this.counts.memory },
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.dispatcher?.inflight ?? 0,
       inflightBytes: this.inflightBytes,
-      streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size },
+      streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held },
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
       security: this.security.stats(this.gossip?.counts.handshakeFailures ?? 0),
       membership: this.cluster?.stats() ?? { refused: { endpoints: 0 }, candidatesHeld: 0, gossipSent: 0, gossipBytes: 0, strayAnswers: 0, lateAnswers: 0 },
@@ -444,6 +478,7 @@ export class Peer extends EventEmitter {
     await this.starting?.catch(() => {})
     this.state = 'stopping'
     this.janitor?.stop()
+    this.limiter?.stop()
     this.security.stop()
     const { clock, drainTimeout, logger } = this.options
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
@@ -479,4 +514,11 @@ export class Peer extends EventEmitter {
  */
 function connectionKey (id) {
   return id.length === 5 && id[0] === 0 ? id.readUInt32BE(1) : id.toString('latin1')
+}
+
+/** The bytes of a message of several frames. */
+function frameBytes (frames) {
+  let n = 0
+  for (let i = 0; i < frames.length; i++) n += frames[i].length
+  return n
 }

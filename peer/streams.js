@@ -14,6 +14,12 @@
 // A request stream: a client that opens with `input` sends items too, within the credit this
 // peer grants (counted against the peer's byte budget while the stream is open); the handler
 // reads them from `ctx.input`, an async iterable.
+//
+// What all streams together hold for a slow network is capped too, whatever the clients
+// grant: a client's credit is per stream, and a client may open many streams and read none.
+// Item frames waiting to leave (in each stream's sender, for a full pipe) count against half
+// the peer's maxInflightBytes; past it, handlers pause (a thread's get no more credit) until
+// frames leave, so a peer holds at most that, plus a frame per stream, plus ZeroMQ's queues.
 import { remoteValue } from '../protocol/issues.js'
 import { runChain } from '../runtime/middleware.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
@@ -37,12 +43,16 @@ export class PeerStreams {
    * @param {object} o.limits  maxStreams, maxStreamsPerConnection, maxMessageSize, maxBatch, streamIdleTimeout, inputWindow { items, bytes }
    * @param {(bytes: number) => boolean} o.reserve  takes bytes of the peer's budget (false: none left)
    * @param {(bytes: number) => void} o.unreserve
+   * @param {() => string|null} [o.pressed]  why new streams are refused busy now (the process's memory), or null
    */
   constructor (o) {
     this.o = o
     this.byConnection = new Map() // connection key -> Map(stream id -> PeerStream)
     this.size = 0
     this.sweeper = null
+    this.held = 0 //             bytes of frames waiting in the streams' senders, all together
+    this.maxHeld = Math.floor(o.limits.maxInflightBytes / 2)
+    this.waiting = new Set() //  streams whose handler paused for the cap on `held`
     this.counts = { opened: 0, ended: 0, failed: 0, cancelled: 0, refused: 0, reused: 0, stray: 0, violations: 0, silent: 0, drained: 0, cut: 0, expired: 0, undeliverable: 0, items: 0 }
   }
 
@@ -65,6 +75,8 @@ export class PeerStreams {
     const l = this.o.limits
     if (this.size >= l.maxStreams) return refuse(Status.BUSY, `peer busy: ${this.size} streams open (maxStreams ${l.maxStreams})`)
     if ((streams?.size ?? 0) >= l.maxStreamsPerConnection) return refuse(Status.BUSY, `peer busy: ${streams.size} streams open on this connection (maxStreamsPerConnection ${l.maxStreamsPerConnection})`)
+    const pressed = this.o.pressed?.() ?? null
+    if (pressed !== null) return refuse(Status.BUSY, pressed)
     const reserved = msg.input ? l.inputWindow.bytes : 0
     if (reserved > 0 && !this.o.reserve(reserved)) return refuse(Status.BUSY, 'peer busy: no room in its byte budget for a request stream\'s items')
     if (!d.hold(msg.method)) {
@@ -80,8 +92,9 @@ export class PeerStreams {
       send: (frames, done) => this.o.send(clientId, frames, done),
       clock: this.o.clock,
       giveUpMs: l.streamIdleTimeout > 0 ? l.streamIdleTimeout : DEFAULT_GIVE_UP_MS,
-      onFail: () => { this.counts.undeliverable++; this.stop(s, null) },
+      onFail: (code) => this.undeliverable(s, code),
       onDrain: () => s.producer?.wake?.(),
+      onBytes: (delta) => this.heldChanged(delta),
     })
     streams.set(msg.id, s)
     s.traced = d.tracing.start(msg, s.ctx)
@@ -117,7 +130,7 @@ export class PeerStreams {
     const send = (frame, bulk) => { this.counts.items++; s.out.push(frame, bulk) }
     const end = (err, count) => this.finish(s, err, count)
     if (typeof fn.stream === 'function') { // a handler in a thread: it runs its producer there (worker-pool.js)
-      s.producer = fn.stream(args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, input: s.input })
+      s.producer = fn.stream(args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, input: s.input, room: () => this.room(s), hold: (delta) => this.heldChanged(delta) })
       return
     }
     let out
@@ -128,8 +141,48 @@ export class PeerStreams {
     }
     // The handler waits while a full pipe holds a frame's worth of its items here (a thread's
     // producer does not: what its stream holds is bounded by the credit).
-    s.producer = new StreamProducer({ id: msg.id, source: s.traced === null ? sourceOf(out) : s.traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, room: () => s.out.bytes < Limits.maxMessageSize })
+    s.producer = new StreamProducer({ id: msg.id, source: s.traced === null ? sourceOf(out) : s.traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, room: () => this.room(s) })
     s.producer.start()
+  }
+
+  /**
+   * Whether stream `s` may make more items now: less than a frame of its own waits to leave,
+   * and all streams together hold less than their cap. When the cap is what stops it, its
+   * handler is woken once frames of any stream leave.
+   */
+  room (s) {
+    if (s.out.bytes >= Limits.maxMessageSize) return false // woken when its own frames leave (onDrain)
+    if (this.held < this.maxHeld) return true
+    this.waiting.add(s)
+    return false
+  }
+
+  /**
+   * What the streams hold changed by `delta`. Room made wakes the streams that waited for it,
+   * first come first served, as many as it holds a frame each: woken all at once, hundreds of
+   * handlers would each make an item before any of them looked at the cap again (seen when a
+   * client with 256 streams hung up: 222 MB of items made for no one in one turn).
+   */
+  heldChanged (delta) {
+    this.held += delta
+    if (delta >= 0 || this.waiting.size === 0) return
+    let room = this.maxHeld - this.held
+    for (const s of this.waiting) {
+      if (room <= 0) return
+      this.waiting.delete(s)
+      room -= Limits.maxMessageSize
+      s.producer?.wake?.()
+    }
+  }
+
+  /**
+   * Stream `s`'s frames could not be sent: it ends. A client that is gone (EHOSTUNREACH) took
+   * its connection's other streams with it: they end now too, before any of them makes
+   * another item for no one.
+   */
+  undeliverable (s, code) {
+    const gone = code === 'EHOSTUNREACH' ? [...(this.byConnection.get(s.key)?.values() ?? [])] : [s]
+    for (const x of gone) { this.counts.undeliverable++; this.stop(x, null) }
   }
 
   /** STREAM_CREDIT: the client read items (or says it is still there: 0, 0). */
@@ -250,6 +303,7 @@ export class PeerStreams {
     if (streams?.get(s.id) !== s) return false
     streams.delete(s.id)
     if (streams.size === 0) this.byConnection.delete(s.key)
+    this.waiting.delete(s)
     this.size--
     if (s.deadlineTimer !== null) this.o.clock.clearTimeout(s.deadlineTimer)
     if (s.reserved > 0) this.o.unreserve(s.reserved)
@@ -257,8 +311,9 @@ export class PeerStreams {
   }
 
   /**
-   * While streams are open, once a second: a stream that waits for credit and heard nothing
-   * from its client for streamIdleTimeout has lost its client (gone, or partitioned) and ends.
+   * While streams are open, once a second: a stream that waits (for credit, or for room to
+   * send) and heard nothing from its client for streamIdleTimeout has lost its client (gone,
+   * or partitioned) and ends. Clients say "still here" while a stream is open.
    */
   sweep () {
     if (this.sweeper !== null || this.size === 0) return
@@ -268,7 +323,7 @@ export class PeerStreams {
       const limit = this.o.limits.streamIdleTimeout
       for (const streams of [...this.byConnection.values()]) {
         for (const s of [...streams.values()]) {
-          if (limit > 0 && now - s.heardAt >= limit && (s.producer?.blocked ?? false)) { this.counts.silent++; this.stop(s, null) }
+          if (limit > 0 && now - s.heardAt >= limit && ((s.producer?.blocked ?? false) || this.waiting.has(s) || s.out.bytes > 0)) { this.counts.silent++; this.stop(s, null) }
         }
       }
       this.sweep()

@@ -1,7 +1,10 @@
 // The main thread's side of a stream a handler thread produces (worker-pool.js stream()): the
 // thread runs the generator and its credit (protocol/stream-producer.js) and sends item frames
 // made there; this side passes the client's credit on, sends the frames as they are, and keeps
-// a copy of the credit left, so the peer knows when the stream waits for its client.
+// a copy of the credit left, so the peer knows when the stream waits for its client. The
+// client's bytes are lent to the thread a little at a time (at most two frames' worth ahead),
+// only while the peer has room for what the stream sends (peer/streams.js room()): a client's
+// credit alone would let a thread make up to 64 MiB a stream that no one reads.
 import { errorFromValue } from '../protocol/issues.js'
 import { ZeromeshError } from '../protocol/errors.js'
 import { packr } from '../protocol/msgpack.js'
@@ -19,8 +22,11 @@ export class ThreadStream {
     this.t = t
     this.sid = sid
     this.o = o
-    this.items = o.items
+    this.items = o.items //  the client's credit left
     this.bytes = o.bytes
+    this.maxLent = 2 * o.maxFrame
+    this.lent = 0 //         bytes of it the thread holds (below 0 when its last item took more)
+    if (t !== null && (o.room?.() ?? true)) this.setLent(Math.min(o.bytes, this.maxLent)) // its first credit
     this.count = 0
     this.over = false
     this.input = o.input ?? null // the client's items (a StreamConsumer), for ctx.input in the thread
@@ -71,12 +77,36 @@ export class ThreadStream {
     if (this.over) return
     this.items += items
     this.bytes += bytes
+    this.lend(items)
+  }
+
+  /** The peer has room again for this stream's frames: lend the thread more of the client's bytes. */
+  wake () {
+    this.lend(0)
+  }
+
+  /** Bytes lent count against the peer's cap on what streams hold (o.hold) until their frames arrive. */
+  setLent (lent) {
+    const before = Math.max(this.lent, 0)
+    this.lent = lent
+    const after = Math.max(lent, 0)
+    if (after !== before) this.o.hold?.(after - before)
+  }
+
+  /** Passes `items` of credit to the thread, and bytes up to maxLent ahead while the peer has room. */
+  lend (items) {
+    if (this.over || this.t === null) return
+    const want = Math.min(this.bytes, this.maxLent) - this.lent
+    const bytes = want > 0 && (this.o.room?.() ?? true) ? want : 0
+    if (items === 0 && bytes === 0) return
+    this.setLent(this.lent + bytes)
     this.t.worker.postMessage({ type: 'stream-credit', sid: this.sid, items, bytes })
   }
 
   cancel () {
     if (this.over) return
     this.over = true
+    this.setLent(0)
     this.inputRead(0)
     this.t?.streams.delete(this.sid)
     this.t?.worker.postMessage({ type: 'stream-cancel', sid: this.sid })
@@ -89,16 +119,20 @@ export class ThreadStream {
   item (frame, bulk) {
     if (this.over) return
     const n = frameItems(frame)
+    let bytes = frame.length
+    if (bulk !== undefined) for (let i = 0; i < bulk.length; i++) bytes += bulk[i].length
     this.items -= n
-    this.bytes -= frame.length
-    if (bulk !== undefined) for (let i = 0; i < bulk.length; i++) this.bytes -= bulk[i].length
+    this.bytes -= bytes
+    this.setLent(this.lent - bytes)
     this.count += n
     this.o.send(frame, bulk)
+    this.lend(0)
   }
 
   ended (error, count) {
     if (this.over) return
     this.over = true
+    this.setLent(0)
     this.inputRead(0)
     this.count = count
     this.o.end(error === null ? null : errorFromValue(error, ZeromeshError), count)

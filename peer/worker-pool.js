@@ -150,8 +150,9 @@ export class WorkerPool {
    * Runs the stream `method(args)` on a thread: its generator runs on that thread's event
    * loop, beside the requests the thread is handed (a stream waiting for credit holds no
    * thread), on the thread with the fewest streams. `o` is the stream's wire id, first credit,
-   * frame limits, `send(frame)` and `end(err, count)`. Returns the producer's handle:
-   * grant(items, bytes), cancel(), blocked, count.
+   * frame limits, `send(frame)`, `end(err, count)` and `room()` (whether the peer takes more
+   * of its frames now). Returns the producer's handle: grant(items, bytes), wake(), cancel(),
+   * blocked, count.
    */
   stream (method, args, ctx, o) {
     const ready = this.threads.filter((t) => t.ready)
@@ -163,7 +164,7 @@ export class WorkerPool {
     for (const x of ready) if (x.streams.size < t.streams.size) t = x
     const s = new ThreadStream(t, this.nextId++, o)
     t.streams.set(s.sid, s)
-    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, deadline: ctx.handoffDeadline(), endpoint: ctx.endpoint, trace: ctx.trace, headers: ctx.headers, items: o.items, bytes: o.bytes, maxFrame: o.maxFrame, maxBatch: o.maxBatch, bulk: o.bulk === true, input: o.input != null })
+    t.worker.postMessage({ type: 'stream', sid: s.sid, id: o.id, method: this.methodIndex.get(method), args, requestId: ctx.requestId, timeoutMs: ctx.timeoutMs, deadline: ctx.handoffDeadline(), endpoint: ctx.endpoint, trace: ctx.trace, headers: ctx.headers, items: s.items, bytes: s.lent, maxFrame: o.maxFrame, maxBatch: o.maxBatch, bulk: o.bulk === true, input: o.input != null })
     return s
   }
 

@@ -5,7 +5,8 @@
 // items. So frames go to ZeroMQ one at a time; a full pipe holds the head (and everything
 // behind it) and tries again every `retryMs`; past `giveUpMs` of no progress, or on any other
 // error, the stream has lost its connection and `onFail` says so once. Memory: the frames held
-// here are bounded by the stream's credit, and a producer may wait on `bytes` (stream-producer).
+// here are bounded by the stream's credit, a producer may wait on `bytes` (stream-producer), and
+// `onBytes` tells an owner that caps what all its senders hold together (peer/streams.js).
 
 const RETRY_MS = 2
 
@@ -17,6 +18,7 @@ export class OrderedSender {
    * @param {number} o.giveUpMs   how long a full pipe may hold the head before the stream gives up
    * @param {(code: string) => void} o.onFail  frames could not be sent (held ones are dropped)
    * @param {() => void} [o.onDrain] everything held has left
+   * @param {(delta: number) => void} [o.onBytes] the bytes held changed by `delta` (queued: +, taken or dropped: -)
    */
   constructor (o) {
     this.o = o
@@ -39,6 +41,7 @@ export class OrderedSender {
     }
     this.queue.push(msg)
     this.bytes += bytes
+    this.o.onBytes?.(bytes)
     if (!this.busy) this.next()
   }
 
@@ -50,7 +53,10 @@ export class OrderedSender {
       if (this.failed) return
       if (code === null) {
         this.queue.shift()
-        for (let i = 0; i < head.length; i++) this.bytes -= head[i].length
+        let taken = 0
+        for (let i = 0; i < head.length; i++) taken += head[i].length
+        this.bytes -= taken
+        this.o.onBytes?.(-taken)
         this.since = 0
         if (this.queue.length === 0) { this.busy = false; this.o.onDrain?.(); return }
         return this.next()
@@ -78,6 +84,7 @@ export class OrderedSender {
     this.failed = true
     this.busy = false
     this.queue = []
+    if (this.bytes !== 0) this.o.onBytes?.(-this.bytes)
     this.bytes = 0
     if (this.timer !== null) this.o.clock.clearTimeout(this.timer)
     this.timer = null
