@@ -2,16 +2,17 @@
 // prints its endpoint, then answers each line on stdin with its memory as JSON: RSS, the main
 // thread's V8 heap, external and ArrayBuffer bytes. `gc` first runs a full collection of every
 // thread (what an idle collection would give back).
-//   node bench/embedded-peer.js [--threads N]
+//   node bench/embedded-peer.js [--threads N] [--memory-limit BYTES]
 import { parseArgs } from 'node:util'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { Peer } from '../index.js'
 
-const { values } = parseArgs({ options: { threads: { type: 'string', default: '0' } } })
+const { values } = parseArgs({ options: { threads: { type: 'string', default: '0' }, 'memory-limit': { type: 'string' } } })
 const threads = Number(values.threads)
 const demo = fileURLToPath(new URL('../demo/handlers.js', import.meta.url))
-const peer = new Peer({ bind: 'tcp://127.0.0.1:0', handlers: demo, threads })
+const memoryLimit = values['memory-limit'] === undefined ? undefined : Number(values['memory-limit'])
+const peer = new Peer({ bind: 'tcp://127.0.0.1:0', handlers: demo, threads, memoryLimit })
 process.stdout.write(`${await peer.start()}\n`)
 
 function memory () {

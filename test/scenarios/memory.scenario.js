@@ -14,6 +14,7 @@ import * as zmq from 'zeromq'
 import { Client } from '../../index.js'
 import { eventually } from '../helpers/eventually.js'
 import { encodeRequest } from '../../protocol/index.js'
+import { barrage } from '../../bench/barrage.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = path.join(ROOT, 'bin', 'zeromesh.js')
@@ -27,10 +28,12 @@ function manifestLimit () {
   return Number(m[1]) * MB
 }
 
+let cgroupsMade = 0
+
 /** A cgroup of our own limited to `bytes`, or { skipped: why }. v1 and v2 both. */
 function makeCgroup (bytes) {
   if (process.getuid?.() !== 0) return { skipped: 'not root: cannot make a cgroup' }
-  const name = `zeromesh-memory-${process.pid}`
+  const name = `zeromesh-memory-${process.pid}-${++cgroupsMade}`
   const v1 = '/sys/fs/cgroup/memory'
   const v2 = '/sys/fs/cgroup'
   try {
@@ -53,6 +56,15 @@ function makeCgroup (bytes) {
     return { skipped: `cannot make a cgroup: ${err.message}` }
   }
 }
+
+/** Spawns `argv` in `cgroup` (when it was made: sh writes its own pid, then becomes the process). */
+function spawnIn (cgroup, argv, options) {
+  return cgroup.dir
+    ? spawn('sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup.dir, ...argv], options)
+    : spawn(argv[0], argv.slice(1), options)
+}
+
+const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
 
 describe('memory after hostile input (zeromesh peer as a command)', function () {
   this.timeout(240000)
@@ -85,10 +97,7 @@ describe('memory after hostile input (zeromesh peer as a command)', function () 
     if (cgroup.skipped) console.log(`      cgroup part skipped: ${cgroup.skipped}`)
     else console.log(`      in ${cgroup.dir}, limit ${limit / MB} MB`)
     const args = [BIN, 'peer', '--demo-handlers', '--bind', 'tcp://127.0.0.1:0', '--log-level', 'warn']
-    // In the cgroup before it execs: sh writes its own pid, then becomes the peer.
-    peer = cgroup.dir
-      ? spawn('sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup.dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-      : spawn(args[0], args.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] })
+    peer = spawnIn(cgroup, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     peer.stderrText = ''
     peer.stderr.on('data', (d) => { peer.stderrText = (peer.stderrText + d).slice(-4000) })
     peer.endpoint = await new Promise((resolve, reject) => {
@@ -215,4 +224,74 @@ describe('memory after a slow reader, for a Peer embedded in a process of its ow
     expect(warnings).to.have.length(1)
     expect(warnings[0]).to.include('MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=32768 MALLOC_TRIM_THRESHOLD_=131072')
   })
+})
+
+
+// Issue 50, item 3: every kind of hostile input the tests know (bench/barrage.js), one after
+// another, against `zeromesh peer` and against a Peer embedded in a process of its own (with the
+// allocator settings its warning names), each in a cgroup limited to the manifest's memory
+// limit where the machine allows it (there the peer takes its memory limit from the cgroup;
+// elsewhere it is given the same limit). During the barrage the process stays below the
+// limit and is never killed; 30 s after the last kind its RSS is within baseline + 64 MB; and
+// it serves.
+describe('the hostile barrage, every kind in a row', function () {
+  this.timeout(300000)
+  const SETTINGS = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '131072' }
+  const targets = [
+    ['zeromesh peer (handlers on threads)', (limit) => [BIN, 'peer', '--demo-handlers', '--bind', 'tcp://127.0.0.1:0', '--log-level', 'warn', ...(limit ? ['--memory-limit', String(limit)] : [])], {}],
+    ['a Peer embedded in a process of its own, handlers on the main thread', (limit) => [process.execPath, path.join(ROOT, 'bench', 'embedded-peer.js'), '--threads', '0', ...(limit ? ['--memory-limit', String(limit)] : [])], SETTINGS],
+    ['a Peer embedded in a process of its own, handlers on a thread', (limit) => [process.execPath, path.join(ROOT, 'bench', 'embedded-peer.js'), '--threads', '1', ...(limit ? ['--memory-limit', String(limit)] : [])], SETTINGS],
+  ]
+  const started = []
+  const cgroups = []
+  after(async () => {
+    for (const c of started) if (c.exitCode === null) c.kill('SIGKILL')
+    await delay(300)
+    for (const g of cgroups) { try { fs.rmdirSync(g.dir) } catch { await delay(1000); try { fs.rmdirSync(g.dir) } catch {} } }
+  })
+
+  for (const [name, argv, env] of targets) {
+    it(`${name}: below the limit throughout, within baseline + 64 MB 30 s after the last kind, and serving`, async () => {
+      const limit = manifestLimit()
+      const cgroup = makeCgroup(limit)
+      if (cgroup.dir) cgroups.push(cgroup)
+      else console.log(`      no cgroup (${cgroup.skipped}): the peer is given --memory-limit ${limit}`)
+      const child = spawnIn(cgroup, argv(cgroup.dir ? null : limit), { stdio: ['pipe', 'pipe', 'pipe'], env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MALLOC_'))), ...env } })
+      started.push(child)
+      let stderr = ''
+      child.stderr.on('data', (d) => { stderr = (stderr + d).slice(-8000) })
+      const endpoint = await new Promise((resolve, reject) => {
+        child.stdout.once('data', (d) => resolve(d.toString().trim()))
+        child.once('exit', (code, signal) => reject(new Error(`exited ${code ?? signal}: ${stderr}`)))
+      })
+      await delay(2000)
+      const base = rssOf(child.pid)
+      let peak = base
+      const sampler = setInterval(() => { try { peak = Math.max(peak, rssOf(child.pid)) } catch {} }, 10)
+      const lines = []
+      try {
+        await barrage(endpoint, { after: (kind, l) => lines.push(`${kind} ${(l.ms / 1000).toFixed(1)} s, ${Math.round(peak / MB)} MB at most so far`) })
+      } finally {
+        clearInterval(sampler)
+      }
+      expect(child.exitCode, `died: ${child.signalCode} ${stderr}`).to.equal(null)
+      const t0 = Date.now()
+      let now = rssOf(child.pid)
+      while (now > base + 64 * MB && Date.now() - t0 < 30000) { await delay(500); now = rssOf(child.pid) }
+      const sheds = (stderr.match(/closing every connection/g) ?? []).length
+      console.log(`      baseline ${Math.round(base / MB)} MB, peak ${Math.round(peak / MB)} MB of a ${limit / MB} MB limit, ${Math.round(now / MB)} MB ${((Date.now() - t0) / 1000).toFixed(1)} s after the last kind; connections closed ${sheds} time(s) for memory`)
+      for (const l of lines) console.log(`        ${l}`)
+      expect(peak).to.be.below(limit)
+      expect(now).to.be.at.most(base + 64 * MB)
+      if (cgroup.dir) expect(cgroup.ooms()).to.equal(0)
+      const client = new Client({ seeds: [endpoint], discover: false })
+      try {
+        expect(await client.request('echo', 'still here', { timeout: 10000 })).to.equal('still here')
+      } finally {
+        await client.close()
+      }
+      if (child.stdin.writable) child.stdin.end('quit\n')
+      child.kill('SIGKILL')
+    })
+  }
 })
