@@ -73,6 +73,8 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
     return STREAM_OUTCOMES.map(([outcome, field]) => ({ labels: { outcome }, value: c[field] ?? 0 }))
   })
   gauge(registry, n('stream_item_frames_total'), 'Item frames sent on streams.', 'counter', () => [{ value: s().streams?.items ?? 0 }])
+  gauge(registry, n('stream_held_bytes'), 'Bytes of stream item frames waiting to leave (capped at half of maxInflightBytes).', 'gauge', () => [{ value: s().streams?.held ?? 0 }])
+  gauge(registry, n('memory_actions_total'), 'What the memory limit did: full collections past 60% of it, every connection closed past 80%.', 'counter', () => [{ labels: { action: 'collect' }, value: s().memory.collections }, { labels: { action: 'close_connections' }, value: s().memory.sheds }])
   return registry
 }
 

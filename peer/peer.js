@@ -228,7 +228,7 @@ export class Peer extends EventEmitter {
       })
     }
     const sec = o.security
-    o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds },
+    o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds, memoryLimit: o.memoryLimit },
       `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
     if (sec) o.logger.info({ clusterKey: sec.cluster.publicKey, allowed: sec.allowed.size }, `secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed`)
     // The allow-list's files changed (a Kubernetes Secret or ConfigMap update sends no signal):

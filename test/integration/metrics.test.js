@@ -48,6 +48,8 @@ describe('metrics of a fresh peer', function () {
     const p = await h.peer({ handlers: { echo: (x) => x, add: ({ a, b }) => a + b } })
     const text = await peerMetrics(p).metrics()
     for (const reason of ['client-gone', 'client-not-reading', 'closed', 'handler-error']) expect(text, reason).to.include(`zeromesh_peer_dropped_total{reason="${reason}"} 0`)
+    for (const action of ['collect', 'close_connections']) expect(text, action).to.include(`zeromesh_peer_memory_actions_total{action="${action}"} 0`)
+    expect(text).to.include('zeromesh_peer_stream_held_bytes 0')
     for (const reason of ['key not allowed', 'not CURVE', 'wrong cluster key']) expect(text, reason).to.include(`zeromesh_peer_handshake_refusals_total{reason="${reason}"} 0`)
     for (const method of ['add', 'echo']) {
       expect(text).to.include(`zeromesh_peer_method_requests_total{method="${method}"} 0`)
