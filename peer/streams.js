@@ -139,8 +139,8 @@ export class PeerStreams {
     } catch (err) {
       return this.finish(s, err, 0)
     }
-    // The handler waits while a full pipe holds a frame's worth of its items here (a thread's
-    // producer does not: what its stream holds is bounded by the credit).
+    // The handler waits while a full pipe holds a frame's worth of its items here, or all
+    // streams hold their cap (room()); a thread's producer waits for the credit lent to it.
     s.producer = new StreamProducer({ id: msg.id, source: s.traced === null ? sourceOf(out) : s.traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, room: () => this.room(s) })
     s.producer.start()
   }
