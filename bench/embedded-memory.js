@@ -5,7 +5,9 @@
 // give memory back (the settings `zeromesh peer` sets for itself). Reports RSS at the start,
 // at the peak and `--wait` s after the hang-up, with the main thread's V8 heap, external and
 // ArrayBuffer bytes then, and the same after a full collection of every thread.
-//   node bench/embedded-memory.js [--mb 410] [--wait 30]
+// With --barrage: every kind of bench/barrage.js in turn instead (allocator settings on, a
+// memory limit of 512 MiB), and where the memory sits 1 s after each kind.
+//   node bench/embedded-memory.js [--mb 410] [--wait 30] [--barrage]
 import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -13,19 +15,26 @@ import { parseArgs } from 'node:util'
 import os from 'node:os'
 import * as zmq from 'zeromq'
 import { encodeRequest } from '../protocol/index.js'
+import { barrage, kinds } from './barrage.js'
 
-const { values } = parseArgs({ options: { mb: { type: 'string', default: '410' }, wait: { type: 'string', default: '30' } } })
+const { values } = parseArgs({ options: { mb: { type: 'string', default: '410' }, wait: { type: 'string', default: '30' }, barrage: { type: 'boolean', default: false } } })
 const MB = 1024 * 1024
 const mb = (x) => Math.round(x / MB)
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const ALLOCATOR = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '131072' }
 
-async function run (threads, env) {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./embedded-peer.js', import.meta.url)), '--threads', String(threads)], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } })
+/** bench/embedded-peer.js started: its endpoint, ask(cmd) for its memory, quit(). */
+async function embedded (threads, env, args = []) {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./embedded-peer.js', import.meta.url)), '--threads', String(threads), ...args], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } })
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
   const next = async () => (await lines.next()).value
   const ask = async (cmd = 'stats') => { child.stdin.write(cmd + '\n'); return JSON.parse(await next()) }
-  const endpoint = await next()
+  const quit = async () => { child.stdin.write('quit\n'); await new Promise((resolve) => child.once('exit', resolve)) }
+  return { endpoint: await next(), ask, quit }
+}
+
+async function run (threads, env) {
+  const { endpoint, ask, quit } = await embedded(threads, env)
   try {
     await delay(1500)
     const base = await ask()
@@ -48,9 +57,33 @@ async function run (threads, env) {
     const collected = await ask('gc')
     return { threads, allocator: env === ALLOCATOR, base, peak, later, collected }
   } finally {
-    child.stdin.write('quit\n')
-    await new Promise((resolve) => child.once('exit', resolve))
+    await quit()
   }
+}
+
+/** Every kind of the barrage in turn; a row of where the memory sits 1 s after each. */
+async function runBarrage (threads) {
+  const { endpoint, ask, quit } = await embedded(threads, ALLOCATOR, ['--memory-limit', String(512 * MB)])
+  const row = (name, m) => process.stdout.write(`| ${name} | ${mb(m.rss)} | ${mb(m.heapUsed)} | ${mb(m.arrayBuffers)} | ${mb(m.external - m.arrayBuffers)} | ${mb(m.rss - m.heapTotal - m.external)} |\n`)
+  try {
+    await delay(1500)
+    process.stdout.write(`\nhandlers ${threads === 0 ? 'on the main thread' : 'on a thread'}, MB\n\n| after | RSS | V8 heap used | ArrayBuffers | other external | outside |\n| --- | ---: | ---: | ---: | ---: | ---: |\n`)
+    row('start', await ask())
+    for (const name of Object.keys(kinds)) {
+      await barrage(endpoint, { names: [name] })
+      row(name, await ask())
+    }
+    await delay(Number(values.wait) * 1000)
+    row(`${values.wait} s after the last`, await ask())
+  } finally {
+    await quit()
+  }
+}
+
+if (values.barrage) {
+  process.stdout.write(`${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}; every kind of bench/barrage.js in turn, allocator settings, memoryLimit 512 MiB; "outside" is RSS less the main V8 heap and external memory\n`)
+  for (const threads of [0, 1]) await runBarrage(threads)
+  process.exit(0)
 }
 
 process.stdout.write(`${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), Node ${process.version}; ${values.mb} echo replies of 900 KiB never read, RSS ${values.wait} s after the hang-up\n\n`)
