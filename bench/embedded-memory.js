@@ -16,12 +16,12 @@ import os from 'node:os'
 import * as zmq from 'zeromq'
 import { encodeRequest } from '../protocol/index.js'
 import { barrage, kinds } from './barrage.js'
+import { ALLOCATOR_SETTINGS as ALLOCATOR } from '../peer/allocator-advice.js'
 
 const { values } = parseArgs({ options: { mb: { type: 'string', default: '410' }, wait: { type: 'string', default: '30' }, barrage: { type: 'boolean', default: false } } })
 const MB = 1024 * 1024
 const mb = (x) => Math.round(x / MB)
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-const ALLOCATOR = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '131072' }
 
 /** bench/embedded-peer.js started: its endpoint, ask(cmd) for its memory, quit(). */
 async function embedded (threads, env, args = []) {

@@ -15,6 +15,7 @@ import { Client } from '../../index.js'
 import { eventually } from '../helpers/eventually.js'
 import { encodeRequest } from '../../protocol/index.js'
 import { barrage } from '../../bench/barrage.js'
+import { ALLOCATOR_SETTINGS as SETTINGS } from '../../peer/allocator-advice.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = path.join(ROOT, 'bin', 'zeromesh.js')
@@ -170,7 +171,6 @@ describe('memory after hostile input (zeromesh peer as a command)', function () 
 describe('memory after a slow reader, for a Peer embedded in a process of its own', function () {
   this.timeout(180000)
   const EMBEDDED = path.join(ROOT, 'bench', 'embedded-peer.js')
-  const SETTINGS = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '131072' }
   const children = []
   after(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL') })
 
@@ -236,7 +236,6 @@ describe('memory after a slow reader, for a Peer embedded in a process of its ow
 // it serves.
 describe('the hostile barrage, every kind in a row', function () {
   this.timeout(300000)
-  const SETTINGS = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '131072' }
   const targets = [
     ['zeromesh peer (handlers on threads)', (limit) => [BIN, 'peer', '--demo-handlers', '--bind', 'tcp://127.0.0.1:0', '--log-level', 'warn', ...(limit ? ['--memory-limit', String(limit)] : [])], {}],
     ['a Peer embedded in a process of its own, handlers on the main thread', (limit) => [process.execPath, path.join(ROOT, 'bench', 'embedded-peer.js'), '--threads', '0', ...(limit ? ['--memory-limit', String(limit)] : [])], SETTINGS],
