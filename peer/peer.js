@@ -378,7 +378,7 @@ export class Peer extends EventEmitter {
    * { keys } (how many). On an error the list in force stays as it was.
    */
   reloadAllowList () {
-    return this.security.reload(this.transport, this.streams)
+    return this.security.reload(this.transport, this.streams, () => this.closeConnections())
   }
 
   onGossip (clientId, msg) {
@@ -404,11 +404,12 @@ export class Peer extends EventEmitter {
 
   /**
    * Closes every connection this peer accepted, at once (its memory limit was passed:
-   * memory-limit.js): ZeroMQ lets go of what their queues hold, streams end unanswered, and
+   * memory-limit.js; or a key was revoked while connections that proved none were about:
+   * security.js): ZeroMQ lets go of what their queues hold, streams end unanswered, and
    * clients reconnect within their reconnect interval (and prove their keys again).
    */
   async closeConnections () {
-    if (this.state !== 'running' || typeof this.transport.rebind !== 'function') return
+    if ((this.state !== 'running' && this.state !== 'stopping') || typeof this.transport.rebind !== 'function') return
     this.streams.endAll(null, null)
     this.security.keyProofs?.reset()
     await this.transport.rebind()

@@ -111,9 +111,10 @@ export class PeerSecurity {
 
   /**
    * Reads the allow-list again and lets in exactly those keys from now on (Peer.reloadAllowList).
-   * `transport` and `streams` are the peer's, or null before it started.
+   * `transport` and `streams` are the peer's, or null before it started; `closeAll()` closes
+   * every connection (Peer.closeConnections).
    */
-  async reload (transport, streams) {
+  async reload (transport, streams, closeAll) {
     const { security: sec, logger, clock } = this.options
     if (!sec) throw invalidArgument('reloadAllowList() needs a secured peer (security: { clusterKey, allow })')
     let keys
@@ -133,9 +134,7 @@ export class PeerSecurity {
     streams?.cut(this.keyProofs?.cut ?? []) // the streams of a revoked key end with its connections
     if (rebind) {
       logger.warn({ unproven: this.keyProofs.unproven.size }, `a key was revoked while ${this.keyProofs.unproven.size} connection(s) that never proved their key were about: closing every connection`)
-      this.keyProofs.reset()
-      streams?.endAll(null, null)
-      await transport.rebind()
+      await closeAll()
     }
     logger.info({ allowed: keys.size }, `allow-list read again, ${keys.size} client key${keys.size === 1 ? '' : 's'} allowed`)
     return { keys: keys.size }
