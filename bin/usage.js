@@ -106,9 +106,9 @@ exits 0.
                      bytes of requests taken and not answered yet, all clients together,
                      before new ones are answered busy (default 128m): the memory cap
   --memory-limit SIZE|cgroup
-                     RSS the process may use: past 60% the peer collects its heaps, past 80%
-                     it closes every connection (default cgroup: the container's limit;
-                     0: none)
+                     RSS the process may use: past 60% the peer collects its heaps and takes
+                     less work, past 80% it closes every connection (default cgroup: the
+                     container's limit; 0: none)
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
   --meta JSON        metadata gossiped with this peer, shown by "members", e.g. '{"rack":"r7"}'
                      (at most 512 bytes; routing uses --labels, not --meta)

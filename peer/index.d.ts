@@ -124,8 +124,9 @@ export interface PeerOptions {
   /** A full collection of the peer's heaps once it is idle after the process's memory grew (docs/guides/deploying.md, Memory). Default true. */
   collectWhenIdle?: boolean
   /**
-   * RSS the process may use, in bytes: past 60% of it the peer collects every heap (at most once
-   * a second), past 80% after a collection it closes every connection (clients reconnect).
+   * RSS the process may use, in bytes: past 60% of it the peer collects every heap (at most every
+   * 200 ms) and its maxInflightBytes shrinks in step, to nothing at 80%; past 80% after a
+   * collection it closes every connection (clients reconnect) and answers new work busy.
    * Default 'cgroup': the container's memory limit, none without one; 0: none; at least 64 MiB.
    */
   memoryLimit?: number | 'cgroup'

@@ -12,9 +12,12 @@
 //   closed (`shed`): libzmq drops what its queues hold, clients reconnect within their
 //   reconnect interval and carry on, and the process is not killed for memory. At most once
 //   every `shedGapMs`;
-// - and while it stays past `shedAt` (`pressed`), new requests and streams are answered busy:
-//   what holds the memory may be the handlers' own or garbage, which closing connections does
-//   not give back, and new work would only add to it.
+// - and between the two the peer takes less new work: its budget for requests in flight
+//   (maxInflightBytes) shrinks in step (`room`, from 1 at `collectAt` to 0 at `shedAt`), and
+//   past `shedAt` (`pressed`) new requests and streams are answered busy. What holds the
+//   memory may be the handlers' own or garbage, which closing connections does not give back,
+//   and new work would only add to it (a client that never reads made garbage faster than
+//   the collections freed it: 553 MB of RSS against a 512 MiB cgroup).
 //
 // A main thread that runs handlers can be busy for a long while with a burst (timers wait
 // their turn), so what the peer receives is counted too (`received`): every CHECK_BYTES, a
@@ -42,7 +45,7 @@ const CHECK_BYTES = 8 * 1024 * 1024
  * @param {number} [o.shedGapMs]
  * @param {(fn: () => void, ms: number) => { unref?(): void }} [o.setInterval]
  * @param {(timer: unknown) => void} [o.clearInterval]
- * @returns {{ check(): void, received(bytes: number): void, stop(): void, readonly pressed: boolean }}
+ * @returns {{ check(): void, received(bytes: number): void, stop(): void, readonly pressed: boolean, readonly room: number }}
  */
 export function watchMemoryLimit ({
   limit, collect, shed, onAction = () => {}, rss = () => process.memoryUsage.rss(), now = Date.now,
@@ -53,9 +56,11 @@ export function watchMemoryLimit ({
   let lastCollect = -Infinity
   let lastShed = -Infinity
   let pressed = false
+  let room = 1
   const check = () => {
     const r = rss()
     pressed = r >= shedAt
+    room = r < collectAt ? 1 : pressed ? 0 : (shedAt - r) / (shedAt - collectAt)
     if (r < collectAt) return
     const t = now()
     if (t - lastCollect >= COLLECT_GAP_MS) {
@@ -81,7 +86,7 @@ export function watchMemoryLimit ({
     bytes = 0
     check()
   }
-  return { check, received, stop: () => stopEvery(timer), get pressed () { return pressed } }
+  return { check, received, stop: () => stopEvery(timer), get pressed () { return pressed }, get room () { return room } }
 }
 
 /**

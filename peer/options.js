@@ -49,7 +49,8 @@ export const peerDefaults = Object.freeze({
   // idle process allocates nothing, so V8 would never give a burst's buffers back.
   collectWhenIdle: true,
   // RSS the process may use (peer/memory-limit.js): past 60% of it the peer collects every
-  // heap, past 80% it closes every connection. 'cgroup': the container's limit, none without one.
+  // heap and takes less work, past 80% it closes every connection. 'cgroup': the container's
+  // limit, none without one.
   memoryLimit: 'cgroup',
 })
 

@@ -2,7 +2,7 @@
 // answers 10/FLP pings and requests, and stops gracefully.
 import { adviseAllocatorOnce } from './allocator-advice.js'
 import { collectWhenIdle } from './idle-collect.js'
-import { watchMemoryLimit, SHED_AT } from './memory-limit.js'
+import { watchMemoryLimit, SHED_AT, COLLECT_AT } from './memory-limit.js'
 import { middlewareOf } from '../runtime/middleware.js'
 import { METHOD } from '../runtime/contract.js'
 import { readContracts } from '../protocol/contracts.js'
@@ -335,6 +335,8 @@ export class Peer extends EventEmitter {
     const recent = this.recent.of(client, now)
     const { requests, invalid } = msg
     const share = requests.length === 0 ? 0 : Math.ceil(bytes / requests.length)
+    // The budget shrinks as the process nears its memory limit (memory-limit.js).
+    const budget = this.limiter === null ? this.options.maxInflightBytes : this.options.maxInflightBytes * this.limiter.room
     this.security.asked(client, now)
     // A lone request (the only one in its frame, nothing waiting for its client) is answered
     // at once when its handler returns synchronously: no added latency at low load.
@@ -350,9 +352,9 @@ export class Peer extends EventEmitter {
         const seen = recent.begin(req.id)
         if (seen === 'running') { this.counts.duplicates++; continue }
         if (seen !== 'new') { this.counts.duplicates++; this.replies.send(clientId, client, seen); continue }
-        if (this.inflightBytes + share > this.options.maxInflightBytes || this.limiter?.pressed) {
+        if (this.inflightBytes + share > budget) {
           recent.forget(req.id)
-          this.dispatcher.busy(req, (entry) => { this.replies.answer(clientId, client, entry) }, this.limiter?.pressed ? this.pressedMessage() : `peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`)
+          this.dispatcher.busy(req, (entry) => { this.replies.answer(clientId, client, entry) }, budget < this.options.maxInflightBytes ? this.pressedMessage() : `peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`)
           continue
         }
         this.inflightBytes += share
@@ -399,7 +401,9 @@ export class Peer extends EventEmitter {
   }
 
   pressedMessage () {
-    return `peer busy: its process is past ${Math.round(SHED_AT * 100)}% of its memory limit (${this.options.memoryLimit} bytes)`
+    return this.limiter.pressed
+      ? `peer busy: its process is past ${Math.round(SHED_AT * 100)}% of its memory limit (${this.options.memoryLimit} bytes)`
+      : `peer busy: its process is past ${Math.round(COLLECT_AT * 100)}% of its memory limit (${this.options.memoryLimit} bytes), which leaves ${Math.round(this.limiter.room * 100)}% of maxInflightBytes for requests`
   }
 
   /**

@@ -278,11 +278,19 @@ describe('the hostile barrage, every kind in a row', function () {
       let now = rssOf(child.pid)
       while (now > base + 64 * MB && Date.now() - t0 < 30000) { await delay(500); now = rssOf(child.pid) }
       const sheds = (stderr.match(/closing every connection/g) ?? []).length
-      console.log(`      baseline ${Math.round(base / MB)} MB, peak ${Math.round(peak / MB)} MB of a ${limit / MB} MB limit, ${Math.round(now / MB)} MB ${((Date.now() - t0) / 1000).toFixed(1)} s after the last kind; connections closed ${sheds} time(s) for memory`)
+      const charged = cgroup.dir ? cgroup.peak() : NaN
+      console.log(`      baseline ${Math.round(base / MB)} MB, peak RSS ${Math.round(peak / MB)} MB${cgroup.dir ? ` (the cgroup's peak charge ${Math.round(charged / MB)} MB)` : ''} of a ${limit / MB} MB limit, ${Math.round(now / MB)} MB ${((Date.now() - t0) / 1000).toFixed(1)} s after the last kind; connections closed ${sheds} time(s) for memory`)
       for (const l of lines) console.log(`        ${l}`)
-      expect(peak).to.be.below(limit)
+      // Below the limit as the kernel counts it: in a cgroup, what is charged to it (RSS also
+      // counts pages of the node binary and libraries charged elsewhere, and was seen at 553 MB
+      // of 512 with the charge below the limit); without one, RSS.
+      if (cgroup.dir) {
+        expect(charged).to.be.below(limit)
+        expect(cgroup.ooms()).to.equal(0)
+      } else {
+        expect(peak).to.be.below(limit)
+      }
       expect(now).to.be.at.most(base + 64 * MB)
-      if (cgroup.dir) expect(cgroup.ooms()).to.equal(0)
       const client = new Client({ seeds: [endpoint], discover: false })
       try {
         expect(await client.request('echo', 'still here', { timeout: 10000 })).to.equal('still here')

@@ -79,3 +79,19 @@ describe('the memory limit, counting what is received', () => {
     expect(w.pressed).to.equal(true) // 450 of 500 MB: new work is refused busy
   })
 })
+
+describe('the memory limit, shrinking the budget for new work', () => {
+  it('leaves all of maxInflightBytes below 60%, a share falling in step to none at 80%, and presses past it', () => {
+    const r = rig()
+    r.at(0, 200 * MB)
+    expect(r.watch.room).to.equal(1)
+    r.at(20, 350 * MB) // halfway from 300 to 400 MB
+    expect(r.watch.room).to.be.closeTo(0.5, 1e-9)
+    expect(r.watch.pressed).to.equal(false)
+    r.at(40, 400 * MB)
+    expect(r.watch.room).to.equal(0)
+    expect(r.watch.pressed).to.equal(true)
+    r.at(60, 250 * MB)
+    expect(r.watch.room).to.equal(1)
+  })
+})
