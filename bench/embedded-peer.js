@@ -23,4 +23,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line === 'quit') { await peer.stop(); process.exit(0) }
   if (line === 'gc') { peer.collectGarbage(); await new Promise((resolve) => setTimeout(resolve, 2000)) } // what an idle collection gives back (threads collect on a message; ArrayBuffers are freed behind)
   process.stdout.write(JSON.stringify(memory()) + '\n')
+}).on('close', async () => { // the process that started it is gone (stdin closed): so is this one
+  await peer.stop()
+  process.exit(0)
 })
