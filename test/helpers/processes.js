@@ -1,9 +1,15 @@
 // Real child processes for tests: `zeromesh peer` and `zeromesh request`, each started
 // with ephemeral ports and killed by PID in the test's cleanup.
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 export const BIN = fileURLToPath(new URL('../../bin/zeromesh.js', import.meta.url))
+
+/** The resident set of process `pid`, in bytes (/proc/PID/status). */
+export function rssOf (pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
+}
 
 const children = new Set()
 

@@ -4,12 +4,9 @@
 // fast as loopback carries it. With a memory limit the peer closes every connection before it
 // is reached, lives on, and serves.
 import { expect } from 'chai'
-import { readFileSync } from 'node:fs'
-import { startPeer, killAll } from '../helpers/processes.js'
+import { startPeer, killAll, rssOf } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { kinds } from '../../bench/barrage.js'
-
-const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
 
 describe('the memory limit of a peer process', function () {
   this.timeout(60000)

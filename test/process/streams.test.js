@@ -1,16 +1,14 @@
 // Streams against real `zeromesh peer` processes (issue 26): a peer killed or frozen mid-stream
 // ends the stream with a coded error and its count within the client's detection time, the
 // caller resumes elsewhere with a cursor, and a slow reader grows neither process's memory.
-import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
-import { startPeer, killAll } from '../helpers/processes.js'
+import { startPeer, killAll, rssOf } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { delay } from '../helpers/eventually.js'
 
 const READER = fileURLToPath(new URL('../fixtures/stream-reader.mjs', import.meta.url))
-const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
 
 describe('streams across processes', function () {
   this.timeout(60000)

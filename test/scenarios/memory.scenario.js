@@ -15,6 +15,7 @@ import { Client } from '../../index.js'
 import { eventually } from '../helpers/eventually.js'
 import { encodeRequest } from '../../protocol/index.js'
 import { barrage } from '../../bench/barrage.js'
+import { rssOf } from '../helpers/processes.js'
 import { ALLOCATOR_SETTINGS as SETTINGS } from '../../peer/allocator-advice.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -65,8 +66,6 @@ function spawnIn (cgroup, argv, options) {
     : spawn(argv[0], argv.slice(1), options)
 }
 
-const rssOf = (pid) => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
-
 describe('memory after hostile input (zeromesh peer as a command)', function () {
   this.timeout(240000)
   let peer = null
@@ -82,7 +81,7 @@ describe('memory after hostile input (zeromesh peer as a command)', function () 
     if (cgroup?.dir) { try { fs.rmdirSync(cgroup.dir) } catch { /* still emptying */ await delay(1000); try { fs.rmdirSync(cgroup.dir) } catch {} } }
   })
 
-  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${peer.pid}/status`, 'utf8'))[1]) * 1024
+  const rss = () => rssOf(peer.pid)
 
   /** Waits up to 30 s for the RSS to be within `base` + 64 MB; returns [ms it took, rss]. */
   async function comesBack (base) {
@@ -184,7 +183,7 @@ describe('memory after a slow reader, for a Peer embedded in a process of its ow
       child.stdout.once('data', (d) => resolve(d.toString().trim()))
       child.once('exit', (code) => reject(new Error(`embedded peer exited ${code}: ${err}`)))
     })
-    const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) * 1024
+    const rss = () => rssOf(child.pid)
     return { child, endpoint, rss, stderr: () => err }
   }
 
