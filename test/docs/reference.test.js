@@ -77,4 +77,36 @@ describe('docs/reference holds to the code', () => {
     }
     expect(problems).to.deep.equal([])
   })
+
+  it('every link to a heading, relative or into the repository on GitHub, names a heading its page has', () => {
+    const REPO = 'https://github.com/zeromesh/zeromesh/blob/main/'
+    const pages = ['README.md', ...readdirSync(path.join(ROOT, 'docs'), { recursive: true }).filter((f) => String(f).endsWith('.md')).map((f) => `docs/${f}`)]
+    const problems = []
+    for (const page of pages) {
+      for (const m of read(page).matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]
+        let file
+        if (target.startsWith(REPO)) file = target.slice(REPO.length).split('#')[0]
+        else if (/^(https?:|mailto:)/.test(target)) continue
+        else file = target.startsWith('#') ? page : path.posix.normalize(path.posix.join(path.posix.dirname(page), target.split('#')[0]))
+        if (!existsSync(path.join(ROOT, file))) { problems.push(`${page}: ${target}: no ${file}`); continue }
+        const anchor = target.split('#')[1]
+        if (anchor !== undefined && file.endsWith('.md') && !headingAnchors(read(file)).has(anchor)) problems.push(`${page}: ${target}: ${file} has no such heading`)
+      }
+    }
+    expect(problems).to.deep.equal([])
+  })
 })
+
+/** The anchors GitHub makes for a markdown page's headings (lower case, punctuation dropped, spaces as dashes, repeats numbered). */
+function headingAnchors (markdown) {
+  const anchors = new Set()
+  const seen = new Map()
+  for (const m of markdown.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)) {
+    const slug = m[1].trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+    const n = seen.get(slug) ?? 0
+    seen.set(slug, n + 1)
+    anchors.add(n === 0 ? slug : `${slug}-${n}`)
+  }
+  return anchors
+}
