@@ -4,8 +4,9 @@
 // average at 256 in flight, under 1 ms without).
 
 export class Task {
-  constructor (pool, id, method, args, ctx, resolve, reject) {
-    this.pool = pool
+  /** @param {{ cancelled: number }} counts  the pool's counters (a cancel is counted there) */
+  constructor (counts, id, method, args, ctx, resolve, reject) {
+    this.counts = counts
     this.id = id
     this.method = method
     this.args = args
@@ -20,7 +21,7 @@ export class Task {
   /** The client cancelled it: the thread running it or holding it aborts its ctx.signal. */
   cancel () {
     if (this.settled || this.thread === null) return
-    this.pool.counts.cancelled++
+    this.counts.cancelled++
     this.thread.worker.postMessage({ type: 'cancel', id: this.id })
   }
 }

@@ -136,7 +136,7 @@ export class WorkerPool {
   run (method, args, ctx) {
     if (this.closed) return Promise.reject(failed('peer is stopping', ClosedError.code))
     return new Promise((resolve, reject) => {
-      this.queue.push(new Task(this, this.nextId++, method, args, ctx, resolve, reject))
+      this.queue.push(new Task(this.counts, this.nextId++, method, args, ctx, resolve, reject))
       // Handed off once the code that queued it is done (a frame's requests come in one go),
       // so they leave together instead of the first alone to the first idle thread.
       if (!this.pumpQueued && (this.idle.length > 0 || this.queue.length >= this.threads.length)) {
