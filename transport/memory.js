@@ -44,12 +44,29 @@ export class MemoryNetwork {
     this.pipes = new Set() //     every connection
     this.cut = new Set() //       "hostA|hostB" pairs that cannot talk
     this.nextId = 1
+    // What sockets use of the network: the endpoints bound, the connections, and carrying.
+    this.wires = {
+      delay: this.delay,
+      listeners: this.listeners,
+      pipes: this.pipes,
+      passes: (a, b) => this.passes(a, b),
+      carry: (pipe, from, to, deliver) => this.carry(pipe, from, to, deliver),
+      newId: () => this.newId(),
+    }
   }
 
   /** A host (a process): its clock, and the transports its Peer or Client takes. */
   host (name) {
     let h = this.hosts.get(name)
-    if (h === undefined) this.hosts.set(name, h = new Host(this, name))
+    if (h === undefined) {
+      h = new Host(name, {
+        clock: this.clock,
+        wires: this.wires,
+        unstall: () => this.unstall(),
+        gone: (host) => { if (this.hosts.get(name) === host) this.hosts.delete(name) },
+      })
+      this.hosts.set(name, h)
+    }
     return h
   }
 
@@ -116,14 +133,22 @@ export class MemoryNetwork {
 }
 
 class Host {
-  constructor (net, name) {
-    this.net = net
+  /**
+   * @param {string} name
+   * @param {object} o
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock  the network's
+   * @param {object} o.wires  what its sockets use of the network (MemoryNetwork's wires)
+   * @param {() => void} o.unstall  sends what waited for a path (it thawed)
+   * @param {(host: Host) => void} o.gone  it was killed: the network forgets it
+   */
+  constructor (name, { clock: c, wires, unstall, gone }) {
     this.name = name
+    this.unstall = unstall
+    this.gone = gone
     this.frozen = false
     this.held = [] // what was due while frozen
     this.loss = 0 //  per message on this host's link, each way (retransmitted, so late)
     this.delay = 0 // added one way, each way
-    const c = net.clock
     // The host's own clock: its timers wait while it is frozen.
     this.cancelled = new Set() // timers cleared while their call waited for the thaw
     this.clock = {
@@ -135,8 +160,9 @@ class Host {
       clearTimeout: (t) => { c.clearTimeout(t); if (this.frozen || this.held.length > 0) this.cancelled.add(t) },
     }
     this.sockets = new Set() // listeners and connectors, for kill()
-    this.listener = (o) => this.own(new MemoryListener(this, o))
-    this.connector = (o) => this.own(new MemoryConnector(this, o))
+    // Its sockets are placed here (`at`, which the network reads for faults), on its clock.
+    this.listener = (o) => this.own(new MemoryListener({ at: this, wires }, o))
+    this.connector = (o) => this.own(new MemoryConnector({ at: this, wires, clock: this.clock, run: (fn) => this.run(fn) }, o))
     this.transport = { listener: this.listener, connector: this.connector }
   }
 
@@ -153,7 +179,7 @@ class Host {
     this.frozen = true
     this.held = []
     for (const s of this.sockets) s.close()
-    if (this.net.hosts.get(this.name) === this) this.net.hosts.delete(this.name)
+    this.gone(this)
   }
 
   /** Runs `fn` on this host, now, or at the thaw when frozen. */
@@ -175,17 +201,21 @@ class Host {
     }
     this.held = []
     this.cancelled.clear()
-    this.net.unstall()
+    this.unstall()
   }
 }
 
-/** One connection, from a connector to a listener, carrying both ways. */
+/**
+ * One connection, from a connector to a listener, carrying both ways. Each end is what the
+ * other end uses of it: where it is (`at`), `receive(pipe, frames)`, and for the connector's
+ * end `lost(pipe)`, for the listener's its `pipes`.
+ */
 class Pipe {
-  constructor (connector, endpoint) {
+  constructor (connector, endpoint, id) {
     this.connector = connector
     this.endpoint = endpoint
     this.listener = null
-    this.id = connector.host.net.newId()
+    this.id = id
     this.up = false
     this.stalled = [] // [from, to, deliver] waiting for a path
     this.waiting = [] // frames sent before the connection came up
@@ -194,18 +224,23 @@ class Pipe {
 }
 
 export class MemoryListener {
-  constructor (host, o) {
-    this.host = host
+  /**
+   * @param {{ at: object, wires: object }} place  its host, and what it uses of the network
+   * @param {object} o  the listener's options, as the ZeroMQ listener takes them
+   */
+  constructor ({ at, wires }, o) {
+    this.wires = wires
     this.o = o
     this.endpoint = null
     this.pipes = new Map() // connection id (latin1) -> Pipe
+    this.end = { at, pipes: this.pipes, receive: (pipe, frames) => this.receive(pipe, frames) } // what a connection uses of it
   }
 
   async bind () {
     const endpoint = this.o.advertise ?? this.o.bind
-    if (this.host.net.listeners.has(endpoint)) throw Object.assign(new Error(`${endpoint} is in use`), { code: 'EADDRINUSE' })
+    if (this.wires.listeners.has(endpoint)) throw Object.assign(new Error(`${endpoint} is in use`), { code: 'EADDRINUSE' })
     this.endpoint = endpoint
-    this.host.net.listeners.set(endpoint, this)
+    this.wires.listeners.set(endpoint, this.end)
     return endpoint
   }
 
@@ -222,7 +257,7 @@ export class MemoryListener {
     const pipe = this.pipes.get(clientId.toString('latin1'))
     let code = null
     if (pipe === undefined || !pipe.up) code = 'EHOSTUNREACH'
-    else if (!this.host.net.carry(pipe, this.host, pipe.connector.host, () => pipe.connector.receive(pipe, frames))) code = 'EAGAIN'
+    else if (!this.wires.carry(pipe, this.end.at, pipe.connector.at, () => pipe.connector.receive(pipe, frames))) code = 'EAGAIN'
     if (done !== undefined) queueMicrotask(() => done(code))
     else if (code !== null) this.o.onDrop?.(code === 'EAGAIN' ? 'client-not-reading' : 'client-gone')
   }
@@ -233,7 +268,7 @@ export class MemoryListener {
 
   async close () {
     if (this.endpoint === null) return
-    this.host.net.listeners.delete(this.endpoint)
+    this.wires.listeners.delete(this.endpoint)
     this.endpoint = null
     for (const pipe of this.pipes.values()) pipe.connector.lost(pipe)
     this.pipes.clear()
@@ -241,16 +276,28 @@ export class MemoryListener {
 }
 
 export class MemoryConnector {
-  constructor (host, o) {
-    this.host = host
+  /**
+   * @param {object} place
+   * @param {object} place.at  its host (the network reads it for faults)
+   * @param {object} place.wires  what it uses of the network
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} place.clock  its host's clock
+   * @param {(fn: () => void) => void} place.run  runs on its host (now, or at the thaw)
+   * @param {object} o  the connector's options, as the ZeroMQ connector takes them
+   */
+  constructor ({ at, wires, clock, run }, o) {
+    this.at = at
+    this.wires = wires
+    this.clock = clock
+    this.run = run
     this.o = o
+    this.end = { at, receive: (pipe, frames) => this.receive(pipe, frames), lost: (pipe) => this.lost(pipe) } // what a connection uses of it
     this.pipes = new Map() // endpoint -> Pipe
     this.closed = false
     this.heartbeats = o.heartbeatInterval > 0
       ? new Heartbeats({
         interval: o.heartbeatInterval,
         timeout: o.heartbeatTimeout,
-        clock: host.clock,
+        clock,
         ping: (ep) => this.send(ep, [HEARTBEAT_PING]),
         silent: (ep) => { const pipe = this.pipes.get(ep); if (pipe !== undefined) this.lost(pipe) },
       })
@@ -260,24 +307,24 @@ export class MemoryConnector {
   connect (endpoint) {
     if (this.closed) return false
     if (!this.pipes.has(endpoint)) {
-      const pipe = new Pipe(this, endpoint)
+      const pipe = new Pipe(this.end, endpoint, this.wires.newId())
       this.pipes.set(endpoint, pipe)
-      this.dial(endpoint, pipe, this.host.net.delay)
+      this.dial(endpoint, pipe, this.wires.delay)
     }
     return true
   }
 
   /** Tries to reach the listener at `endpoint` in `ms`; again every RECONNECT_MS until it does. */
   dial (endpoint, pipe, ms) {
-    this.host.clock.setTimeout(() => this.attempt(endpoint, pipe), ms)
+    this.clock.setTimeout(() => this.attempt(endpoint, pipe), ms)
   }
 
   /** One attempt to connect `pipe`: up (onUp) when the listener is there and reachable, else tried again. */
   attempt (endpoint, pipe) {
     if (this.closed || this.pipes.get(endpoint) !== pipe || pipe.up) return
-    const l = this.host.net.listeners.get(endpoint)
-    const net = this.host.net
-    if (l === undefined || !net.passes(this.host, l.host) || !net.passes(l.host, this.host)) {
+    const l = this.wires.listeners.get(endpoint)
+    const w = this.wires
+    if (l === undefined || !w.passes(this.at, l.at) || !w.passes(l.at, this.at)) {
       this.dial(endpoint, pipe, RECONNECT_MS)
       return
     }
@@ -285,10 +332,10 @@ export class MemoryConnector {
     pipe.up = true
     pipe.last = 0
     l.pipes.set(pipe.id.toString('latin1'), pipe)
-    net.pipes.add(pipe)
+    w.pipes.add(pipe)
     const waiting = pipe.waiting
     pipe.waiting = []
-    for (const frames of waiting) net.carry(pipe, this.host, l.host, () => l.receive(pipe, frames))
+    for (const frames of waiting) w.carry(pipe, this.at, l.at, () => l.receive(pipe, frames))
     this.heartbeats?.up(endpoint)
     this.o.onUp?.(endpoint)
   }
@@ -314,15 +361,15 @@ export class MemoryConnector {
     if (!pipe.up) return
     pipe.up = false
     pipe.stalled = []
-    this.host.net.pipes.delete(pipe)
+    this.wires.pipes.delete(pipe)
     pipe.listener?.pipes.delete(pipe.id.toString('latin1'))
     const endpoint = pipe.endpoint
     if (this.closed || this.pipes.get(endpoint) !== pipe) return
     this.heartbeats?.down(endpoint)
     // A new connection, as ZeroMQ makes on reconnect (the listener sees a new id).
-    const next = new Pipe(this, endpoint)
+    const next = new Pipe(this.end, endpoint, this.wires.newId())
     this.pipes.set(endpoint, next)
-    this.host.run(() => this.o.onDown?.(endpoint))
+    this.run(() => this.o.onDown?.(endpoint))
     this.dial(endpoint, next, RECONNECT_MS)
   }
 
@@ -334,7 +381,7 @@ export class MemoryConnector {
     pipe.up = false
     pipe.stalled = []
     pipe.waiting = []
-    this.host.net.pipes.delete(pipe)
+    this.wires.pipes.delete(pipe)
     pipe.listener?.pipes.delete(pipe.id.toString('latin1'))
   }
 
@@ -351,7 +398,7 @@ export class MemoryConnector {
     else if (!pipe.up) {
       if (pipe.waiting.length >= MAX_PIPE) code = 'EAGAIN'
       else pipe.waiting.push(frames)
-    } else if (!this.host.net.carry(pipe, this.host, pipe.listener.host, () => pipe.listener.receive(pipe, frames))) code = 'EAGAIN'
+    } else if (!this.wires.carry(pipe, this.at, pipe.listener.at, () => pipe.listener.receive(pipe, frames))) code = 'EAGAIN'
     queueMicrotask(() => done?.(code))
   }
 
