@@ -21,30 +21,66 @@ import { ReplyRing } from './reply-ring.js'
 const EMPTY = new Map()
 const NO_ARENA = new ReplyArena()
 
+/**
+ * What the memories of all connections share: the current generation (its number, the arena
+ * of its replies, and how many requests and bytes of replies it holds against its limits),
+ * and the ring of large replies.
+ */
+class Generations {
+  constructor (max, maxBytes) {
+    this.maxPerGeneration = Math.max(1, Math.floor(max / 2))
+    this.maxBytesPerGeneration = Math.max(1, Math.floor(maxBytes / 2))
+    this.generation = 0
+    this.count = 0 // requests remembered in the current generation, all connections together
+    this.bytes = 0 // bytes of replies remembered in the current generation
+    this.arena = new ReplyArena() // the replies of the current generation
+    // Large replies, of all generations, in a quarter of maxBytes: a peer with 24 MB of state
+    // that kept 16 MiB of them ran a full collection every 30-90 ms, with 4 MiB one in all.
+    this.ring = new ReplyRing(Math.floor(maxBytes / 4))
+    this.ringMark = 0 // ring.written at the last rotation
+  }
+
+  /** Whether the current generation holds as many requests, or bytes of replies, as it may. */
+  get full () {
+    return this.count >= this.maxPerGeneration || this.bytes >= this.maxBytesPerGeneration
+  }
+
+  /** A new generation; the ring's memory goes back when no large reply came in the last one. */
+  next () {
+    this.generation++
+    this.count = 0
+    this.bytes = 0
+    this.arena = new ReplyArena()
+    if (this.ring.written === this.ringMark) this.ring.release()
+    this.ringMark = this.ring.written
+  }
+}
+
 export class RecentRequests {
   constructor ({ windowMs = 10000, max = 20000, maxBytes = 16 * 1024 * 1024, clock }) {
     this.half = windowMs / 2
-    this.maxPerGeneration = Math.max(1, Math.floor(max / 2))
-    this.maxBytesPerGeneration = Math.max(1, Math.floor(maxBytes / 2))
-    this.bytes = 0 // bytes of replies remembered in the current generation
     this.clock = clock
-    this.generation = 0
-    this.count = 0 // requests remembered in the current generation, all connections together
     this.since = clock.now()
     this.clients = new Map() // connection key -> ClientRequests
-    this.arena = new ReplyArena() // the replies of the current generation
-    // Large replies, of all generations, in a quarter of maxBytes: a peer with 24 MB of state
-    // that kept 16 MiB of them ran a full collection every 30-90 ms, with 4 MiB one in all
-    // (bench/RESULTS.md, "Bulk frames").
-    this.ring = new ReplyRing(Math.floor(maxBytes / 4))
-    this.ringMark = 0 //                  ring.written at the last rotation
+    this.gens = new Generations(max, maxBytes)
+    this.rotateNow = () => this.rotate() // a connection's memory rotates when the generation is full
+  }
+
+  /** The current generation's number (for tests). */
+  get generation () {
+    return this.gens.generation
+  }
+
+  /** The ring of large replies (for tests). */
+  get ring () {
+    return this.gens.ring
   }
 
   /** The memory of one connection; `client` is its key (a number or a string, see peer.js). */
   of (client, now = this.clock.now()) {
     if (now - this.since >= this.half) this.rotate()
     let c = this.clients.get(client)
-    if (c === undefined) this.clients.set(client, c = new ClientRequests(this))
+    if (c === undefined) this.clients.set(client, c = new ClientRequests(this.gens, this.rotateNow))
     else c.catchUp()
     return c
   }
@@ -55,24 +91,21 @@ export class RecentRequests {
   }
 
   rotate () {
-    this.generation++
-    this.count = 0
-    this.bytes = 0
-    this.arena = new ReplyArena()
-    if (this.ring.written === this.ringMark) this.ring.release() // no large reply for a generation: give its memory back
-    this.ringMark = this.ring.written
+    this.gens.next()
     this.since = this.clock.now()
+    const generation = this.gens.generation
     for (const [key, c] of this.clients) {
-      if (c.generation < this.generation - 1 && (c.running === null || c.running.size === 0)) this.clients.delete(key)
+      if (c.generation < generation - 1 && (c.running === null || c.running.size === 0)) this.clients.delete(key)
     }
   }
 
   /** Requests remembered, all connections together (for tests and stats). */
   get size () {
+    const generation = this.gens.generation
     let n = 0
     for (const c of this.clients.values()) {
-      if (c.generation === this.generation) n += c.current.size + c.previous.size
-      else if (c.generation === this.generation - 1) n += c.current.size // its current is the previous now
+      if (c.generation === generation) n += c.current.size + c.previous.size
+      else if (c.generation === generation - 1) n += c.current.size // its current is the previous now
     }
     return n
   }
@@ -80,23 +113,28 @@ export class RecentRequests {
 
 /** The recent requests of one client connection, and the ones still running (to cancel). */
 export class ClientRequests {
-  constructor (owner) {
-    this.owner = owner
-    this.generation = owner.generation
+  /**
+   * @param {Generations} gens  what all connections share
+   * @param {() => void} rotate  starts a new generation for all (this one is full)
+   */
+  constructor (gens, rotate) {
+    this.gens = gens
+    this.rotate = rotate
+    this.generation = gens.generation
     this.current = new Map() // id -> the reply's handle in currentArena, or null while running
     this.previous = EMPTY
-    this.currentArena = owner.arena
+    this.currentArena = gens.arena
     this.previousArena = NO_ARENA
     this.running = null //      id -> RequestContext of async requests (the dispatcher's IdTable)
   }
 
   catchUp () {
-    const g = this.owner.generation
+    const g = this.gens.generation
     if (this.generation === g) return
     this.previous = this.generation === g - 1 ? this.current : EMPTY
     this.previousArena = this.generation === g - 1 ? this.currentArena : NO_ARENA
     this.current = new Map()
-    this.currentArena = this.owner.arena
+    this.currentArena = this.gens.arena
     this.generation = g
   }
 
@@ -117,9 +155,8 @@ export class ClientRequests {
       if (reply !== null) return reply
       this.previous.delete(id)
     }
-    const owner = this.owner
-    if (owner.count >= owner.maxPerGeneration || owner.bytes >= owner.maxBytesPerGeneration) { owner.rotate(); this.catchUp() }
-    owner.count++
+    if (this.gens.full) { this.rotate(); this.catchUp() }
+    this.gens.count++
     this.current.set(id, null)
     return 'new'
   }
@@ -145,19 +182,19 @@ export class ClientRequests {
     const map = this.current.has(id) ? this.current : this.previous.has(id) ? this.previous : null
     if (map === null) return
     const arena = map === this.current ? this.currentArena : this.previousArena
-    if (arena.bytes + reply.length > this.owner.maxBytesPerGeneration) { map.delete(id); return }
-    const ring = this.owner.ring
+    if (arena.bytes + reply.length > this.gens.maxBytesPerGeneration) { map.delete(id); return }
+    const ring = this.gens.ring
     if ((reply.length > LARGE || !(reply instanceof Uint8Array)) && ring.fits(reply.length)) {
       arena.bytes += reply.length
       map.set(id, -1 - ring.append(reply))
     } else {
       map.set(id, arena.append(reply))
     }
-    this.owner.bytes += reply.length
+    this.gens.bytes += reply.length
   }
 
   /** The reply at `handle` (a position in the ring when negative), or null if the ring wrote over it. */
   read (handle, arena) {
-    return typeof handle === 'number' && handle < 0 ? this.owner.ring.read(-1 - handle) : arena.read(handle)
+    return typeof handle === 'number' && handle < 0 ? this.gens.ring.read(-1 - handle) : arena.read(handle)
   }
 }
