@@ -62,7 +62,7 @@ describe('docs/reference holds to the code', () => {
   it('every link in the README and docs/ leads to a file: relative ones to files the package ships', function () {
     this.timeout(30000)
     const shipped = new Set(JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))[0].files.map((f) => f.path))
-    const pages = ['README.md', ...readdirSync(path.join(ROOT, 'docs'), { recursive: true }).filter((f) => String(f).endsWith('.md')).map((f) => `docs/${f}`)]
+    const pages = docPages()
     const problems = []
     for (const page of pages) {
       expect(shipped.has(page), `${page} is in the package`).to.equal(true)
@@ -80,7 +80,7 @@ describe('docs/reference holds to the code', () => {
 
   it('every link to a heading, relative or into the repository on GitHub, names a heading its page has', () => {
     const REPO = 'https://github.com/zeromesh/zeromesh/blob/main/'
-    const pages = ['README.md', ...readdirSync(path.join(ROOT, 'docs'), { recursive: true }).filter((f) => String(f).endsWith('.md')).map((f) => `docs/${f}`)]
+    const pages = docPages()
     const problems = []
     for (const page of pages) {
       for (const m of read(page).matchAll(/\]\(([^)\s]+)\)/g)) {
@@ -97,6 +97,11 @@ describe('docs/reference holds to the code', () => {
     expect(problems).to.deep.equal([])
   })
 })
+
+/** The README and every page under docs/. */
+function docPages () {
+  return ['README.md', ...readdirSync(path.join(ROOT, 'docs'), { recursive: true }).filter((f) => String(f).endsWith('.md')).map((f) => `docs/${f}`)]
+}
 
 /** The anchors GitHub makes for a markdown page's headings (lower case, punctuation dropped, spaces as dashes, repeats numbered). */
 function headingAnchors (markdown) {
