@@ -31,7 +31,7 @@ try {
   say(`starting ${PEERS} peers and ${CLIENTS} clients (subset ${SUBSET})`)
   await s.start()
   await s.run(8000)
-  const perClient = s.clients.map((c) => c.table.entries.size)
+  const perClient = s.clients.map((c) => c.mesh.table.entries.size)
   check(Math.max(...perClient) <= SUBSET, `connections per client: at most ${Math.max(...perClient)}, at least ${Math.min(...perClient)} (subset ${SUBSET}); ${perClient.reduce((a, b) => a + b, 0)} in all`)
   const load = [...(await loadPerPeer(s, Number(values.seconds) * 1000)).values()]
   const mean = load.reduce((a, b) => a + b, 0) / load.length

@@ -1,18 +1,15 @@
-// The one call path: where a request's, a hedge's or a stream's next attempt goes. Two
-// stages, as in Envoy: first the candidates (routing.js: up, serving the method, in the
-// version range, with the labels asked for; for a stream, taking streams; not tried in this
-// round; not marked busy), then the pick (a key's rendezvous hash, or the zone preference
-// and then the strategy). Only the sending differs between requests and streams, so every
-// kind gets the same answers: the zone kept, a fast failure when every peer refused this
-// client, the DNS names resolved again when nothing is up, a wait for capacity when every
-// peer is busy, an UnknownMethodError when no peer may ever take it.
+// The one call path: where a call's next attempt goes, or its hedged copy's, whatever its
+// kind. Two stages, as in Envoy: first the candidates (routing.js: up, serving the method, in
+// the version range, with the labels asked for; stating the features the call's kind needs,
+// such as streams; not tried in this round; not marked busy), then the pick (a key's
+// rendezvous hash, or the zone preference and then the strategy). Only the sending differs
+// between kinds, so every kind gets the same answers: the zone kept, a fast failure when every
+// peer refused this client, the DNS names resolved again when nothing is up, a wait for
+// capacity when every peer is busy, an UnknownMethodError when no peer may ever take it.
 import { UnknownMethodError, NoPeersError } from '../protocol/errors.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { allRefused, refusalError } from './refusals.js'
 import { ANY } from './services.js'
-
-/** What an attempt is: a request, a hedge (a second copy of a slow request) or a stream. */
-export const Kind = Object.freeze({ REQUEST: 'request', HEDGE: 'hedge', STREAM: 'stream' })
 
 /**
  * The decisions route() returns, each an object with one of these keys:
@@ -45,13 +42,13 @@ export class CallPath {
   }
 
   /**
-   * Where the next attempt of `item` goes. `item`: { method, version, where, key, tried }
-   * (a Call or a ClientStream); `tried`: the endpoints tried in this round.
+   * Where the next attempt of `item` goes (a Call: its method, version, where, key, kind and
+   * `tried`, the endpoints tried in this round), or with `hedge` its hedged copy.
    */
-  route (item, kind, now) {
+  route (item, hedge, now) {
     const { table, router } = this.o
     if (table.up().length === 0) {
-      if (kind === Kind.HEDGE) return NONE
+      if (hedge) return NONE
       // Every peer refused this client at the handshake: waiting would not help.
       if (allRefused(table)) return { error: refusalError(table) }
       this.o.nothingUp()
@@ -59,29 +56,31 @@ export class CallPath {
     }
     const routed = router.candidates(item.method, item.version, item.where)
     if (routed.length === 0) {
-      if (kind === Kind.HEDGE) return NONE
+      if (hedge) return NONE
       if (this.o.mayStillRoute(item.method, item.version, item.where)) return PARK
       return { error: new UnknownMethodError(`zeromesh: ${router.explain(item.method, item.version, item.where)}`) }
     }
     let able = routed
-    if (kind === Kind.STREAM) {
-      able = routed.filter((p) => p.streams === true)
+    const needs = item.kind.needs
+    if (needs !== 0) {
+      able = routed.filter((p) => (p.features & needs) === needs)
       if (able.length === 0) {
+        if (hedge) return NONE
         if (routed.some((p) => p.service === null)) return PARK // it has not said yet what it takes
-        return { error: new NoPeersError(`zeromesh: the peers serving "${item.method}" (${routed.map((p) => p.endpoint).join(', ')}) take no streams: they are older than zeromesh 0.3.0${routed.some((p) => p.service === ANY) ? ' or say nothing of what they serve' : ''}`) }
+        return { error: new NoPeersError(`zeromesh: the peers serving "${item.method}" (${routed.map((p) => p.endpoint).join(', ')}) take no ${item.kind.noun}s: they are older than zeromesh ${item.kind.since}${routed.some((p) => p.service === ANY) ? ' or say nothing of what they serve' : ''}`) }
       }
     }
     let fresh = able
     if (item.tried.length > 0 || someBusy(able)) fresh = able.filter((p) => !p.busy && !item.tried.includes(p.endpoint))
     if (fresh.length === 0) {
-      if (kind === Kind.HEDGE) return NONE
+      if (hedge) return NONE
       return allBusy(able) ? CAPACITY : EXHAUSTED
     }
     try {
       return { peer: this.choose(item, fresh, now) }
     } catch (err) {
       const error = this.o.strategyFault(err)
-      return kind === Kind.HEDGE ? NONE : { error }
+      return hedge ? NONE : { error }
     }
   }
 
@@ -89,9 +88,10 @@ export class CallPath {
    * A peer not marked busy that may take a waiting item now (capacity.js, when the routes
    * change): { peer }, { error } when a custom strategy threw, or null when there is none.
    */
-  open (item, kind) {
+  open (item) {
+    const needs = item.kind.needs
     let open = this.o.router.candidates(item.method, item.version, item.where)
-    open = open.filter((p) => !p.busy && (kind !== Kind.STREAM || p.streams === true))
+    open = open.filter((p) => !p.busy && (p.features & needs) === needs)
     if (open.length === 0) return null
     try {
       return { peer: this.choose(item, open) }
@@ -101,8 +101,9 @@ export class CallPath {
   }
 
   /** Whether `peer` may take `item` (a place freed there: capacity.js). */
-  fits (item, kind, peer) {
-    if (kind === Kind.STREAM && peer.streams !== true) return false
+  fits (item, peer) {
+    const needs = item.kind.needs
+    if ((peer.features & needs) !== needs) return false
     return this.o.router.candidates(item.method, item.version, item.where).includes(peer)
   }
 

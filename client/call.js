@@ -1,55 +1,73 @@
-// One request as the client tracks it across attempts: its deadline, the peers it tried,
-// the peer of its current attempt, and the promise handed to the caller.
+// One call as the lifecycle tracks it (client/calls.js), whatever its kind: what routes it,
+// its deadline, the peers it tried, its current attempt and the timers held for it. What the
+// kind keeps of its own (a request's promise, a stream's reader) sits behind `owner`, or in
+// `resolve`/`reject` for a request, the common case, so that one costs no second object.
 import { AbortError } from '../protocol/errors.js'
 
 const NONE = Object.freeze([]) // shared until a call has an endpoint to list: most never retry
 
 export class Call {
-  constructor (id, method, args, o, now) {
+  /**
+   * @param {object} kind  how it is sent and answered: a kind of calls.js (requests.js, streams.js)
+   * @param {number} id
+   * @param {string} method
+   * @param {unknown} args
+   * @param {object} o    its checked options (client/options.js): timeout (0: none), idempotent, signal, key, version, where, headers, attemptTimeout, hedge
+   * @param {number} now
+   */
+  constructor (kind, id, method, args, o, now) {
+    this.kind = kind
     this.id = id
-    this.idNext = null // link in the client's table of calls in flight (id-table.js)
+    this.idNext = null //  link in the lifecycle's table of calls (runtime/id-table.js)
     this.method = method
     this.args = args
     this.idempotent = o.idempotent
     this.timeout = o.timeout
-    this.deadline = now + o.timeout
+    this.deadline = o.timeout > 0 ? now + o.timeout : Infinity
+    this.started = now
     this.signal = o.signal
-    this.key = o.key // routes by rendezvous hashing when set
+    this.key = o.key //         routes by rendezvous hashing when set
     this.version = o.version // a semver range the peer's version must satisfy, or null
     this.where = o.where //     labels the peer must have, or null
     this.headers = o.headers // request headers (PROTOCOL.md 4.1), or null
-    this.report = null //    the middleware chain's ctx, told who answered (call-context.js), or null
-    this.repliedBy = null // the endpoint whose answer settled it
-    this.attemptTimeout = o.attemptTimeout // ms, or 'auto'
-    this.attemptTimer = null // the attempt limit, in the client's attemptLimits (TimerLists)
-    this.budgetSpent = false
+    this.attemptTimeout = o.attemptTimeout ?? null // ms, 'auto', or null (none: a stream)
     this.hedge = o.hedge ?? null // { delayMs }
+    // Timers the lifecycle holds for it:
+    this.deadlineTimer = null // in the lifecycle's deadlines (TimerLists)
+    this.attemptTimer = null //  in its attempt limits (TimerLists)
     this.hedgeTimer = null
-    this.onAbort = null
-    this.deadlineTimer = null // the deadline, in the client's deadlines (TimerLists)
     this.retryTimer = null
+    this.onAbort = null
+    // Its attempts:
     this.tried = NONE //       endpoints tried in this round
-    this.outstanding = NONE // endpoints that got it and have not answered (to cancel)
+    this.outstanding = NONE // endpoints that got it and have not answered (told to drop it when it settles)
     this.rounds = 0
     this.attempts = 0
-    this.peer = null // PeerEntry of the current attempt
-    this.listPrev = null // links in that peer's CallList
+    this.peer = null //        PeerEntry of the current attempt
+    this.listPrev = null //    links in that peer's CallList (peer-table.js)
     this.listNext = null
     this.sentAt = 0
-    this.sent = false // ZeroMQ took the current attempt: a reply may come
-    this.lost = false // an earlier attempt was lost with its connection: it may have run
-    this.lastError = null // why the last peer refused (busy, draining)
-    this.size = 0 //      bytes of its request entry, once encoded (the client's maxPendingBytes)
-    this.waiting = null // its place among the calls waiting for capacity (capacity.js), while it waits
-    this.waited = false // it waited for capacity before: it keeps its turn
-    this.probe = null //   the busy peer it was sent to as a probe (capacity.js)
+    this.sent = false //       ZeroMQ took the current attempt: an answer may come
+    this.lost = false //       an earlier attempt was lost with its connection: it may have run
+    this.committed = false //  no other peer from now on (a stream's first item arrived, or its input began)
+    this.lastError = null //   why the last peer refused (busy, draining, not serving)
+    this.budgetSpent = false
+    this.size = 0 //           bytes of its request, once encoded (maxPendingBytes)
+    this.waiting = null //     its place among the calls waiting for capacity (capacity.js), while it waits
+    this.waited = false //     it waited for capacity before: it keeps its turn
+    this.probe = null //       the busy peer it was sent to as a probe (capacity.js)
     this.settled = false
-    this.span = null //  its CLIENT span, when traced (client/tracing.js)
-    this.trace = null // the trace field its entries carry: the span's context, as the propagator wrote it
-    this.promise = new Promise((resolve, reject) => { this.resolve = resolve; this.reject = reject })
+    this.span = null //        its CLIENT span, when traced (client/tracing.js)
+    this.trace = null //       the trace field its attempts carry
+    this.report = null //      the middleware chain's ctx, told who answered (call-context.js), or null
+    this.repliedBy = null //   the endpoint whose answer settled it
+    this.owner = null //       what its kind keeps for it (a ClientStream), or null
+    this.promise = null //     a request's promise, settled by its kind (requests.js)
+    this.resolve = null
+    this.reject = null
   }
 
-  /** `endpoint` got this request: it is tried, and told to drop it if the answer comes from elsewhere. */
+  /** `endpoint` got this call: it is tried, and told to drop it if the answer comes from elsewhere. */
   sentTo (endpoint) {
     if (this.tried === NONE) this.tried = [endpoint]
     else if (!this.tried.includes(endpoint)) this.tried.push(endpoint)
@@ -62,28 +80,14 @@ export class Call {
     this.tried = NONE
   }
 
-  /** `endpoint` answered: nothing to cancel there. */
+  /** `endpoint` answered (or ended its side): nothing to cancel there. */
   answeredBy (endpoint) {
+    if (this.outstanding === NONE) return
     const i = this.outstanding.indexOf(endpoint)
     if (i >= 0) this.outstanding.splice(i, 1)
   }
 
   abortError () {
-    return new AbortError(`zeromesh: "${this.method}" was aborted`, { cause: this.signal?.reason })
-  }
-
-  succeed (value) {
-    this.finish()
-    this.resolve(value)
-  }
-
-  fail (err) {
-    this.finish()
-    this.reject(err)
-  }
-
-  finish () {
-    this.settled = true
-    if (this.onAbort !== null) this.signal.removeEventListener('abort', this.onAbort)
+    return new AbortError(`zeromesh: ${this.kind.noun} "${this.method}" was aborted`, { cause: this.signal?.reason })
   }
 }

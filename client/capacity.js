@@ -21,9 +21,9 @@
 // latest at its deadline (its own timer). A peer may refuse busy for bytes too (its
 // maxInflightBytes); the wait is the same.
 //
-// Items are requests (client/call.js) and streams (client/streams.js) alike; each is added
-// with its owner, which says whether a peer may take it (fits), picks a peer not marked busy
-// for it (pick: the call path's, call-path.js), hands it to a peer, and fails it (fail, or
+// Items are calls of every kind (client/call.js). Their owner, the call lifecycle
+// (client/calls.js: serve()), says whether a peer may take one (fits), picks a peer not marked
+// busy for it (pick: the call path's, call-path.js), hands it to a peer, and fails it (fail, or
 // expire when it cannot start in time).
 
 const PROBE_MIN_MS = 10 //    a busy peer running nothing of ours is probed after this long...
@@ -51,7 +51,16 @@ export class CapacityWait {
     this.since = 0 //  when the queue last became non-empty
     this.freedCount = 0 // places freed since then (the drain rate)
     this.lastSweep = 0
+    this.owner = null // serve()
     this.counts = { waited: 0, expired: 0, probes: 0 }
+  }
+
+  /**
+   * What the waiting items' owner does with them.
+   * @param {{ fits(item, peer): boolean, pick(item): { peer }|{ error }|null, hand(item, peer): void, fail(item, err): void, expire(item, message: string): void }} owner
+   */
+  serve (owner) {
+    this.owner = owner
   }
 
   /**
@@ -60,13 +69,12 @@ export class CapacityWait {
    * at the front. Returns false when it cannot start before its deadline, by the drain rate
    * measured (the caller fails it busy).
    * @param {{ deadline: number }} item
-   * @param {{ fits(item, peer): boolean, pick(item): { peer }|{ error }|null, hand(item, peer): void, fail(item, err): void, expire(item, message: string): void }} owner
    */
-  add (item, owner) {
+  add (item) {
     const front = item.waited === true
     const now = this.clock.now()
     if (this.tooLate(this.size, item.deadline, now)) return false
-    const node = { item, owner, prev: null, next: null }
+    const node = { item, prev: null, next: null }
     item.waiting = node
     item.waited = true
     if (this.size === 0) { this.since = now; this.freedCount = 0; this.lastSweep = now }
@@ -126,11 +134,6 @@ export class CapacityWait {
     peer.busy = false
   }
 
-  /** The peer's connection is new (it came up, or back): whatever it said before is stale. */
-  reset (peer) {
-    peer.busy = false
-  }
-
   /**
    * Peers changed (one came up, or serves the method now): each waiting item that some peer
    * not marked busy may take goes there now, in arrival order (its owner picks the peer).
@@ -142,9 +145,10 @@ export class CapacityWait {
     if (!open) return
     for (let n = this.head; n !== null;) {
       const next = n.next
-      const d = n.owner.pick(n.item)
+      const d = this.owner.pick(n.item)
       if (d !== null) {
-        const { item, owner } = n
+        const { item } = n
+        const owner = this.owner
         this.delete(item)
         item.probe = null
         if (d.error !== undefined) owner.fail(item, d.error)
@@ -158,11 +162,11 @@ export class CapacityWait {
   handOne (peer, probe) {
     let n = this.head
     for (let i = 0; n !== null && i < SCAN; i++, n = n.next) {
-      if (!n.owner.fits(n.item, peer)) continue
-      const { item, owner } = n
+      if (!this.owner.fits(n.item, peer)) continue
+      const { item } = n
       this.delete(item)
       if (probe) { this.counts.probes++; item.probe = peer } else item.probe = null
-      owner.hand(item, peer)
+      this.owner.hand(item, peer)
       return true
     }
     return false
@@ -222,10 +226,10 @@ export class CapacityWait {
       if (!this.tooLate(position, n.item.deadline, now)) {
         position++
       } else {
-        const { item, owner } = n
+        const { item } = n
         this.delete(item)
         this.counts.expired++
-        owner.expire(item, `${position} calls wait ahead of it for the peers' capacity, which frees about ${Math.round(this.freedCount / ((now - this.since) / 1000))} places a second`)
+        this.owner.expire(item, `${position} calls wait ahead of it for the peers' capacity, which frees about ${Math.round(this.freedCount / ((now - this.since) / 1000))} places a second`)
       }
       n = next
     }

@@ -4,7 +4,6 @@
 // failover of the calls on that peer.
 import { ANY } from './services.js'
 import { handshakeRefusal, allRefused, refusalError } from './refusals.js'
-import { Feature } from '../protocol/constants.js'
 import { isLoopback } from '../protocol/endpoint.js'
 
 export class Connections {
@@ -23,8 +22,6 @@ export class Connections {
    * @param {{ ask(ep): void }} o.services
    * @param {{ prove(ep: string, done: () => void): void }|null} o.prover
    * @param {{ reset(peer): void }} o.ejector
-   * @param {{ reset(peer): void }} o.capacity
-   * @param {{ changed(): void }} o.router
    * @param {(peer, notTaken: boolean) => void} o.failOver  moves or ends the calls on a peer
    * @param {() => void} o.routesChanged  waiting calls look again
    * @param {(err: Error) => void} o.refusedByAll  every peer refused this client: fail what waits for one
@@ -62,7 +59,7 @@ export class Connections {
     peer.listedGone = false
     peer.failures = 0
     if (reason === null) {
-      c.capacity.reset(peer) // a (re)connection: what it said of its load is stale
+      peer.busy = false // a (re)connection: what it said of its load is stale (capacity.js)
       if (c.prover !== null) {
         // ...and does not know this client's key yet: the proof goes first, and the peer is
         // up once it is on its way (key-prover.js says why).
@@ -122,10 +119,10 @@ export class Connections {
     const peer = c.table.get(endpoint)
     if (peer === undefined || c.closed()) return
     peer.service = d
-    peer.streams = (features & Feature.STREAMS) !== 0
+    peer.features = features
     peer.notServed = null
     if (d !== ANY) peer.hint = d.digest
-    c.router.changed()
+    c.table.changed()
     c.routesChanged()
   }
 

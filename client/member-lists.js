@@ -157,7 +157,7 @@ export class MemberLists {
   /** A connected peer left out of the subset: no new calls; dropped once the calls on it are done. */
   retire (peer) {
     peer.retiring = true
-    if (peer.calls.size === 0) return this.o.connections.remove(peer)
+    if (peer.idle) return this.o.connections.remove(peer)
     this.o.table.setState(peer, 'draining', 'left out of the subset')
   }
 

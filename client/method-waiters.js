@@ -3,6 +3,7 @@
 // routes change, and rejected at their timeout or when the client closes.
 import { versionRange, whereProblem } from '../protocol/service.js'
 import { TimeoutError, invalidArgument } from '../protocol/errors.js'
+import { checkMethod } from '../runtime/options.js'
 
 const KNOWN = ['timeout', 'version', 'where']
 
@@ -23,7 +24,7 @@ export class MethodWaiters {
   add (method, options = {}) {
     let version; let where; let timeout
     try {
-      if (typeof method !== 'string' || method.length === 0 || method.length > 256) throw invalidArgument('waitFor(method): method must be a non-empty string of at most 256 characters')
+      checkMethod(method, 'waitFor(method): method')
       for (const k of Object.keys(options ?? {})) if (!KNOWN.includes(k)) throw invalidArgument(`unknown waitFor option "${k}"; known: ${KNOWN.join(', ')}`)
       timeout = options.timeout ?? this.o.timeout
       if (!Number.isInteger(timeout) || timeout < 1 || timeout > 2 ** 31 - 1) throw invalidArgument('waitFor: timeout must be a whole number of milliseconds from 1 to 2^31-1')

@@ -46,7 +46,8 @@ export class PeerEntry {
     this.endpoint = endpoint
     this.order = order // position in the order peers were learned; lists keep this order
     this.state = 'down' // down until its handshake completes
-    this.calls = new CallList() // calls whose current attempt is on this peer
+    this.calls = new CallList() // calls whose current attempt is on this peer (requests: its outstanding load)...
+    this.open = new CallList() //  ...and the streams open on it (client/calls.js: a kind's `long`)
     this.now = now
     this.latency = new PeakEwma(LATENCY_DECAY_MS, LATENCY_STALE_MS) // the one estimate: p2c balances on it, peers() shows it
     this.failures = 0 // consecutive
@@ -63,7 +64,7 @@ export class PeerEntry {
     this.load = 0 //     requests in flight on the peer, all clients together, as it last reported...
     this.loadAt = -Infinity // ...at this time (the client's clock)
     this.service = null // what it serves, by its own word (services.js): a descriptor, ANY, or null (not known yet)
-    this.streams = false // it said it takes streams (a SERVICE answer's features)
+    this.features = 0 // what it said it takes beyond requests: Feature bits of its SERVICE answer (protocol/constants.js)
     this.notServed = null // Set of methods it answered UNKNOWN_METHOD for since its last word on what it serves
     this.hint = null //  the service digest the newest claim about it carries (a prompt to ask it again), or null
     this.busy = false //  it answered BUSY and no place has freed since: new calls wait (capacity.js)
@@ -75,6 +76,11 @@ export class PeerEntry {
     this.streak = 0 //       attempts failed in a row
     this.ejections = 0 //    times ejected, each ejection longer
     this.ejectTimer = null // ends the current ejection
+  }
+
+  /** Whether no call of this client is on it. */
+  get idle () {
+    return this.calls.size === 0 && this.open.size === 0
   }
 
   /** The latency estimate now (ms), null before the first answer. */
@@ -106,6 +112,12 @@ export class PeerTable {
     this.nextOrder = 0
     this.onChange = onChange
     this.upList = [] // cached list of entries in state up, rebuilt on every change
+    this.gen = 0 //    bumped by every change that can change which peers take a call (routing.js caches by it)
+  }
+
+  /** Something about a peer changed which calls it takes (what it serves, what it refused): cached routes are stale. */
+  changed () {
+    this.gen++
   }
 
   add (endpoint) {
@@ -113,6 +125,7 @@ export class PeerTable {
     if (e === undefined) {
       e = new PeerEntry(endpoint, this.nextOrder++, this.now)
       this.entries.set(endpoint, e)
+      this.gen++
       this.onChange(e.snapshot())
     }
     return e
@@ -128,6 +141,7 @@ export class PeerTable {
     this.entries.delete(e.endpoint)
     this.upList = this.upList.filter((x) => x !== e)
     e.state = 'down'
+    this.gen++
     this.onChange({ ...e.snapshot(), removed: true })
   }
 
@@ -137,6 +151,7 @@ export class PeerTable {
     if (e.state === state) return false
     e.state = state
     this.upList = [...this.entries.values()].filter((x) => x.state === 'up')
+    this.gen++
     this.onChange(e.snapshot())
     return true
   }

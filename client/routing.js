@@ -6,7 +6,7 @@
 // narrows the candidates before it does.
 //
 // Candidate lists are cached per method (and version range and selector), rebuilt only when a
-// peer changes state or says it serves something else.
+// peer changes state or says it serves something else (the table's generation moved).
 import { ANY } from './services.js'
 import { versionMatches, labelsMatch } from '../protocol/service.js'
 
@@ -39,21 +39,20 @@ export class Router {
   /** @param {import('./peer-table.js').PeerTable} table */
   constructor (table) {
     this.table = table
-    this.gen = 0 //          bumped by every change that can change a candidate list
+    this.gen = -1 //         the table's generation the cache was made in
     this.cache = new Map() // method (with version and selector) -> { gen, list }
-  }
-
-  /** A peer changed state, or said it serves something else. */
-  changed () {
-    this.gen++
-    if (this.cache.size > 1024) this.cache.clear() // bounded: callers choose method names
   }
 
   /** Up peers that may take `method` with this version range and selector (null: none given). */
   candidates (method, version, where) {
+    const gen = this.table.gen
+    if (gen !== this.gen) {
+      this.gen = gen
+      if (this.cache.size > 1024) this.cache.clear() // bounded: callers choose method names
+    }
     const key = version === null && where === null ? method : `${method}\0${version ?? ''}\0${whereKey(where)}`
     let c = this.cache.get(key)
-    if (c === undefined || c.gen !== this.gen) this.cache.set(key, c = { gen: this.gen, list: this.filter(method, version, where) })
+    if (c === undefined || c.gen !== gen) this.cache.set(key, c = { gen, list: this.filter(method, version, where) })
     return c.list
   }
 

@@ -7,6 +7,7 @@ import { describe, descriptorProblem } from '../protocol/service.js'
 import { contractsElement, contractsDigest, CONTRACTS_LABEL } from '../protocol/contracts.js'
 import { METHOD } from '../runtime/contract.js'
 import { invalidArgument } from '../protocol/errors.js'
+import { checkMethod } from '../runtime/options.js'
 
 export class OwnService {
   /**
@@ -32,7 +33,7 @@ export class OwnService {
 
   /** Serves `name` with `fn` from now on (replacing a handler of that name, perhaps of another contract); returns whether the descriptor changed. */
   serve (name, fn) {
-    if (typeof name !== 'string' || name.length === 0 || name.length > 256) throw invalidArgument(`serve(name, fn): name must be a method name of 1 to 256 characters, got ${JSON.stringify(name)}`)
+    checkMethod(name, 'serve(name, fn): name')
     if (typeof fn !== 'function') throw invalidArgument(`serve("${name}", fn): fn must be a function (args, ctx) => result`)
     const had = name in this.handlers
     const before = had ? this.handlers[name][METHOD] : undefined

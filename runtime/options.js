@@ -90,3 +90,14 @@ export function windowOption (def) {
     return Object.freeze({ items, bytes })
   }
 }
+
+/**
+ * A method name given to the API (request, stream, waitFor, serve): a string of 1 to
+ * Limits.maxMethodLength characters, as the wire takes it. `what` names the argument.
+ */
+export function checkMethod (v, what = 'method') {
+  if (typeof v !== 'string' || v.length === 0 || v.length > Limits.maxMethodLength) {
+    throw invalidArgument(`${what} must be a non-empty string of at most ${Limits.maxMethodLength} characters, got ${typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v) : typeof v}`)
+  }
+  return v
+}

@@ -5,7 +5,7 @@
 /** The (client, peer) connections now: "c|endpoint" for every peer in a client's table. */
 export function connections (sim) {
   const out = new Set()
-  sim.clients.forEach((c, i) => { for (const ep of c.table.entries.keys()) out.add(`${i}|${ep}`) })
+  sim.clients.forEach((c, i) => { for (const ep of c.mesh.table.entries.keys()) out.add(`${i}|${ep}`) })
   return out
 }
 

@@ -204,9 +204,9 @@ describe('revocation cuts open connections', function () {
     const { p, dir } = await securedPeer()
     const b = h.client({ seeds: p.endpoint, security: as(bob) })
     // The client's KEY_PROOF takes 300 ms to leave: the revocation comes inside that window.
-    const send = b.transport.send.bind(b.transport)
+    const send = b.mesh.transport.send.bind(b.mesh.transport)
     let proofs = 0
-    b.transport.send = (ep, frames, done) => {
+    b.mesh.transport.send = (ep, frames, done) => {
       if (frames[0][4] !== MessageType.KEY_PROOF) return send(ep, frames, done)
       proofs++
       setTimeout(() => send(ep, frames, done), 300)

@@ -184,8 +184,8 @@ describe('tracing off', function () {
     try {
       const c = h.client({ seeds: [p.endpoint] })
       const sent = [] // what the client hands its transport
-      const send = c.transport.send.bind(c.transport)
-      c.transport.send = (endpoint, frames, done) => { sent.push(decode(frames[0])); return send(endpoint, frames, done) }
+      const send = c.mesh.transport.send.bind(c.mesh.transport)
+      c.mesh.transport.send = (endpoint, frames, done) => { sent.push(decode(frames[0])); return send(endpoint, frames, done) }
       expect(await c.request('look')).to.equal(null)
       const got = []
       for await (const x of c.stream('look')) got.push(x)

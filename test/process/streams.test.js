@@ -33,7 +33,7 @@ describe('streams across processes', function () {
         for await (const item of c.stream('count', { n: 1000, ms: 5 }, { idleTimeout: 20000 })) {
           got.push(item.i)
           if (got.length === 20) {
-            victim = c.streams.open.values().next().value.peer.endpoint // the peer serving this stream
+            victim = c.streams.open.values().next().value.call.peer.endpoint // the peer serving this stream
             process.kill(victim === a.endpoint ? a.pid : b.pid, signal)
             t0.at = Date.now()
           }

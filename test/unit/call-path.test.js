@@ -1,6 +1,7 @@
-// The one call path (client/call-path.js): a request and a stream meet every routing case the
-// same way, on scripted peers (helpers/fake-transport.js) and a virtual clock. Each row runs
-// once as a request and once as a stream: the peers visited in order, and the outcome.
+// The one call path and lifecycle (client/call-path.js, client/calls.js): a request and a
+// stream meet every routing case and every failover decision the same way, on scripted peers
+// (helpers/fake-transport.js) and a virtual clock. Each row runs once as a request and once as
+// a stream: the peers visited in order, and the outcome.
 import { expect } from 'chai'
 import { setup, track, tick, A, B, C } from '../helpers/fake-client.js'
 
@@ -8,12 +9,12 @@ const D = 'tcp://127.0.0.1:1004'
 const SERVICE = { methods: ['echo'] }
 
 /** A request or a stream of `echo(args)`; the stream's one item is its value. */
-function call (kind, client, args, timeout) {
-  if (kind === 'request') return track(client.request('echo', args, { timeout }))
+function call (kind, client, args, timeout, options = {}) {
+  if (kind === 'request') return track(client.request('echo', args, { timeout, ...options }))
   const out = { done: false, items: [] }
   ;(async () => {
     try {
-      for await (const x of client.stream('echo', args, { timeout })) out.items.push(x)
+      for await (const x of client.stream('echo', args, { timeout, ...options })) out.items.push(x)
       Object.assign(out, { done: true, value: out.items[0] })
     } catch (err) {
       Object.assign(out, { done: true, code: err.code, err })
@@ -60,6 +61,32 @@ const rows = [
     check: ({ client, r, at }) => { expect(at).to.be.within(295, 305); expect(client.stats().waited).to.equal(1); expect(r.err.retryable).to.equal(true) },
   },
   {
+    name: 'every peer draining: each tried once (maxAttempts 3), then ERR_ZEROMESH_DRAINING at once',
+    behave: { [A]: () => ['draining'], [B]: () => ['draining'], [C]: () => ['draining'] },
+    up: [A, B, C],
+    visits: [A, B, C],
+    result: 'ERR_ZEROMESH_DRAINING',
+    check: ({ at, r }) => { expect(at).to.be.below(20); expect(r.err.retryable).to.equal(true) },
+  },
+  {
+    name: 'its peer lost before it answered (idempotent): goes to the next after the grace for answers in flight',
+    behave: { [A]: () => ['silent'] },
+    up: [A, B, C],
+    act: async ({ net }) => net.down(A),
+    visits: [A, B],
+    result: 'ok',
+  },
+  {
+    name: 'its peer lost before it answered, not idempotent: ERR_ZEROMESH_CONNECTION_LOST, not sent again',
+    behave: { [A]: () => ['silent'] },
+    up: [A, B, C],
+    options: { idempotent: false },
+    act: async ({ net }) => net.down(A),
+    visits: [A],
+    result: 'ERR_ZEROMESH_CONNECTION_LOST',
+    check: ({ at }) => expect(at).to.be.below(100),
+  },
+  {
     name: 'every peer refused this client at the handshake: ERR_ZEROMESH_HANDSHAKE at once, not at the deadline',
     up: [],
     act: async ({ net }) => { for (const ep of [A, B, C]) net.h.onRefused(ep, { kind: 'auth', code: null }) },
@@ -73,10 +100,10 @@ const rows = [
       let refreshed = 0
       // The DNS seeds (transport/dns-seeds.js, tested against dnsmasq in test/scenarios): here
       // their answer is that the name now points at D.
-      client.dns = { refresh: () => { if (refreshed++ === 0) queueMicrotask(() => client.lists.onDnsSeeds([D])) }, stop () {}, get refreshed () { return refreshed } }
+      client.mesh.dns = { refresh: () => { if (refreshed++ === 0) queueMicrotask(() => client.mesh.lists.onDnsSeeds([D])) }, stop () {}, get refreshed () { return refreshed } }
     },
     act: async ({ net, client }) => {
-      expect(client.dns.refreshed).to.be.at.least(1)
+      expect(client.mesh.dns.refreshed).to.be.at.least(1)
       net.define(D, { service: SERVICE })
       await net.up(D)
     },
@@ -94,7 +121,7 @@ describe('one call path: each routing case for a request and for a stream (fake 
         for (const ep of row.up) await net.up(ep)
         row.prepare?.({ client, net })
         const t0 = clock.now()
-        const r = call(kind, client, 'x', row.timeout ?? 1000)
+        const r = call(kind, client, 'x', row.timeout ?? 1000, row.options)
         await tick(clock, 5)
         await row.act?.({ net, client })
         let at = null

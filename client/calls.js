@@ -1,0 +1,455 @@
+// The one lifecycle of every call, whatever its kind (as Finagle has one stack for every
+// protocol): started, routed (call-path.js), attempted, answered, refused, timed out or lost,
+// decided by the failover policy (failover.js), and settled, once. Refusals, deadlines,
+// aborts, waiting for capacity, hedges, attempt limits and counters are written here and
+// nowhere else. A kind (requests.js, streams.js) says only how an attempt leaves and how the
+// answers that come back read: it packs and sends, and it reports what came back through
+// ended(), refused(), fail() and the like.
+//
+// A kind is an object with:
+//   noun           'request', 'stream': how errors name a call of it
+//   needs          the Feature bits (protocol/constants.js) a peer must state to take it
+//   measures       whether its answers time the peer (p2c, adaptive attempt timeouts)
+//   long           whether a call of it may stay open long (a stream): it is held on its peer's
+//                  `open` list, not `calls`, so it counts neither as the peer's outstanding load
+//                  (p2c) nor against a lone request's fast path
+//   counts         { started, ok, failed }
+//   pack(call, peer, remaining)  the attempt's bytes, ready to send; throws a coded error
+//                  when it cannot be encoded or is too large (the call fails, unsent)
+//   send(call, peer, packed)     sends them; ZeroMQ's verdict comes back through sent()
+//   copy(call, peer, remaining)  a hedged copy, sent at once; false when none could be made
+//   timedOut(call) the error of a call whose deadline passed while a peer had it
+//   deliver(call, err, value)    hands the outcome to the caller (err null: value)
+//   detached(call) the current attempt is over (its sender, if it keeps one, can go)
+import { IdTable } from '../runtime/id-table.js'
+import { TimerLists } from './timer-lists.js'
+import { PeakEwma } from './peak-ewma.js'
+import { decide, Outcome } from './failover.js'
+import { refusalError } from './refusals.js'
+import { encodeCancel } from '../protocol/codec.js'
+import { Status } from '../protocol/constants.js'
+import {
+  NoPeersError, UnknownMethodError, BusyError, DrainingError, ProtocolError, ConnectionLostError,
+  remoteError, invalidArgument,
+} from '../protocol/errors.js'
+
+const LOST_GRACE_MS = 50 //       time for answers already received to be read after a disconnect
+const LATENCY_DECAY_MS = 10000 // how fast a method's latency estimate forgets a slow spell
+const MAX_ROUND_PAUSE_MS = 200 // longest pause before trying again peers that all refused
+
+export class Calls {
+  /**
+   * @param {object} o
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {import('./call-path.js').CallPath} o.path         where each attempt goes
+   * @param {import('./peer-table.js').PeerTable} o.table
+   * @param {import('./capacity.js').CapacityWait} o.capacity  busy peers, and the calls that wait for them
+   * @param {import('./retry-budget.js').RetryBudget} o.budget
+   * @param {import('./ejection.js').Ejector} o.ejector
+   * @param {{ onResult?: Function }} o.strategy   told how each attempt ended
+   * @param {import('./tracing.js').ClientTracing} o.tracing
+   * @param {number} o.maxAttempts
+   * @param {number} o.maxPending       calls at once, in flight or waiting
+   * @param {number} o.maxPendingBytes  their bytes, as encoded
+   * @param {() => number} o.random
+   * @param {(ep: string, frames: Buffer[], done: Function) => void} o.send  the connector's send (cancels)
+   * @param {(peer, method: string) => void} o.notServing  a peer answered UNKNOWN_METHOD
+   * @param {(peer) => void} o.retired      a peer left out of the subset has no calls left
+   * @param {(what: string, err: unknown) => void} o.userFault  user code threw
+   * @param {(call) => Error|null} o.unroutable  why no peer may ever take the call, or null
+   */
+  constructor (o) {
+    this.o = o
+    this.clock = o.clock
+    this.pending = new IdTable() // id -> Call, every kind (why not a Map: id-table.js)
+    this.parked = new Set() //      calls waiting for any peer that may take them to come up
+    this.pendingBytes = 0 //        bytes of the pending calls' requests, as encoded
+    this.latency = null //          a LatencyHistogram (ops/metrics.js) once metrics are on: each request's whole time
+    this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
+    this.deadlines = new TimerLists(o.clock, (call) => this.onDeadline(call))
+    this.limits = new TimerLists(o.clock, (call) => this.onAttemptTimeout(call))
+    this.counts = { retries: 0, hedges: 0, attemptTimeouts: 0, budgetExhausted: 0, ejections: 0, failed: {} }
+    // What the calls waiting for a place (capacity.js) do when a place frees or time runs out.
+    o.capacity.serve({
+      fits: (call, peer) => o.path.fits(call, peer),
+      pick: (call) => o.path.open(call),
+      hand: (call, peer) => { call.newRound(); this.attempt(call, peer) },
+      fail: (call, err) => this.settle(call, err),
+      expire: (call, why) => this.settle(call, new BusyError(`zeromesh: ${call.kind.noun} "${call.method}" cannot start before its deadline: ${why}`)),
+    })
+  }
+
+  /** Null when a new call may start, or the BusyError to refuse it with (maxPending, maxPendingBytes). */
+  full () {
+    const { maxPending, maxPendingBytes } = this.o
+    if (this.pending.size < maxPending && this.pendingBytes < maxPendingBytes) return null
+    this.counts.failed.ERR_ZEROMESH_BUSY = (this.counts.failed.ERR_ZEROMESH_BUSY ?? 0) + 1
+    const what = this.pending.size >= maxPending ? `${this.pending.size} calls (maxPending ${maxPending})` : `${this.pendingBytes} bytes of calls (maxPendingBytes ${maxPendingBytes})`
+    return new BusyError(`zeromesh: this client already holds ${what}, in flight or waiting for capacity; wait for some to settle`)
+  }
+
+  /** A new call (its kind made it): tracked from now until it settles, and its first attempt made. */
+  start (call, now) {
+    call.kind.counts.started++
+    this.pending.add(call)
+    this.o.tracing.start(call)
+    const signal = call.signal
+    if (signal !== undefined) {
+      if (signal.aborted) return this.settle(call, call.abortError())
+      call.onAbort = () => this.settle(call, call.abortError())
+      signal.addEventListener('abort', call.onAbort, { once: true })
+    }
+    this.o.budget.deposit(now)
+    if (call.deadline !== Infinity) call.deadlineTimer = this.deadlines.add(call, call.timeout, now)
+    this.dispatch(call, now)
+  }
+
+  /** Sends the call's next attempt where the call path says, or makes it wait. */
+  dispatch (call, now) {
+    if (call.settled) return
+    const d = this.o.path.route(call, false, now)
+    if (d.peer !== undefined) return this.attempt(call, d.peer, now)
+    if (d.park) return this.parked.add(call) // until the routes change (a peer up, a list, a service)
+    if (d.capacity) {
+      if (this.o.capacity.add(call)) return
+      return this.settle(call, new BusyError(`zeromesh: ${call.kind.noun} "${call.method}" cannot start before its deadline: ${this.o.capacity.size} calls wait ahead of it for the peers' capacity`))
+    }
+    if (d.exhausted) {
+      // Every healthy peer refused this call (draining, unreachable): try them all again after
+      // a pause that doubles each round, so refusals do not spin.
+      call.newRound()
+      const pause = Math.min(MAX_ROUND_PAUSE_MS, 5 * 2 ** call.rounds++)
+      call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, pause)
+      return
+    }
+    this.settle(call, d.error)
+  }
+
+  /** The call's attempt on `peer`: packed by its kind, tracked, timed, and sent. */
+  attempt (call, peer, now = this.clock.now()) {
+    const remaining = call.deadline === Infinity ? 0 : Math.max(1, Math.ceil(call.deadline - now))
+    const unsized = call.size === 0
+    let packed
+    try {
+      packed = call.kind.pack(call, peer, remaining)
+    } catch (err) {
+      return this.settle(call, err)
+    }
+    if (unsized) this.pendingBytes += call.size
+    if (call.attempts > 0) this.counts.retries++
+    call.attempts++
+    call.sentTo(peer.endpoint)
+    if (call.span !== null) this.o.tracing.attempt(call, peer.endpoint, false)
+    call.peer = peer
+    call.sent = false
+    call.sentAt = now
+    ;(call.kind.long ? peer.open : peer.calls).add(call)
+    if (call.attemptTimeout !== null) {
+      const limit = this.attemptTimeoutFor(call, remaining)
+      if (limit !== null) call.attemptTimer = this.limits.add(call, limit, now)
+    }
+    if (call.hedge !== null && call.idempotent && call.attempts === 1) {
+      call.hedgeTimer = this.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
+    }
+    call.kind.send(call, peer, packed)
+  }
+
+  /**
+   * How long this attempt may take before another peer is tried: the call's
+   * `attemptTimeout`, or with 'auto' 4x the method's peak-EWMA latency + 50 ms (at least
+   * 100 ms). Null (no attempt limit: the whole deadline) for non-idempotent calls, which are
+   * not retried after a timeout anyway, for methods never measured, and when the limit would
+   * not come before the deadline.
+   */
+  attemptTimeoutFor (call, remaining) {
+    if (!call.idempotent) return null
+    let limit = call.attemptTimeout
+    if (limit === 'auto') {
+      const est = this.methodLatency.get(call.method)?.value
+      if (est == null) return null
+      limit = Math.max(100, Math.ceil((4 * est + 50) / 10) * 10) // 10 ms steps: few distinct timer lists
+    }
+    return remaining === 0 || limit < remaining ? limit : null
+  }
+
+  /**
+   * A second copy of a slow idempotent call, to a peer it has not tried, `hedge.delayMs`
+   * after the first: the first answer wins and the other copy is cancelled (settle). A hedge
+   * uses the retry budget; it is not tied to its peer, so losing that peer changes nothing
+   * for the call.
+   */
+  hedge (call) {
+    call.hedgeTimer = null
+    if (call.settled) return
+    const d = this.o.path.route(call, true)
+    if (d.peer === undefined || !this.o.budget.withdraw()) return
+    const remaining = call.deadline === Infinity ? 0 : Math.max(1, Math.ceil(call.deadline - this.clock.now()))
+    if (!call.kind.copy(call, d.peer, remaining)) return
+    call.sentTo(d.peer.endpoint)
+    if (call.span !== null) this.o.tracing.attempt(call, d.peer.endpoint, true)
+    this.counts.hedges++
+  }
+
+  /** ZeroMQ's verdict on an attempt's frame: null (taken), or why it refused it (the peer never saw it). */
+  sent (call, peer, code) {
+    if (code === null) { if (call.peer === peer) call.sent = true; return }
+    if (call.settled || call.peer !== peer) return
+    this.detach(call)
+    if (code === 'EHOSTUNREACH') {
+      this.o.table.setState(peer, 'down', 'unreachable')
+    } else {
+      this.o.table.recordFailure(peer, `send failed: ${code}`)
+      if (this.o.ejector.failure(peer)) this.counts.ejections++
+    }
+    call.lastError = new NoPeersError(`zeromesh: could not send ${call.kind.noun} "${call.method}" to ${peer.endpoint} (${code})`)
+    this.retryOrFail(call, Outcome.REFUSED, peer)
+  }
+
+  /** The pending call with this id, or undefined (settled, or never ours). */
+  find (id) {
+    return this.pending.get(id)
+  }
+
+  /** An answer from `peer` for a call this client no longer holds: a place is free there if its handler ran. */
+  late (peer, status) {
+    if (peer.busy && (status === Status.OK || status === Status.REMOTE)) this.o.capacity.freed(peer)
+  }
+
+  /**
+   * `peer`'s final word on `call`: `r` is { status, value } or { status, message, code,
+   * issues } (a REPLY entry, a STREAM_END). The handler ran (OK, REMOTE), never ran (BUSY,
+   * DRAINING, UNKNOWN_METHOD), or the call was invalid.
+   */
+  ended (call, peer, r) {
+    call.answeredBy(peer.endpoint)
+    if (call.span !== null) this.o.tracing.reply(call, peer.endpoint, r.status)
+    switch (r.status) {
+      case Status.OK: return this.answered(call, peer, null, r.value)
+      case Status.REMOTE: return this.answered(call, peer, remoteError(r.message, r.code, r.issues))
+      case Status.BUSY:
+      case Status.DRAINING:
+      case Status.UNKNOWN_METHOD: return this.refused(call, peer, r.status, r.message)
+      case Status.INVALID_REQUEST: return this.settle(call, invalidArgument(`peer ${peer.endpoint} refused the ${call.kind.noun}: ${r.message}`))
+      default: return this.settle(call, new ProtocolError(`zeromesh: peer ${peer.endpoint} answered with unknown status ${r.status}`))
+    }
+  }
+
+  /** The handler on `peer` ran: the call settles with its outcome, and the place it held there is free. */
+  answered (call, peer, err, value) {
+    call.repliedBy = peer.endpoint
+    if (call.kind.measures && call.peer === peer) this.measured(call, peer, err)
+    this.settle(call, err, value)
+    if (peer.busy) this.o.capacity.freed(peer) // a waiting call takes the place
+  }
+
+  /**
+   * `peer` did not take `call` (BUSY, DRAINING, UNKNOWN_METHOD): another peer takes it,
+   * whatever its idempotency; a busy one makes it wait for a place when every peer is busy.
+   * A call already committed to its peer (a stream past its first item) fails instead.
+   */
+  refused (call, peer, status, message) {
+    if (call.peer !== peer) return // an earlier attempt's refusal: the call moved on
+    this.detach(call)
+    const ep = peer.endpoint
+    if (status === Status.BUSY) {
+      this.o.table.recordFailure(peer, 'busy')
+      this.o.capacity.saturated(peer, call.probe === peer)
+      call.probe = null
+      if (call.committed) return this.settle(call, new BusyError(`zeromesh: ${ep}: ${message}`))
+      // Not an attempt, not a retry (no budget, no maxAttempts): a place, here or elsewhere.
+      call.attempts--
+      call.lastError = new BusyError(`zeromesh: every peer tried was busy (last: ${ep}: ${message})`)
+      return this.dispatch(call)
+    }
+    if (status === Status.DRAINING) {
+      peer.listedGone = false // the peer itself says it is stopping: only a reconnect brings it back
+      this.o.table.setState(peer, 'draining', 'draining')
+      if (call.committed) return this.settle(call, new DrainingError(`zeromesh: ${ep} stopped while the ${call.kind.noun} "${call.method}" was under way: resume elsewhere`))
+      call.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${ep})`)
+    } else {
+      // The client's idea of what this peer serves was wrong: it is asked again.
+      this.o.notServing(peer, call.method)
+      call.lastError = new UnknownMethodError(message)
+      if (call.committed) return this.settle(call, call.lastError)
+    }
+    this.retryOrFail(call, Outcome.REFUSED, peer)
+  }
+
+  onAttemptTimeout (call) {
+    call.attemptTimer = null
+    const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
+    if (call.settled || peer === null) return
+    this.counts.attemptTimeouts++
+    const now = this.clock.now()
+    const latencyMs = now - call.sentAt
+    this.o.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`, latencyMs, now)
+    this.strategyResult(peer, { latencyMs, error: 'timeout', at: now })
+    if (this.o.ejector.failure(peer)) this.counts.ejections++
+    this.retryOrFail(call, Outcome.ATTEMPT_TIMEOUT, peer)
+  }
+
+  /** Applies the failover policy (failover.js) to a call whose attempt on `peer` ended. */
+  retryOrFail (call, outcome, peer) {
+    const d = decide(call, outcome, { maxAttempts: this.o.maxAttempts, budget: this.o.budget, random: this.o.random, endpoint: peer.endpoint })
+    if (call.budgetSpent) { call.budgetSpent = false; this.counts.budgetExhausted++ }
+    if (d.action === 'fail') return this.settle(call, d.error)
+    if (d.action === 'wait') return
+    if (outcome !== Outcome.REFUSED) call.lost = true // the earlier attempt may still answer, or may have run
+    this.detach(call)
+    if (d.delay === 0) return this.dispatch(call)
+    call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, d.delay)
+  }
+
+  /**
+   * Moves the calls on `peer` elsewhere. When the peer certainly did not take them
+   * (`notTaken`) every call moves at once. Otherwise the connection was lost: answers that
+   * arrived before it dropped may still be waiting to be read (ZeroMQ reports the disconnect
+   * on another path than the messages), so each call gets LOST_GRACE_MS for its answer; then
+   * the failover policy decides (an idempotent call moves to another peer; any other fails
+   * with ConnectionLostError because it may or may not have run). A call committed to the
+   * peer (a stream past its first item) ends at once.
+   */
+  lost (peer, notTaken) {
+    for (const call of [...peer.calls, ...peer.open]) {
+      this.detach(call)
+      if (notTaken) {
+        call.lastError ??= new NoPeersError(`zeromesh: ${peer.endpoint} cannot take "${call.method}" (${peer.lastError})`)
+        this.retryOrFail(call, Outcome.REFUSED, peer)
+        continue
+      }
+      if (call.committed) {
+        this.settle(call, new ConnectionLostError(`zeromesh: the connection to ${peer.endpoint} was lost while the ${call.kind.noun} "${call.method}" was under way`))
+        continue
+      }
+      call.lost = true
+      call.retryTimer = this.clock.setTimeout(() => {
+        call.retryTimer = null
+        if (!call.settled) this.retryOrFail(call, Outcome.LOST, peer)
+      }, LOST_GRACE_MS)
+    }
+  }
+
+  /** Ends the call's current attempt: off its peer's list, its attempt limit gone, its kind told. */
+  detach (call) {
+    const peer = call.peer
+    if (peer !== null) {
+      ;(call.kind.long ? peer.open : peer.calls).delete(call)
+      call.peer = null
+      if (peer.retiring && peer.idle) setImmediate(() => { if (peer.retiring && peer.idle) this.o.retired(peer) })
+      call.kind.detached(call)
+    }
+    if (call.attemptTimer !== null) {
+      this.limits.remove(call.attemptTimer)
+      call.attemptTimer = null
+    }
+  }
+
+  /** Something changed what peers may take which call: the calls waiting for a peer look again. */
+  routesChanged () {
+    this.o.capacity.routesChanged()
+    if (this.parked.size === 0) return
+    const parked = [...this.parked]
+    this.parked.clear()
+    for (const call of parked) this.dispatch(call)
+  }
+
+  /** Every peer refused this client at the handshake: what waits for a peer fails with `err`. */
+  refusedByAll (err) {
+    const parked = [...this.parked]
+    this.parked.clear()
+    for (const call of parked) this.settle(call, err)
+  }
+
+  onDeadline (call) {
+    call.deadlineTimer = null
+    let err
+    if ((call.peer !== null && call.sent) || call.lost) {
+      // An attempt is out, or was lost in flight: the call may have run, no answer came.
+      err = call.kind.timedOut(call)
+    } else if (call.lastError !== null) {
+      err = call.lastError
+    } else if ([...this.o.table.entries.values()].some((p) => p.refusal !== null)) {
+      err = refusalError(this.o.table) // some refused, the others never answered
+    } else if (!this.o.table.anyEverUp()) {
+      err = new NoPeersError(`zeromesh: no peer reachable within ${call.timeout} ms (tried ${[...this.o.table.entries.keys()].join(', ')})`)
+    } else if ((err = this.o.unroutable(call)) !== null) {
+      // no peer serves it, nor may one come
+    } else {
+      err = new NoPeersError(`zeromesh: no peer was up for "${call.method}" within ${call.timeout} ms`)
+    }
+    this.settle(call, err)
+  }
+
+  /** The strategy hears how an attempt ended; what it throws is reported, not thrown. */
+  strategyResult (peer, result) {
+    if (this.o.strategy.onResult === undefined) return
+    try {
+      this.o.strategy.onResult(peer, result)
+    } catch (err) {
+      this.o.userFault('strategy.onResult', err)
+    }
+  }
+
+  /** An answer came from `peer` for the current attempt: its latency goes to the table, the strategy, and the method's estimate. */
+  measured (call, peer, error) {
+    const now = this.clock.now()
+    const latencyMs = now - call.sentAt
+    this.o.table.recordSuccess(peer, latencyMs, now)
+    this.o.ejector.success(peer)
+    this.strategyResult(peer, { latencyMs, error, at: now })
+    let m = this.methodLatency.get(call.method)
+    if (m === undefined) this.methodLatency.set(call.method, m = new PeakEwma(LATENCY_DECAY_MS))
+    m.add(latencyMs, now)
+  }
+
+  /** Fails `call` with `err` (a kind's own verdict: a broken stream, its idle timeout). */
+  fail (call, err) {
+    this.settle(call, err)
+  }
+
+  /**
+   * Ends a call once: the peers still working on it are told to drop it (a timed-out or
+   * hedged attempt, a deadline, an abort), everything held for it goes, it is counted, and
+   * its kind hands the outcome to the caller. `quiet`: the caller left (a stream's reader
+   * broke off): neither a success nor a failure.
+   */
+  settle (call, err, value, quiet = false) {
+    if (call.settled) return
+    call.settled = true
+    this.cancel(call)
+    this.pending.delete(call)
+    this.pendingBytes -= call.size
+    this.parked.delete(call)
+    if (call.waiting !== null) this.o.capacity.delete(call)
+    this.detach(call)
+    if (call.deadlineTimer !== null) { this.deadlines.remove(call.deadlineTimer); call.deadlineTimer = null }
+    if (call.retryTimer !== null) { this.clock.clearTimeout(call.retryTimer); call.retryTimer = null }
+    if (call.hedgeTimer !== null) { this.clock.clearTimeout(call.hedgeTimer); call.hedgeTimer = null }
+    if (call.onAbort !== null) call.signal.removeEventListener('abort', call.onAbort)
+    const kind = call.kind
+    if (this.latency !== null && kind.measures) this.latency.observe(this.clock.now() - call.started)
+    if (call.span !== null) this.o.tracing.end(call, err, kind.items?.(call))
+    if (call.report !== null) { call.report.peer = call.repliedBy; call.report.attempts = call.attempts }
+    if (!quiet) {
+      if (err === null) kind.counts.ok++
+      else { kind.counts.failed++; this.counts.failed[err.code] = (this.counts.failed[err.code] ?? 0) + 1 }
+    }
+    kind.deliver(call, err, value)
+  }
+
+  /** Tells the peers still holding a settled call to drop it: their handler's ctx.signal aborts. */
+  cancel (call) {
+    for (const ep of call.outstanding) {
+      if (this.o.table.get(ep)?.state === 'down') continue
+      this.o.send(ep, [encodeCancel([call.id])], () => {})
+    }
+  }
+
+  /** The client closes: every call fails with `err`. */
+  close (err) {
+    for (const call of [...this.pending.values()]) this.settle(call, err)
+    this.o.capacity.clear()
+    this.deadlines.clear()
+    this.limits.clear()
+  }
+}

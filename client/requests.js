@@ -1,0 +1,114 @@
+// How a request is sent and how its reply reads: the request kind of the call lifecycle
+// (client/calls.js). An attempt leaves alone at once, or coalesced with the other requests
+// for its peer made in the same turn (transport/outbox.js), each still failing over on its
+// own; a REPLY frame's entries each end their call. Everything else (routing, refusals,
+// deadlines, failover) is the lifecycle's.
+import { Outbox } from '../transport/outbox.js'
+import { ReplySizes } from './reply-sizes.js'
+import { encodeRequest } from '../protocol/codec.js'
+import { packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/frames.js'
+import { Limits, Accepts } from '../protocol/constants.js'
+import { TimeoutError, invalidArgument } from '../protocol/errors.js'
+
+export class Requests {
+  /**
+   * @param {object} o
+   * @param {(ep: string, frames: Buffer[], done: (code: string|null) => void) => void} o.send  the connector's send
+   * @param {number} o.maxMessageSize
+   * @param {{ sent(call, peer, code): void, find(id): object|undefined, late(peer, status): void, ended(call, peer, r): void }} o.calls
+   *   what it tells the lifecycle: ZeroMQ's verdict on a frame, and each reply
+   */
+  constructor (o) {
+    this.o = o
+    this.noun = 'request'
+    this.needs = 0 //      every peer takes requests
+    this.measures = true
+    this.long = false
+    this.counts = { started: 0, ok: 0, failed: 0 }
+    this.replySizes = new ReplySizes() // method -> bytes per reply: large ones are not coalesced
+    this.lone = false // the attempt pack() made last is a whole frame, to leave at once (send)
+    // Requests for one peer made in the same turn leave together (coalescing); each in a frame
+    // still fails over on its own.
+    this.outbox = new Outbox({
+      send: (peer, entries, calls) => o.send(peer.endpoint, [requestFrame(entries)], (code) => { for (const c of calls) o.calls.sent(c, peer, code) }),
+      keep: (call, peer) => !call.settled && call.peer === peer, // not aborted or moved on before it left
+      maxBatch: Limits.maxBatch, // what a peer accepts by default
+      maxBytes: o.maxMessageSize,
+      overhead: FRAME_OVERHEAD,
+      early: true,
+    })
+  }
+
+  /** A new request's call, with the promise its caller gets (call.promise). */
+  adopt (call) {
+    call.promise = new Promise((resolve, reject) => { call.resolve = resolve; call.reject = reject })
+    return call
+  }
+
+  /**
+   * The attempt's bytes. A lone request (nothing else of this client's on its way to the
+   * peer), or one whose method's replies are large (reply-sizes.js), is packed as its whole
+   * frame, to leave at once as it is; any other as an entry, to be joined with the others of
+   * this turn.
+   */
+  pack (call, peer, remaining) {
+    const lone = this.lone = this.outbox.lone(peer, peer.calls.size) || this.replySizes.large(call.method)
+    const entry = requestEntry(call, remaining)
+    let packed
+    try {
+      packed = lone ? encodeRequest([entry]) : packEntry(entry)
+    } catch (err) {
+      throw invalidArgument(`args of "${call.method}" could not be encoded: ${err?.message ?? err}`)
+    }
+    const size = lone ? packed.length : FRAME_OVERHEAD + packed.length
+    if (size > this.o.maxMessageSize) throw invalidArgument(`request "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.o.maxMessageSize}`)
+    if (call.size === 0) call.size = size
+    return packed
+  }
+
+  send (call, peer, packed) {
+    if (this.lone) {
+      this.o.send(peer.endpoint, [packed], (code) => this.o.calls.sent(call, peer, code))
+      return
+    }
+    this.outbox.add(peer, peer, packed, call, peer.calls.size)
+  }
+
+  copy (call, peer, remaining) {
+    let frame
+    try { frame = encodeRequest([requestEntry(call, remaining)]) } catch { return false }
+    this.o.send(peer.endpoint, [frame], () => {})
+    return true
+  }
+
+  detached () {}
+
+  timedOut (call) {
+    return new TimeoutError(`zeromesh: "${call.method}" got no reply within ${call.timeout} ms (${call.attempts} attempt${call.attempts === 1 ? '' : 's'})`)
+  }
+
+  deliver (call, err, value) {
+    if (err === null) call.resolve(value)
+    else call.reject(err)
+  }
+
+  /** A REPLY frame of `bytes` from `peer`: each entry ends its call. */
+  onReplies (peer, replies, bytes) {
+    if (replies.length > 1) this.outbox.hold(peer, peer) // the callers it wakes send in one frame
+    const each = bytes / replies.length
+    const calls = this.o.calls
+    for (let i = 0; i < replies.length; i++) {
+      const r = replies[i]
+      const call = calls.find(r.id)
+      if (call === undefined || call.kind !== this) { calls.late(peer, r.status); continue } // timed out, aborted or answered by another peer
+      this.replySizes.observe(call.method, each)
+      calls.ended(call, peer, r)
+    }
+  }
+}
+
+/** A call's REQUEST entry (PROTOCOL.md 4.1): this client reads large binary results in bulk frames (4.2.1). */
+function requestEntry (call, remaining) {
+  if (call.headers === null) return [call.id, call.method, call.args, remaining, call.trace, Accepts.BULK]
+  return [call.id, call.method, call.args, remaining, call.trace, Accepts.BULK, call.headers]
+}
