@@ -127,7 +127,7 @@ export class Calls {
 
   /** The call's attempt on `peer`: packed by its kind, tracked, timed, and sent. */
   attempt (call, peer, now = this.clock.now()) {
-    const remaining = call.deadline === Infinity ? 0 : Math.max(1, Math.ceil(call.deadline - now))
+    const remaining = timeLeft(call, now)
     const unsized = call.size === 0
     let packed
     try {
@@ -183,8 +183,7 @@ export class Calls {
     if (call.settled) return
     const d = this.o.path.route(call, true)
     if (d.peer === undefined || !this.o.budget.withdraw()) return
-    const remaining = call.deadline === Infinity ? 0 : Math.max(1, Math.ceil(call.deadline - this.clock.now()))
-    if (!call.kind.copy(call, d.peer, remaining)) return
+    if (!call.kind.copy(call, d.peer, timeLeft(call, this.clock.now()))) return
     call.sentTo(d.peer.endpoint)
     if (call.span !== null) this.o.tracing.attempt(call, d.peer.endpoint, true)
     this.counts.hedges++
@@ -452,4 +451,14 @@ export class Calls {
     this.deadlines.clear()
     this.limits.clear()
   }
+}
+
+/**
+ * The whole milliseconds a call has left at `now`, as its attempts carry them (0: no
+ * deadline): at least 1, and never more than its timeout ((now + t) - now is not always t in
+ * floating point).
+ */
+function timeLeft (call, now) {
+  if (call.deadline === Infinity) return 0
+  return Math.min(call.timeout, Math.max(1, Math.ceil(call.deadline - now)))
 }

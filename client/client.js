@@ -33,8 +33,8 @@ export class Client extends EventEmitter {
     this.middleware = [] // client.use()'s, in order (runtime/middleware.js)
     this.nextId = 1
     this.closing = null
+    const strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() }) // may throw: before any socket
     const mesh = this.mesh = new ClientMesh(o, (snapshot) => safeEmit(this, o.logger, 'peer', snapshot))
-    const strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() })
     const strategyFault = (err) => userFault(this, o.logger, 'strategy.select', err)
     // Where every attempt goes, whatever its kind (call-path.js).
     const path = new CallPath({

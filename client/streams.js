@@ -15,11 +15,10 @@ import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
 import { encodeStreamOpen, encodeStreamCredit, encodeStreamEnd } from '../protocol/stream-codec.js'
-import { MessageType, Status, Accepts, Feature } from '../protocol/constants.js'
+import { MessageType, Status, Accepts, Feature, STREAM_IDLE_MS } from '../protocol/constants.js'
 import { TimeoutError, ConnectionLostError, RemoteCode, invalidArgument } from '../protocol/errors.js'
 
-const KEEPALIVE_MS = 10000 // an open stream says "still here" this often (a peer waits 30 s by default)
-const GIVE_UP_MS = 30000 //   a full pipe that takes nothing this long ends a stream with no idle timeout
+const KEEPALIVE_MS = STREAM_IDLE_MS / 3 // an open stream says "still here" this often (a peer waits STREAM_IDLE_MS by default)
 
 export class Streams {
   /**
@@ -40,11 +39,18 @@ export class Streams {
     this.counts = { started: 0, ok: 0, failed: 0, stray: 0, violations: 0 }
     this.open = new Set() // ClientStream of every stream not over, for the keepalive
     this.keepalive = null
+    // What each stream uses of this side: the clock, the frame limit, and the two ways it ends its call.
+    this.side = {
+      clock: o.clock,
+      maxMessageSize: o.maxMessageSize,
+      fail: (call, err) => o.calls.fail(call, err),
+      leave: (call) => o.calls.settle(call, null, undefined, true),
+    }
   }
 
   /** A new stream's call: its ClientStream (call.owner) is what the caller iterates. */
   adopt (call, o) {
-    const s = new ClientStream(this, call, o)
+    const s = new ClientStream(this.side, call, o)
     call.owner = s
     this.open.add(s)
     s.armIdle()
@@ -75,7 +81,7 @@ export class Streams {
     s.out = new OrderedSender({
       send: (frames, done) => this.o.send(peer.endpoint, frames, done),
       clock: this.o.clock,
-      giveUpMs: s.idleTimeout > 0 ? s.idleTimeout : GIVE_UP_MS,
+      giveUpMs: s.idleTimeout > 0 ? s.idleTimeout : STREAM_IDLE_MS, // a full pipe that takes nothing this long ends it
       onDrain: () => s.input?.wake(),
       onFail: (code) => { if (call.peer === peer) this.o.calls.fail(call, new ConnectionLostError(`zeromesh: could not send to ${peer.endpoint} (${code}) after ${s.received} items of the stream "${call.method}"`)) },
     })
@@ -158,12 +164,12 @@ export class Streams {
 /** One stream as its caller holds it: an async iterable of its items, `for await` or `Readable.from`. */
 export class ClientStream {
   /**
-   * @param {Streams} kind
+   * @param {{ clock: object, maxMessageSize: number, fail(call, err): void, leave(call): void }} side  what it uses of the stream kind
    * @param {import('./call.js').Call} call
    * @param {{ window: { items: number, bytes: number }, input: Iterable|AsyncIterable|null, idleTimeout: number }} o  its stream options
    */
-  constructor (kind, call, o) {
-    this.kind = kind
+  constructor (side, call, o) {
+    this.side = side
     this.call = call
     this.window = o.window
     this.idleTimeout = o.idleTimeout
@@ -203,12 +209,12 @@ export class ClientStream {
   leave () {
     if (this.call.settled) return
     this.left = true
-    this.kind.o.calls.settle(this.call, null, undefined, true)
+    this.side.leave(this.call)
   }
 
   /** The stream is over: its timers stop and the caller's input is not read further (its finally runs). */
   over () {
-    if (this.idleTimer !== null) this.kind.o.clock.clearTimeout(this.idleTimer)
+    if (this.idleTimer !== null) this.side.clock.clearTimeout(this.idleTimer)
     this.idleTimer = null
     this.out?.close()
     this.input?.cancel()
@@ -219,7 +225,7 @@ export class ClientStream {
    * (a reader that is behind holds the peer back on purpose, so that is not idleness).
    */
   armIdle () {
-    const clock = this.kind.o.clock
+    const clock = this.side.clock
     if (this.idleTimer !== null) clock.clearTimeout(this.idleTimer)
     this.idleTimer = null
     const ms = this.idleTimeout
@@ -228,8 +234,8 @@ export class ClientStream {
       this.idleTimer = null
       const call = this.call
       if (this.consumer.buffered > 0) return // re-armed when the reader reads (onRead)
-      if (call.waiting !== null && call.lastError !== null) return this.kind.o.calls.fail(call, call.lastError) // it never began: every peer was busy
-      this.kind.o.calls.fail(call, new TimeoutError(`zeromesh: stream "${call.method}": ${this.received === 0
+      if (call.waiting !== null && call.lastError !== null) return this.side.fail(call, call.lastError) // it never began: every peer was busy
+      this.side.fail(call, new TimeoutError(`zeromesh: stream "${call.method}": ${this.received === 0
         ? `no item within ${ms} ms${call.tried.length === 0 ? ' (no peer took it)' : ` (tried ${call.tried.join(', ')})`}`
         : `no item within ${ms} ms after item ${this.received}`}`))
     }, ms)
@@ -237,7 +243,7 @@ export class ClientStream {
 
   sendCredit (items, bytes) {
     if (this.out === null) return
-    this.creditAt = this.kind.o.clock.now()
+    this.creditAt = this.side.clock.now()
     this.out.push(encodeStreamCredit(this.call.id, items, bytes))
   }
 
@@ -251,7 +257,7 @@ export class ClientStream {
     const send = (frame) => { if (call.peer === peer) out.push(frame) }
     const src = this.source
     call.committed = true // items of the caller's input cannot be sent twice
-    const max = this.kind.o.maxMessageSize
+    const max = this.side.maxMessageSize
     this.input = new StreamProducer({
       id: call.id,
       source: typeof src[Symbol.asyncIterator] === 'function' ? src[Symbol.asyncIterator]() : src[Symbol.iterator](),

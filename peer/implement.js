@@ -6,7 +6,7 @@
 // peer states in its service answer (PROTOCOL.md 4.8).
 import { CONTRACT, METHOD, isContract, check, jsonSchemaOf } from '../runtime/contract.js'
 import { invalidArgument, InvalidOutputError, ZeromeshError } from '../protocol/errors.js'
-import { isStream } from './dispatch.js'
+import { isStream } from '../protocol/stream-producer.js'
 
 /**
  * @param {object} c          a contract (contract())

@@ -10,14 +10,10 @@
 // from an older PROTOCOL.md) would stay cut for good, so when a key is revoked while such
 // connections are about, the peer closes every connection (revoke()'s answer), the only way
 // libzmq offers; they reconnect, and the handshake refuses the revoked key.
+//
+// What is known of each connection lives on it (connections.js: challenge, proven, cut,
+// member, seen, askedAt); the table bounds how many are remembered.
 import { newChallenge, checkKeyProof } from '../protocol/key-proof.js'
-
-const MAX_CHALLENGES = 4096 //  challenges out at once (a PONG each); the oldest go first
-const MAX_PROVEN = 65536 //     connections whose key is known
-const MAX_UNPROVEN = 4096 //    connections seen asking without a proof (only whether any are)
-const UNPROVEN_FOR_MS = 10 * 60 * 1000 // a requester without a proof counts this long
-const MAX_SEEN = 65536 //       connections seen that proved nothing (cut at a revocation); the oldest go first
-const MAX_MEMBERS = 4096 //     connections that sealed: members'
 
 export class KeyProofs {
   /**
@@ -25,101 +21,95 @@ export class KeyProofs {
    * @param {{ secret: Buffer, publicKey: Buffer }} o.cluster  raw 32-byte keys
    * @param {(raw: Buffer) => string} o.keyText  a raw public key as the allow-list writes it (Z85)
    * @param {() => Set<string>} o.allowed  the keys allowed now
-   * @param {{ now(): number }} o.clock
    */
   constructor (o) {
     this.o = o
-    this.challenges = new Map() // connection key -> challenge (Buffer)
-    this.proven = new Map() //     connection key -> client key (Z85)
-    this.cut = new Set() //        connection keys of revoked keys: no more answers
-    this.unproven = new Map() //   connection key -> when it last asked without a proof
-    this.seenUnproven = new Set() // connection keys seen that proved nothing and sealed nothing
-    this.members = new Set() //    connection keys that sent a good seal: members', never cut
     this.lastAllowed = new Set(o.allowed())
     this.counts = { proofs: 0, badProofs: 0, cutConnections: 0, cutUnproven: 0, uncut: 0, cutFrames: 0, resets: 0 }
   }
 
-  /** A message from `client` (any but a seal or a proof): remembered until it proves a key, so a revocation can cut it. */
-  seen (client) {
-    if (this.seenUnproven.has(client) || this.proven.has(client) || this.members.has(client)) return
-    if (this.seenUnproven.size >= MAX_SEEN) this.seenUnproven.delete(this.seenUnproven.values().next().value)
-    this.seenUnproven.add(client)
+  /** A message from `conn` (any but a seal or a proof): remembered until it proves a key, so a revocation can cut it. */
+  seen (conn) {
+    if (conn.proven === null && !conn.member) conn.seen = true
   }
 
-  /** `client` sent a good seal: a member's connection, answered whatever the allow-list says of client keys. */
-  member (client) {
-    if (this.members.has(client)) return
-    if (this.members.size >= MAX_MEMBERS) this.members.delete(this.members.values().next().value)
-    this.members.add(client)
-    this.seenUnproven.delete(client)
-    if (this.cut.delete(client)) this.counts.uncut++
+  /** `conn` sent a good seal: a member's connection, answered whatever the allow-list says of client keys. */
+  member (conn) {
+    conn.member = true
+    conn.seen = false
+    if (conn.cut) { conn.cut = false; this.counts.uncut++ }
   }
 
-  /** A challenge for the connection `client`, to go in its PONG. */
-  challenge (client) {
-    if (this.challenges.size >= MAX_CHALLENGES) this.challenges.delete(this.challenges.keys().next().value)
-    const ch = newChallenge()
-    this.challenges.set(client, ch)
-    return ch
+  /** A challenge for `conn`, to go in its PONG. */
+  challenge (conn) {
+    return (conn.challenge = newChallenge())
   }
 
-  /** A KEY_PROOF from `client`: true if it proves an allowed key on this connection. */
-  prove (client, key, mac) {
-    const ch = this.challenges.get(client)
-    if (ch === undefined || !checkKeyProof(this.o.cluster, key, ch, mac)) { this.counts.badProofs++; return false }
-    this.challenges.delete(client)
+  /** A KEY_PROOF from `conn`: true if it proves an allowed key on this connection. */
+  prove (conn, key, mac) {
+    const ch = conn.challenge
+    if (ch === null || !checkKeyProof(this.o.cluster, key, ch, mac)) { this.counts.badProofs++; return false }
+    conn.challenge = null
     const text = this.o.keyText(key)
     if (!this.o.allowed().has(text)) { this.counts.badProofs++; return false }
-    if (this.proven.size >= MAX_PROVEN) this.proven.delete(this.proven.keys().next().value)
-    this.proven.set(client, text)
-    this.unproven.delete(client)
-    this.seenUnproven.delete(client)
-    if (this.cut.delete(client)) this.counts.uncut++ // cut while its proof was on its way: answered again
+    conn.proven = text
+    conn.askedAt = -Infinity
+    conn.seen = false
+    if (conn.cut) { conn.cut = false; this.counts.uncut++ } // cut while its proof was on its way: answered again
     this.counts.proofs++
     return true
   }
 
-  /** A request from `client`: remembered if it has proved nothing (see needsReset). */
-  asked (client, now) {
-    if (this.proven.has(client)) return
-    if (this.unproven.size >= MAX_UNPROVEN && !this.unproven.has(client)) this.unproven.delete(this.unproven.keys().next().value)
-    this.unproven.set(client, now)
+  /** A request from `conn`: remembered if it has proved nothing (see revoke). */
+  asked (conn, now) {
+    if (conn.proven === null) conn.askedAt = now
   }
 
   /**
-   * The allow-list changed to `allowed`: when it dropped a key, the connections that proved a
-   * key no longer on it are cut, and so are those seen that proved nothing. Returns whether
-   * every connection must be closed as well: a key was revoked while connections that never
-   * proved a key asked for something in the last 10 minutes (they would stay cut for good).
+   * The allow-list changed to `allowed`: when it dropped a key, the connections of `conns`
+   * that proved a key no longer on it are cut, and so are those seen that proved nothing.
+   * Returns { cut: the connections cut now, closeAll }: closeAll when every connection must
+   * be closed as well, because a key was revoked while connections that never proved a key
+   * asked for something in the last ten minutes (they would stay cut for good).
    */
-  revoke (allowed, now) {
+  revoke (allowed, conns, now) {
     const removedKeys = [...this.lastAllowed].some((k) => !allowed.has(k))
     this.lastAllowed = new Set(allowed)
-    for (const [client, key] of this.proven) {
-      if (allowed.has(key)) continue
-      this.proven.delete(client)
-      if (this.cut.size < MAX_PROVEN + MAX_SEEN) this.cut.add(client)
-      this.counts.cutConnections++
-    }
-    if (removedKeys) {
-      for (const client of this.seenUnproven) {
-        if (this.cut.size < MAX_PROVEN + MAX_SEEN) this.cut.add(client)
-        this.counts.cutUnproven++
+    const cut = []
+    let closeAll = false
+    for (const conn of conns) {
+      if (conn.proven !== null) {
+        if (allowed.has(conn.proven)) continue
+        conn.proven = null
+        conn.cut = true
+        cut.push(conn)
+        this.counts.cutConnections++
+      } else if (removedKeys) {
+        if (conn.seen) {
+          conn.seen = false
+          conn.cut = true
+          cut.push(conn)
+          this.counts.cutUnproven++
+        }
+        if (conn.askedUnproven(now)) closeAll = true
       }
-      this.seenUnproven.clear()
     }
-    for (const [client, at] of this.unproven) if (now - at > UNPROVEN_FOR_MS) this.unproven.delete(client)
-    return removedKeys && this.unproven.size > 0
+    return { cut, closeAll }
   }
 
-  /** Every connection was closed (the listener bound again): nothing known holds. */
+  /** Every connection was closed (the listener bound again): the peer forgets them all (connections.js clear()). */
   reset () {
-    this.challenges.clear()
-    this.proven.clear()
-    this.cut.clear()
-    this.unproven.clear()
-    this.seenUnproven.clear()
-    this.members.clear()
     this.counts.resets++
+  }
+
+  /** Counters, and how many connections of `conns` proved a key or are cut. */
+  stats (conns) {
+    let proven = 0
+    let cut = 0
+    for (const conn of conns) {
+      if (conn.proven !== null) proven++
+      if (conn.cut) cut++
+    }
+    return { ...this.counts, proven, cut }
   }
 }

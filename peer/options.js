@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url'
 import { checkOptions, int, fn, loggerOption, windowOption, bool } from '../runtime/options.js'
 import { normalizeEndpoint, normalizeRemote } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
-import { Limits } from '../protocol/constants.js'
+import { Limits, STREAM_IDLE_MS } from '../protocol/constants.js'
 import { checkValue } from '../protocol/validate.js'
 import { metaSize } from '../protocol/codec.js'
 import { descriptorProblem } from '../protocol/service.js'
@@ -41,7 +41,7 @@ export const peerDefaults = Object.freeze({
   maxStreamsPerConnection: Limits.maxStreamsPerConnection, // ...and on one connection
   // A stream waiting for credit whose client said nothing for this long (no credit, no "still
   // here") has lost its client: it ends. Clients say "still here" every third of it.
-  streamIdleTimeout: 30000,
+  streamIdleTimeout: STREAM_IDLE_MS,
   // What a request stream's client may send ahead of the handler's reading: held against
   // maxInflightBytes while the stream is open.
   inputWindow: Object.freeze({ items: 32, bytes: 1024 * 1024 }),

@@ -10,6 +10,8 @@ import { EventEmitter } from 'node:events'
 import { PeerCluster } from './cluster.js'
 import { answerGossip } from './gossip-transport.js'
 import { Dispatcher } from './dispatch.js'
+import { Admission } from './admission.js'
+import { ConnectionTable } from './connections.js'
 import { RecentRequests } from './recent-requests.js'
 import { PeerStreams } from './streams.js'
 import { collectGarbage as collectThisHeap } from './collect.js'
@@ -42,8 +44,9 @@ export class Peer extends EventEmitter {
     this.state = 'new' // new -> starting -> running -> stopping -> stopped
     this.transport = null
     this.dispatcher = null
+    this.admission = null // whether new work is taken (admission.js), once started
     this.streams = null // PeerStreams, once started
-    this.inflightBytes = 0 // bytes of requests taken and not answered yet (maxInflightBytes)
+    this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
     this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {}, memory: { collections: 0, sheds: 0 } }
     this.stopping = null
     this.starting = null
@@ -58,7 +61,7 @@ export class Peer extends EventEmitter {
     })
     this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
     this.flp = new FlpServer({ send: (clientId, frames) => this.transport?.send(clientId, frames), handler: this.options.flpHandler, limits: this.options, counts: this.counts })
-    this.security = new PeerSecurity(this.options) // seal key, key proofs, the allow-list (security.js)
+    this.security = new PeerSecurity(this.options, this.connections) // seal key, key proofs, the allow-list (security.js)
     this.reports = new HandshakeReports({ clock: this.options.clock, logger: this.options.logger, tell: (e, p) => this.tell(e, p), refused: this.security.counts.refused })
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
     this.cluster = null // gossip, membership, DNS seeds, once started (cluster.js)
@@ -111,7 +114,7 @@ export class Peer extends EventEmitter {
   }
 
   serviceChanged (what) {
-    this.dispatcher?.changed()
+    this.admission?.changed()
     this.membership?.setService(this.own.descriptor.digest)
     if (this.state === 'running') this.options.logger.info({ methods: this.own.descriptor.methods, digest: this.own.descriptor.digest }, `${what}`)
   }
@@ -169,22 +172,16 @@ export class Peer extends EventEmitter {
       throw err
     }
     const endpoint = this.transport.endpoint
-    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, maxInflight: o.maxInflight, clock: o.clock, endpoint, debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null })
-    this.recent = new RecentRequests({ clock: o.clock })
+    this.admission = new Admission({ handlers, limits: o, pressedMessage: () => this.pressedMessage() })
+    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null })
+    this.recent = new RecentRequests({ clock: o.clock, connections: this.connections })
     this.streams = new PeerStreams({
       dispatcher: this.dispatcher,
       clock: o.clock,
       endpoint,
       send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
       limits: o,
-      reserve: (bytes) => {
-        if (this.inflightBytes + bytes > o.maxInflightBytes) return false
-        this.inflightBytes += bytes
-        return true
-      },
-      unreserve: (bytes) => { this.inflightBytes -= bytes },
-      requestKnown: (key, id) => this.recent.knows(key, id),
-      pressed: () => this.limiter?.pressed ? this.pressedMessage() : null,
+      requestKnown: (conn, id) => this.recent.knows(conn, id),
     })
     this.cluster = new PeerCluster({
       options: o,
@@ -226,6 +223,7 @@ export class Peer extends EventEmitter {
           else o.logger.warn({ rss, memoryLimit: o.memoryLimit }, `memory at ${mb(rss)} of ${mb(o.memoryLimit)} MB after a collection: closing every connection (clients reconnect)`)
         },
       })
+      this.admission.memory = this.limiter // new work is taken by the room it leaves
     }
     const sec = o.security
     o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds, memoryLimit: o.memoryLimit },
@@ -256,10 +254,11 @@ export class Peer extends EventEmitter {
   }
 
   onZeromesh (clientId, frame) {
+    const conn = this.connections.of(clientId)
     // A connection cut at a revocation gets no more answers: it may only prove an allowed key,
     // or seal a membership request, to be answered again (key-proofs.js).
-    if (this.security.keyProofs !== null && this.security.isCut(connectionKey(clientId))) {
-      const req = this.security.fromCut(connectionKey(clientId), frame)
+    if (conn.cut) {
+      const req = this.security.fromCut(conn, frame)
       if (req !== null) this.onGossip(clientId, req)
       return
     }
@@ -275,17 +274,17 @@ export class Peer extends EventEmitter {
       return
     }
     // A secured peer remembers every connection that has not proved its key: a revocation cuts them.
-    if (this.security.keyProofs !== null && msg.type !== MessageType.KEY_PROOF && msg.type !== MessageType.SEALED) this.security.seen(connectionKey(clientId))
+    if (this.security.keyProofs !== null && msg.type !== MessageType.KEY_PROOF && msg.type !== MessageType.SEALED) this.security.seen(conn)
     switch (msg.type) {
       case MessageType.REQUEST:
-        return this.onRequests(clientId, msg, frame.length)
+        return this.onRequests(conn, msg, frame.length)
       case MessageType.PING:
         // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a client
         // that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4). A secured
         // peer adds a challenge to prove the client's key with (4.9), except to a heartbeat (seq 0).
-        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state, ...(this.security.keyProofs === null || msg.seq === 0 ? {} : { ch: this.security.challenge(connectionKey(clientId)) }) })])
+        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state, ...(this.security.keyProofs === null || msg.seq === 0 ? {} : { ch: this.security.challenge(conn) }) })])
       case MessageType.KEY_PROOF:
-        return this.security.prove(connectionKey(clientId), msg)
+        return this.security.prove(conn, msg)
       case MessageType.PROBE:
       case MessageType.PROBE_REQ:
       case MessageType.SYNC:
@@ -295,23 +294,22 @@ export class Peer extends EventEmitter {
       case MessageType.SEALED: {
         const req = this.security.unseal(msg) // a sealed membership request: taken when its tag checks out
         if (req === null) { this.counts.malformed++; return }
-        this.security.member(connectionKey(clientId)) // a member's connection, never cut
+        this.security.member(conn) // a member's connection, never cut
         return this.onGossip(clientId, req)
       }
       case MessageType.CANCEL: {
-        const key = connectionKey(clientId)
-        const recent = this.recent.of(key)
-        for (const id of msg.ids) if (this.streams.size === 0 || !this.streams.cancel(key, id)) this.dispatcher.cancel(recent, id)
+        const recent = this.recent.of(conn)
+        for (const id of msg.ids) if (conn.streams === null || !this.streams.cancel(conn, id)) this.dispatcher.cancel(recent, id)
         return
       }
       case MessageType.STREAM_OPEN:
-        return this.streams.open(clientId, connectionKey(clientId), msg)
+        return this.streams.open(conn, msg)
       case MessageType.STREAM_CREDIT:
-        return this.streams.credit(connectionKey(clientId), msg)
+        return this.streams.credit(conn, msg)
       case MessageType.STREAM_ITEM:
-        return this.streams.items(clientId, connectionKey(clientId), msg, frame.length)
+        return this.streams.items(conn, msg, frame.length)
       case MessageType.STREAM_END:
-        return this.streams.inputEnd(connectionKey(clientId), msg)
+        return this.streams.inputEnd(conn, msg)
       case MessageType.MEMBERS_GET:
         return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
       case MessageType.SERVICE_GET:
@@ -324,50 +322,41 @@ export class Peer extends EventEmitter {
   }
 
   /**
-   * The requests of one frame of `bytes`. Each holds its share of the frame's bytes until it
-   * is answered; one that would take the peer past `maxInflightBytes` is answered BUSY without
-   * running (the client goes elsewhere), so a burst of large requests, or a client that sends
-   * faster than the peer answers, costs at most that much memory in requests.
+   * The requests of one frame of `bytes` from `conn`. Each holds its share of the frame's
+   * bytes until it is answered; one that would take the peer past its byte budget is
+   * answered BUSY without running (admission.js: the client goes elsewhere), so a burst of
+   * large requests, or a client that sends faster than the peer answers, costs at most that
+   * much memory in requests.
    */
-  onRequests (clientId, msg, bytes) {
-    const client = connectionKey(clientId) // once per frame: duplicates memory and the reply outbox
+  onRequests (conn, msg, bytes) {
     const now = this.options.clock.now() // once per frame
-    const recent = this.recent.of(client, now)
+    const recent = this.recent.of(conn, now) // once per frame: the duplicates memory
     const { requests, invalid } = msg
     const share = requests.length === 0 ? 0 : Math.ceil(bytes / requests.length)
-    // The budget shrinks as the process nears its memory limit (memory-limit.js).
-    const budget = this.limiter === null ? this.options.maxInflightBytes : this.options.maxInflightBytes * this.limiter.room
-    this.security.asked(client, now)
-    // A lone request (the only one in its frame, nothing waiting for its client) is answered
-    // at once when its handler returns synchronously: no added latency at low load.
-    this.replies.enter(client, requests.length + invalid.length)
+    this.security.asked(conn, now)
+    // A lone request (the only one in its frame, nothing waiting for its connection) is
+    // answered at once when its handler returns synchronously: no added latency at low load.
+    this.replies.enter(conn, requests.length + invalid.length)
     try {
-      for (let i = 0; i < invalid.length; i++) this.dispatcher.invalid(invalid[i], (entry) => { this.replies.answer(clientId, client, entry) })
+      for (let i = 0; i < invalid.length; i++) this.dispatcher.invalid(invalid[i], (entry) => { this.replies.answer(conn, entry) })
       for (let i = 0; i < requests.length; i++) {
         const req = requests[i]
-        if (this.streams.size > 0 && this.streams.isOpen(client, req.id)) { // ids are shared with streams (PROTOCOL.md 4.10)
-          this.dispatcher.invalid({ id: req.id, reason: `request id ${req.id} is an open stream's on this connection (stream and request ids are shared)` }, (entry) => { this.replies.answer(clientId, client, entry) })
+        if (conn.streams !== null && conn.streams.has(req.id)) { // ids are shared with streams (PROTOCOL.md 4.10)
+          this.dispatcher.invalid({ id: req.id, reason: `request id ${req.id} is an open stream's on this connection (stream and request ids are shared)` }, (entry) => { this.replies.answer(conn, entry) })
           continue
         }
         const seen = recent.begin(req.id)
         if (seen === 'running') { this.counts.duplicates++; continue }
-        if (seen !== 'new') { this.counts.duplicates++; this.replies.send(clientId, client, seen); continue }
-        if (this.inflightBytes + share > budget) {
-          recent.forget(req.id)
-          this.dispatcher.busy(req, (entry) => { this.replies.answer(clientId, client, entry) }, budget < this.options.maxInflightBytes ? this.pressedMessage() : `peer busy: ${this.inflightBytes} bytes of requests in flight (maxInflightBytes ${this.options.maxInflightBytes})`)
-          continue
-        }
-        this.inflightBytes += share
+        if (seen !== 'new') { this.counts.duplicates++; this.replies.send(conn, seen); continue }
         this.dispatcher.run(req, (entry) => {
-          this.inflightBytes -= share
           if (entry === null) return // cancelled by its client: no reply
-          const packed = this.replies.answer(clientId, client, entry, req.bulk) // first: remembering is off the reply's path
+          const packed = this.replies.answer(conn, entry, req.bulk) // first: remembering is off the reply's path
           if (this.latency !== null) this.latency.observe(this.options.clock.now() - now)
           // Refusals are not remembered: a request refused busy or draining may come back.
           // A reply is remembered as its packed bytes, ready to be sent again as they are.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
           else recent.finish(entry[0], packed)
-        }, recent, now)
+        }, recent, now, share)
       }
     } finally {
       this.replies.leave()
@@ -416,6 +405,7 @@ export class Peer extends EventEmitter {
     if ((this.state !== 'running' && this.state !== 'stopping') || typeof this.transport.rebind !== 'function') return
     this.streams.endAll(null, null)
     this.security.keyProofs?.reset()
+    this.connections.clear()
     await this.transport.rebind()
   }
 
@@ -436,8 +426,8 @@ export class Peer extends EventEmitter {
       drops: { ...this.counts.drops },
       memory: { ...this.counts.memory },
       ...(this.dispatcher?.counts ?? {}),
-      inflight: this.dispatcher?.inflight ?? 0,
-      inflightBytes: this.inflightBytes,
+      inflight: this.admission?.inflight ?? 0,
+      inflightBytes: this.admission?.bytes ?? 0,
       streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held },
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
       security: this.security.stats(this.gossip?.counts.handshakeFailures ?? 0),
@@ -510,15 +500,6 @@ export class Peer extends EventEmitter {
     this.state = 'stopped'
     if (this.dispatcher !== null) logger.info({}, 'stopped')
   }
-}
-
-/**
- * The key of a client connection in the duplicates memory and the reply outboxes, from its
- * routing id: libzmq's own ids (5 bytes, the first one 0) by their number, so no string is
- * built per frame; any other id by its latin1 string. Either way one id, one key.
- */
-function connectionKey (id) {
-  return id.length === 5 && id[0] === 0 ? id.readUInt32BE(1) : id.toString('latin1')
 }
 
 /** The bytes of a message of several frames. */

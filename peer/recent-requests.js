@@ -3,15 +3,15 @@
 // duplicate of a running request is dropped (the first one's reply answers it), a duplicate
 // of a finished one gets the same reply again.
 //
-// Each connection has its own maps keyed by the numeric request id (no key strings to build
-// and hash per request), looked up once per frame. Replies are remembered packed, copied into
+// Each connection (connections.js) has its own maps keyed by the numeric request id (no key
+// strings to build and hash per request), looked up once per frame. Replies are remembered packed, copied into
 // the generation's ReplyArena (a number per reply, no object), and sent again as they are.
 // Memory is kept in two generations, swapped every half window, or when the peer as a whole
 // has remembered `max / 2` requests or `maxBytes / 2` bytes of replies in the newer one, so
 // remembering costs O(1) and never iterates over requests: an id is remembered for between
 // half a window and a whole one, less under load.
-// A connection is caught up with the generation when it is next used; connections not used
-// for two generations are forgotten. Large replies (over 16 KiB, bulk ones included) go to a
+// A connection is caught up with the generation when it is next used; the memory of one not
+// used for two generations is let go (and the connection forgotten when it holds nothing else). Large replies (over 16 KiB, bulk ones included) go to a
 // ReplyRing of their own instead (reply-ring.js), at a negative handle; written over, they are
 // forgotten sooner than the generations forget.
 
@@ -57,11 +57,19 @@ class Generations {
 }
 
 export class RecentRequests {
-  constructor ({ windowMs = 10000, max = 20000, maxBytes = 16 * 1024 * 1024, clock }) {
+  /**
+   * @param {object} o
+   * @param {number} [o.windowMs]  an id is remembered between half of this and all of it
+   * @param {number} [o.max]       requests remembered at most, all connections together
+   * @param {number} [o.maxBytes]  bytes of replies remembered at most
+   * @param {{ now(): number }} o.clock
+   * @param {import('./connections.js').ConnectionTable} o.connections  whose memories these are
+   */
+  constructor ({ windowMs = 10000, max = 20000, maxBytes = 16 * 1024 * 1024, clock, connections }) {
     this.half = windowMs / 2
     this.clock = clock
     this.since = clock.now()
-    this.clients = new Map() // connection key -> ClientRequests
+    this.connections = connections
     this.gens = new Generations(max, maxBytes)
     this.rotateNow = () => this.rotate() // a connection's memory rotates when the generation is full
   }
@@ -76,34 +84,39 @@ export class RecentRequests {
     return this.gens.ring
   }
 
-  /** The memory of one connection; `client` is its key (a number or a string, see peer.js). */
-  of (client, now = this.clock.now()) {
+  /** The memory of connection `conn` (connections.js), caught up with the generation. */
+  of (conn, now = this.clock.now()) {
+    // Made before a rotation can sweep the table: a connection new in this frame holds it.
+    const c = conn.requests ?? (conn.requests = new ClientRequests(this.gens, this.rotateNow))
     if (now - this.since >= this.half) this.rotate()
-    let c = this.clients.get(client)
-    if (c === undefined) this.clients.set(client, c = new ClientRequests(this.gens, this.rotateNow))
-    else c.catchUp()
+    c.catchUp()
     return c
   }
 
-  /** Whether connection `client` has a request `id` running or remembered (a stream may not take its id: PROTOCOL.md 4.10). */
-  knows (client, id) {
-    return this.clients.has(client) && this.of(client).knows(id)
+  /** Whether connection `conn` has a request `id` running or remembered (a stream may not take its id: PROTOCOL.md 4.10). */
+  knows (conn, id) {
+    return conn.requests !== null && this.of(conn).knows(id)
   }
 
+  /** A new generation: the memories of connections not used for two generations are let go, and connections that hold nothing are forgotten. */
   rotate () {
     this.gens.next()
     this.since = this.clock.now()
     const generation = this.gens.generation
-    for (const [key, c] of this.clients) {
-      if (c.generation < generation - 1 && (c.running === null || c.running.size === 0)) this.clients.delete(key)
+    for (const conn of this.connections.values()) {
+      const c = conn.requests
+      if (c !== null && c.generation < generation - 1 && (c.running === null || c.running.size === 0)) conn.requests = null
     }
+    this.connections.sweep()
   }
 
   /** Requests remembered, all connections together (for tests and stats). */
   get size () {
     const generation = this.gens.generation
     let n = 0
-    for (const c of this.clients.values()) {
+    for (const conn of this.connections.values()) {
+      const c = conn.requests
+      if (c === null) continue
       if (c.generation === generation) n += c.current.size + c.previous.size
       else if (c.generation === generation - 1) n += c.current.size // its current is the previous now
     }

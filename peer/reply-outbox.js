@@ -36,13 +36,13 @@ export class ReplyOutbox {
    */
   constructor (o) {
     this.o = o
-    this.loneClient = null // the client whose lone request runs now (enter() to leave())
+    this.loneConn = null //  the connection whose lone request runs now (enter() to leave())
     this.head = null //       the packed start of reply frames, see replyHead()
     // A reply of one entry may take this peer's maxMessageSize; several in one frame at most
     // the default limit, which every client accepts (a client with the default limit drops
     // the connection of a larger frame: seen with 4 replies of 1 MB, bench/streams.js).
     this.outbox = new Outbox({
-      send: (clientId, entries) => this.o.send(clientId, [replyFrame(this.replyHead(), entries)]),
+      send: (conn, entries) => this.o.send(conn.id, [replyFrame(this.replyHead(), entries)]),
       maxBatch: o.limits.maxBatch,
       maxBytes: Math.min(o.limits.maxMessageSize, Limits.maxMessageSize),
       overhead: FRAME_OVERHEAD + META_ROOM,
@@ -50,16 +50,16 @@ export class ReplyOutbox {
   }
 
   /**
-   * The peer runs the `count` requests of one frame from `client`: when that is one and
-   * nothing waits for the client, its reply leaves at once (if its handler returns before
-   * leave()).
+   * The peer runs the `count` requests of one frame from `conn` (connections.js): when that
+   * is one and nothing waits for the connection, its reply leaves at once (if its handler
+   * returns before leave()).
    */
-  enter (client, count) {
-    if (this.outbox.lone(client, count - 1)) this.loneClient = client
+  enter (conn, count) {
+    if (this.outbox.lone(conn, count - 1)) this.loneConn = conn
   }
 
   leave () {
-    this.loneClient = null
+    this.loneConn = null
   }
 
   /**
@@ -67,23 +67,23 @@ export class ReplyOutbox {
    * send()). With `bulk` (the request accepts bulk frames), a large binary result goes as it
    * is in a frame of its own, at once, and a BulkReply is returned.
    */
-  answer (clientId, client, entry, bulk = false) {
+  answer (conn, entry, bulk = false) {
     if (bulk && entry[1] === Status.OK && isBulkValue(entry[2]) && entry[2].length <= this.o.limits.maxMessageSize) {
       const reply = new BulkReply(entry[0], entry[2])
-      this.sendBulk(clientId, reply)
+      this.sendBulk(conn, reply)
       return reply
     }
-    if (this.loneClient === client) {
+    if (this.loneConn === conn) {
       const head = this.replyHead()
       const room = replyRoom(head)
       if (room <= MAX_ROOM) {
         const out = this.pack(entry, room)
-        this.o.send(clientId, [loneReplyFrame(head, out)])
+        this.o.send(conn.id, [loneReplyFrame(head, out)])
         return out.subarray(room)
       }
     }
     const packed = this.pack(entry)
-    this.send(clientId, client, packed)
+    this.send(conn, packed)
     return packed
   }
 
@@ -108,18 +108,18 @@ export class ReplyOutbox {
   }
 
   /** A BulkReply's two frames, at once (the result is sent without a copy: ZeroMQ holds it until written). */
-  sendBulk (clientId, reply) {
-    this.o.send(clientId, [bulkReplyFrame(this.replyHead(), reply.id), reply.value])
+  sendBulk (conn, reply) {
+    this.o.send(conn.id, [bulkReplyFrame(this.replyHead(), reply.id), reply.value])
   }
 
-  /** Queues a packed reply for its client (at the end of this turn; a lone request's at once). */
-  send (clientId, client, packed) {
-    if (packed instanceof BulkReply) { this.sendBulk(clientId, packed); return }
-    if (this.loneClient === client) {
-      this.o.send(clientId, [replyFrame(this.replyHead(), [packed])])
+  /** Queues a packed reply for its connection (at the end of this turn; a lone request's at once). */
+  send (conn, packed) {
+    if (packed instanceof BulkReply) { this.sendBulk(conn, packed); return }
+    if (this.loneConn === conn) {
+      this.o.send(conn.id, [replyFrame(this.replyHead(), [packed])])
       return
     }
-    this.outbox.add(client, clientId, packed, null)
+    this.outbox.add(conn, conn, packed, null)
   }
 
   /** The start of every reply frame, packed again only when the digest or the load changed. */

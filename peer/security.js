@@ -14,15 +14,19 @@ import { invalidArgument } from '../protocol/errors.js'
 const GOSSIP_REQUESTS = new Set([MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC])
 
 export class PeerSecurity {
-  /** @param {object} options  the peer's resolved options (security, clock, logger, limits) */
-  constructor (options) {
+  /**
+   * @param {object} options  the peer's resolved options (security, clock, logger, limits)
+   * @param {import('./connections.js').ConnectionTable} connections  the peer's client connections
+   */
+  constructor (options, connections) {
     this.options = options
+    this.connections = connections
     const sec = options.security
     this.sealKey = sec ? sealKey(clusterSecretBytes(sec)) : null // membership requests need it when secured
     // Which key each client connection holds, as the clients prove it: revoking a key cuts
     // its connections (key-proofs.js).
     this.keyProofs = sec
-      ? new KeyProofs({ cluster: { secret: clusterSecretBytes(sec), publicKey: z85Decode(sec.cluster.publicKey) }, keyText: z85Encode, allowed: () => sec.allowed, clock: options.clock })
+      ? new KeyProofs({ cluster: { secret: clusterSecretBytes(sec), publicKey: z85Decode(sec.cluster.publicKey) }, keyText: z85Encode, allowed: () => sec.allowed })
       : null
     this.counts = { refused: {}, unsealed: 0, badSeals: 0, reloads: 0 }
     this.watch = null
@@ -33,49 +37,43 @@ export class PeerSecurity {
     return this.sealKey === null ? null : (frame) => seal(this.sealKey, frame)
   }
 
-  /** Whether the connection `key` was cut at a revocation: it gets no more answers, but may still prove an allowed key or seal (fromCut). */
-  isCut (key) {
-    const p = this.keyProofs
-    return p !== null && p.cut.size > 0 && p.cut.has(key)
-  }
-
   /**
-   * A frame from a cut connection: a KEY_PROOF of an allowed key or a good seal lets it be
-   * answered again (returns the membership request a seal carries, to be taken); anything
-   * else is dropped and counted.
+   * A frame from a connection cut at a revocation (conn.cut): a KEY_PROOF of an allowed key or
+   * a good seal lets it be answered again (returns the membership request a seal carries, to
+   * be taken); anything else is dropped and counted.
    */
-  fromCut (key, frame) {
+  fromCut (conn, frame) {
     let msg = null
     try { msg = decode(frame, this.options) } catch {}
-    if (msg?.type === MessageType.KEY_PROOF) { this.prove(key, msg); return null }
+    if (msg?.type === MessageType.KEY_PROOF) { this.prove(conn, msg); return null }
     const req = msg?.type === MessageType.SEALED ? this.unseal(msg) : null
     if (req === null) { this.keyProofs.counts.cutFrames++; return null }
-    this.keyProofs.member(key)
+    this.keyProofs.member(conn)
     return req
   }
 
-  /** A message from connection `key` other than a seal or a proof (a secured peer remembers it until it proves a key: key-proofs.js). */
-  seen (key) {
-    this.keyProofs?.seen(key)
+  /** A message from `conn` other than a seal or a proof (a secured peer remembers it until it proves a key: key-proofs.js). */
+  seen (conn) {
+    this.keyProofs?.seen(conn)
   }
 
-  /** Connection `key` sent a good seal: a member's. */
-  member (key) {
-    this.keyProofs?.member(key)
+  /** `conn` sent a good seal: a member's. */
+  member (conn) {
+    this.keyProofs?.member(conn)
   }
 
-  /** What a PONG to connection `key` adds: a challenge to prove its key with (PROTOCOL.md 4.9), on a secured peer. */
-  challenge (key) {
-    return this.keyProofs === null ? null : this.keyProofs.challenge(key)
+  /** What a PONG to `conn` adds: a challenge to prove its key with (PROTOCOL.md 4.9), on a secured peer. */
+  challenge (conn) {
+    return this.keyProofs === null ? null : this.keyProofs.challenge(conn)
   }
 
-  /** Connection `key` asked for work (a connection that never proves its key is remembered: key-proofs.js). */
-  asked (key, now) {
-    this.keyProofs?.asked(key, now)
+  /** `conn` asked for work (a connection that never proves its key is remembered: key-proofs.js). */
+  asked (conn, now) {
+    this.keyProofs?.asked(conn, now)
   }
 
-  prove (key, msg) {
-    this.keyProofs?.prove(key, msg.key, msg.mac)
+  prove (conn, msg) {
+    this.keyProofs?.prove(conn, msg.key, msg.mac)
   }
 
   /** An unsealed membership request: taken on a plain peer; on a secured one (clients connect too) counted and dropped. */
@@ -130,10 +128,10 @@ export class PeerSecurity {
     // Connections that proved a key no longer allowed get no more answers from now; if any
     // connection that proved nothing asked for work lately, it may hold such a key, and only
     // closing every connection reaches it (clients reconnect, prove, and carry on).
-    const rebind = this.keyProofs?.revoke(keys, clock.now()) && transport?.rebind
-    streams?.cut(this.keyProofs?.cut ?? []) // the streams of a revoked key end with its connections
-    if (rebind) {
-      logger.warn({ unproven: this.keyProofs.unproven.size }, `a key was revoked while ${this.keyProofs.unproven.size} connection(s) that never proved their key were about: closing every connection`)
+    const revoked = this.keyProofs?.revoke(keys, this.connections.values(), clock.now()) ?? { cut: [], closeAll: false }
+    streams?.cut(revoked.cut) // the streams of a revoked key end with its connections
+    if (revoked.closeAll && transport?.rebind) {
+      logger.warn({}, 'a key was revoked while connections that never proved their key were about: closing every connection')
       await closeAll()
     }
     logger.info({ allowed: keys.size }, `allow-list read again, ${keys.size} client key${keys.size === 1 ? '' : 's'} allowed`)
@@ -149,7 +147,7 @@ export class PeerSecurity {
       secured: this.sealKey !== null,
       allowed: this.options.security ? this.options.security.allowed.size : 0,
       handshakeFailures,
-      keys: p === null ? null : { ...p.counts, proven: p.proven.size, cut: p.cut.size },
+      keys: p === null ? null : p.stats(this.connections.values()),
     }
   }
 }

@@ -25,29 +25,27 @@ import { runChain } from '../runtime/middleware.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js'
-import { Status, Limits } from '../protocol/constants.js'
+import { Status, Limits, STREAM_IDLE_MS } from '../protocol/constants.js'
 import { DrainingError, ConnectionLostError, RemoteError, RemoteCode } from '../protocol/errors.js'
-import { RequestContext, isStream } from './dispatch.js'
+import { isStream } from '../protocol/stream-producer.js'
+import { RequestContext } from './request-context.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
 
 const SWEEP_MS = 1000 // how often streams waiting for credit are checked for a silent client
-const DEFAULT_GIVE_UP_MS = 30000 // a full pipe that takes nothing this long ends the stream (when streamIdleTimeout is 0)
 
 export class PeerStreams {
   /**
    * @param {object} o
-   * @param {import('./dispatch.js').Dispatcher} o.dispatcher
+   * @param {import('./dispatch.js').Dispatcher} o.dispatcher  admits a stream (hold: admission.js), and counts it
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {string} o.endpoint
    * @param {(clientId: Buffer, frames: Buffer[], done?: (code: string|null) => void) => void} o.send  the listener's send (done: see ordered-sender.js)
-   * @param {object} o.limits  maxStreams, maxStreamsPerConnection, maxMessageSize, maxBatch, streamIdleTimeout, inputWindow { items, bytes }
-   * @param {(bytes: number) => boolean} o.reserve  takes bytes of the peer's budget (false: none left)
-   * @param {(bytes: number) => void} o.unreserve
-   * @param {() => string|null} [o.pressed]  why new streams are refused busy now (the process's memory), or null
+   * @param {object} o.limits  maxMessageSize, maxBatch, maxInflightBytes, streamIdleTimeout, inputWindow { items, bytes }
+   * @param {(conn, id: number) => boolean} o.requestKnown  whether a request of `conn` runs or is remembered under `id`
    */
   constructor (o) {
     this.o = o
-    this.byConnection = new Map() // connection key -> Map(stream id -> PeerStream)
+    this.all = new Set() //      every open PeerStream (each also in its connection's `streams`, by id)
     this.size = 0
     this.sweeper = null
     this.held = 0 //             bytes of frames waiting in the streams' senders, all together
@@ -56,47 +54,38 @@ export class PeerStreams {
     this.counts = { opened: 0, ended: 0, failed: 0, cancelled: 0, refused: 0, reused: 0, stray: 0, violations: 0, silent: 0, drained: 0, cut: 0, expired: 0, undeliverable: 0, items: 0 }
   }
 
-  /** A STREAM_OPEN from connection `key` (routing id `clientId`). */
-  open (clientId, key, msg) {
+  /** A STREAM_OPEN from `conn` (connections.js). */
+  open (conn, msg) {
     const refuse = (status, message) => {
       this.counts.refused++
-      this.o.send(clientId, [encodeStreamEnd(msg.id, status, [message, null], 0)])
+      this.o.send(conn.id, [encodeStreamEnd(msg.id, status, [message, null], 0)])
     }
-    let streams = this.byConnection.get(key)
-    if (streams?.has(msg.id)) { this.counts.reused++; return } // an id in use: dropped, the first stream goes on
+    if (conn.streams?.has(msg.id)) { this.counts.reused++; return } // an id in use: dropped, the first stream goes on
     const d = this.o.dispatcher
     // Ids are shared with requests: one a request of this connection runs or is remembered
     // under is refused, never run (PROTOCOL.md 4.10).
-    if (this.o.requestKnown(key, msg.id)) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `stream id ${msg.id} is a request's on this connection (stream and request ids are shared)`) }
+    if (this.o.requestKnown(conn, msg.id)) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `stream id ${msg.id} is a request's on this connection (stream and request ids are shared)`) }
     if (msg.invalid !== null) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `invalid stream: ${msg.invalid}`) }
-    if (d.draining) { d.counts.drained++; return refuse(Status.DRAINING, 'peer is draining') }
-    const fn = Object.hasOwn(d.handlers, msg.method) ? d.handlers[msg.method] : undefined
-    if (typeof fn !== 'function') { d.counts.unknown++; return refuse(Status.UNKNOWN_METHOD, `unknown method "${msg.method}"; this peer serves ${d.served()}`) }
     const l = this.o.limits
-    if (this.size >= l.maxStreams) return refuse(Status.BUSY, `peer busy: ${this.size} streams open (maxStreams ${l.maxStreams})`)
-    if ((streams?.size ?? 0) >= l.maxStreamsPerConnection) return refuse(Status.BUSY, `peer busy: ${streams.size} streams open on this connection (maxStreamsPerConnection ${l.maxStreamsPerConnection})`)
-    const pressed = this.o.pressed?.() ?? null
-    if (pressed !== null) return refuse(Status.BUSY, pressed)
-    const reserved = msg.input ? l.inputWindow.bytes : 0
-    if (reserved > 0 && !this.o.reserve(reserved)) return refuse(Status.BUSY, 'peer busy: no room in its byte budget for a request stream\'s items')
-    if (!d.hold(msg.method)) {
-      if (reserved > 0) this.o.unreserve(reserved)
-      return refuse(Status.BUSY, `peer busy: ${d.inflight} requests in flight`)
-    }
-    if (streams === undefined) this.byConnection.set(key, streams = new Map())
+    const reserved = msg.input ? l.inputWindow.bytes : 0 // a request stream's input holds the peer's budget while it is open
+    const refused = d.hold(msg.method, reserved, conn)
+    if (refused !== null) return refuse(refused.status, refused.message)
+    const fn = d.handlers[msg.method]
+    conn.streams ??= new Map()
     const now = this.o.clock.now()
-    const s = new PeerStream(msg, clientId, key, new RequestContext({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, this.o.endpoint, this.o.clock, now), reserved, now)
+    const s = new PeerStream(msg, conn, new RequestContext({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, this.o.endpoint, this.o.clock, now), reserved, now)
     // Every frame of the stream from here on leaves through its own sender, in order: items,
     // credit for its input, and its end after the items.
     s.out = new OrderedSender({
-      send: (frames, done) => this.o.send(clientId, frames, done),
+      send: (frames, done) => this.o.send(conn.id, frames, done),
       clock: this.o.clock,
-      giveUpMs: l.streamIdleTimeout > 0 ? l.streamIdleTimeout : DEFAULT_GIVE_UP_MS,
+      giveUpMs: l.streamIdleTimeout > 0 ? l.streamIdleTimeout : STREAM_IDLE_MS,
       onFail: (code) => this.undeliverable(s, code),
       onDrain: () => s.producer?.wake?.(),
       onBytes: (delta) => this.heldChanged(delta),
     })
-    streams.set(msg.id, s)
+    conn.streams.set(msg.id, s)
+    this.all.add(s)
     s.traced = d.tracing.start(msg, s.ctx)
     this.size++
     this.counts.opened++
@@ -115,7 +104,7 @@ export class PeerStreams {
     let started = false
     const chain = () => runChain(d.middleware, s.ctx, () => {
       started = true
-      if (this.byConnection.get(key)?.get(msg.id) === s) this.start(s, fn, s.ctx.args)
+      if (conn.streams?.get(msg.id) === s) this.start(s, fn, s.ctx.args)
     })
     const ran = s.traced === null ? chain() : s.traced.run(chain, undefined, s.ctx)
     ran.then(() => { if (!started) this.finish(s, null, 0) }, (err) => this.finish(s, err, 0))
@@ -181,13 +170,13 @@ export class PeerStreams {
    * another item for no one.
    */
   undeliverable (s, code) {
-    const gone = code === 'EHOSTUNREACH' ? [...(this.byConnection.get(s.key)?.values() ?? [])] : [s]
+    const gone = code === 'EHOSTUNREACH' ? [...(s.conn.streams?.values() ?? [])] : [s]
     for (const x of gone) { this.counts.undeliverable++; this.stop(x, null) }
   }
 
   /** STREAM_CREDIT: the client read items (or says it is still there: 0, 0). */
-  credit (key, msg) {
-    const s = this.byConnection.get(key)?.get(msg.id)
+  credit (conn, msg) {
+    const s = conn.streams?.get(msg.id)
     if (s === undefined) { this.counts.stray++; return }
     s.heardAt = this.o.clock.now()
     const p = s.producer
@@ -197,8 +186,8 @@ export class PeerStreams {
   }
 
   /** STREAM_ITEM from the client: items of a request stream, within the credit this peer granted. */
-  items (clientId, key, msg, bytes) {
-    const s = this.byConnection.get(key)?.get(msg.id)
+  items (conn, msg, bytes) {
+    const s = conn.streams?.get(msg.id)
     if (s === undefined || s.input === null) { this.counts.stray++; return }
     s.heardAt = this.o.clock.now()
     const broken = s.input.receive(msg.items, bytes)
@@ -208,8 +197,8 @@ export class PeerStreams {
   }
 
   /** STREAM_END from the client: its items are over (a request stream). */
-  inputEnd (key, msg) {
-    const s = this.byConnection.get(key)?.get(msg.id)
+  inputEnd (conn, msg) {
+    const s = conn.streams?.get(msg.id)
     if (s === undefined || s.input === null) { this.counts.stray++; return }
     s.heardAt = this.o.clock.now()
     if (msg.status === Status.OK && msg.count !== s.input.received) {
@@ -219,36 +208,33 @@ export class PeerStreams {
     s.input.end(msg.status === Status.OK ? null : new RemoteError(msg.message ?? 'the client ended its items with an error', { remoteCode: msg.code }))
   }
 
-  /** Whether stream `id` is open on connection `key` (a request may not take its id). */
-  isOpen (key, id) {
-    return this.byConnection.get(key)?.has(id) ?? false
+  /** Whether stream `id` is open on `conn` (a request may not take its id). */
+  isOpen (conn, id) {
+    return conn.streams?.has(id) ?? false
   }
 
-  /** CANCEL for `id` on connection `key`: returns whether it was a stream (then it is over, with no answer). */
-  cancel (key, id) {
-    const s = this.byConnection.get(key)?.get(id)
+  /** CANCEL for `id` on `conn`: returns whether it was a stream (then it is over, with no answer). */
+  cancel (conn, id) {
+    const s = conn.streams?.get(id)
     if (s === undefined) return false
     this.counts.cancelled++
     this.stop(s, null)
     return true
   }
 
-  /** The connections of `keys` were cut (a revoked key): their streams end, unanswered. */
-  cut (keys) {
-    for (const key of keys) {
-      const streams = this.byConnection.get(key)
-      if (streams === undefined) continue
-      for (const s of [...streams.values()]) { this.counts.cut++; this.stop(s, null) }
+  /** The connections `conns` were cut (a revoked key): their streams end, unanswered. */
+  cut (conns) {
+    for (const conn of conns) {
+      if (conn.streams === null) continue
+      for (const s of [...conn.streams.values()]) { this.counts.cut++; this.stop(s, null) }
     }
   }
 
   /** Every stream ends now with `status` (DRAINING at the drain timeout; none when every connection closes). */
   endAll (status, message) {
-    for (const streams of [...this.byConnection.values()]) {
-      for (const s of [...streams.values()]) {
-        if (status === Status.DRAINING) this.counts.drained++
-        this.stop(s, status === null ? null : encodeStreamEnd(s.id, status, [message, null], s.producer?.count ?? 0))
-      }
+    for (const s of [...this.all]) {
+      if (status === Status.DRAINING) this.counts.drained++
+      this.stop(s, status === null ? null : encodeStreamEnd(s.id, status, [message, null], s.producer?.count ?? 0))
     }
   }
 
@@ -262,7 +248,7 @@ export class PeerStreams {
     s.ctx.cancel()
     s.producer?.cancel()
     s.input?.abandon(null)
-    this.o.dispatcher.release(s.method, false)
+    this.o.dispatcher.release(s.method, false, s.reserved)
     s.traced?.endWith(Status.REMOTE, ['stopped before its end (cancelled, deadline, drain or client gone)', 'STOPPED'], s.producer?.count ?? 0)
     if (frame !== null) s.out.push(frame)
     else s.out.close()
@@ -278,13 +264,13 @@ export class PeerStreams {
     s.ctx.done()
     s.input?.abandon(null)
     if (s.ctx.expired) {
-      this.o.dispatcher.release(s.method, false)
+      this.o.dispatcher.release(s.method, false, s.reserved)
       this.counts.expired++
       s.traced?.endWith(Status.REMOTE, ['deadline passed', RemoteCode.EXPIRED], count)
       s.out.push(expiredEnd(s, count))
       return
     }
-    this.o.dispatcher.release(s.method, err !== null)
+    this.o.dispatcher.release(s.method, err !== null, s.reserved)
     if (err === null) {
       this.counts.ended++
       s.traced?.endWith(Status.OK, null, count)
@@ -299,14 +285,14 @@ export class PeerStreams {
   }
 
   remove (s) {
-    const streams = this.byConnection.get(s.key)
+    const streams = s.conn.streams
     if (streams?.get(s.id) !== s) return false
     streams.delete(s.id)
-    if (streams.size === 0) this.byConnection.delete(s.key)
+    if (streams.size === 0) s.conn.streams = null
+    this.all.delete(s)
     this.waiting.delete(s)
     this.size--
     if (s.deadlineTimer !== null) this.o.clock.clearTimeout(s.deadlineTimer)
-    if (s.reserved > 0) this.o.unreserve(s.reserved)
     return true
   }
 
@@ -321,10 +307,8 @@ export class PeerStreams {
       this.sweeper = null
       const now = this.o.clock.now()
       const limit = this.o.limits.streamIdleTimeout
-      for (const streams of [...this.byConnection.values()]) {
-        for (const s of [...streams.values()]) {
-          if (limit > 0 && now - s.heardAt >= limit && ((s.producer?.blocked ?? false) || this.waiting.has(s) || s.out.bytes > 0)) { this.counts.silent++; this.stop(s, null) }
-        }
+      for (const s of [...this.all]) {
+        if (limit > 0 && now - s.heardAt >= limit && ((s.producer?.blocked ?? false) || this.waiting.has(s) || s.out.bytes > 0)) { this.counts.silent++; this.stop(s, null) }
       }
       this.sweep()
     }, SWEEP_MS)
@@ -338,12 +322,11 @@ export class PeerStreams {
 }
 
 class PeerStream {
-  constructor (msg, clientId, key, ctx, reserved, now) {
+  constructor (msg, conn, ctx, reserved, now) {
     this.id = msg.id
     this.method = msg.method
     this.open = msg //       its STREAM_OPEN (credit, bulk), read when its handler starts, then let go
-    this.clientId = clientId
-    this.key = key
+    this.conn = conn //      the connection it is open on (connections.js)
     this.ctx = ctx
     this.reserved = reserved // bytes of the peer's budget held for its input
     this.producer = null

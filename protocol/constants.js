@@ -154,5 +154,13 @@ export const Limits = Object.freeze({
  */
 export const INCARNATION_HORIZON_MS = 24 * 60 * 60 * 1000
 
+/**
+ * How long a peer waits by default for a word from a stream's client while the stream waits
+ * for it (peer option streamIdleTimeout): a client says "still here" every third of it
+ * (PROTOCOL.md 4.10). Also the longest a full pipe may hold a stream's frames back when no
+ * idle timeout is set, on either side.
+ */
+export const STREAM_IDLE_MS = 30000
+
 /** Largest request id: ids must stay exact in a JS number. */
 export const MAX_REQUEST_ID = Number.MAX_SAFE_INTEGER

@@ -178,3 +178,8 @@ export function closeSource (source) {
     if (r !== null && typeof r?.then === 'function') r.then(null, () => {})
   } catch {}
 }
+
+/** Whether a handler's result is a stream of items (an async generator, a Readable, any async iterable). */
+export function isStream (out) {
+  return out !== null && typeof out === 'object' && typeof out[Symbol.asyncIterator] === 'function'
+}

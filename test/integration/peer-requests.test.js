@@ -6,6 +6,9 @@ import * as zmq from 'zeromq'
 import { eventually } from '../helpers/eventually.js'
 import { harness } from '../helpers/cluster.js'
 import { encodeRequest, decode } from '../../protocol/index.js'
+import { RecentRequests } from '../../peer/recent-requests.js'
+import { ConnectionTable } from '../../peer/connections.js'
+import { BulkReply } from '../../peer/reply-outbox.js'
 
 describe('duplicate requests on a peer', () => {
   const h = harness()
@@ -94,11 +97,23 @@ describe('cancellation', () => {
   })
 })
 
+/** A duplicates memory over a table of connections; of(name) gives the memory of the connection named so. */
+function memory (o) {
+  const connections = new ConnectionTable()
+  const r = new RecentRequests({ ...o, connections })
+  return {
+    of: (name) => r.of(connections.of(Buffer.from(name))),
+    connections,
+    get size () { return r.size },
+    get generation () { return r.generation },
+    get ring () { return r.ring },
+  }
+}
+
 describe('recent requests memory', () => {
   it('remembers an id for at least half the window and at most the whole, and stays bounded', async () => {
-    const { RecentRequests } = await import('../../peer/recent-requests.js')
     let t = 0
-    const r = new RecentRequests({ windowMs: 1000, max: 100, clock: { now: () => t } })
+    const r = memory({ windowMs: 1000, max: 100, clock: { now: () => t } })
     const a = r.of('client-a')
     expect(a.begin(7)).to.equal('new')
     expect(a.begin(7)).to.equal('running')
@@ -119,9 +134,8 @@ describe('recent requests memory', () => {
   })
 
   it('keeps replies as bytes in an arena: small and large, read back exactly, also when finished after a rotation', async () => {
-    const { RecentRequests } = await import('../../peer/recent-requests.js')
     let t = 0
-    const r = new RecentRequests({ windowMs: 1000, max: 1e6, maxBytes: 64 * 1024 * 1024, clock: { now: () => t } })
+    const r = memory({ windowMs: 1000, max: 1e6, maxBytes: 64 * 1024 * 1024, clock: { now: () => t } })
     const c = r.of('client')
     const replies = new Map()
     for (let i = 0; i < 3000; i++) {
@@ -139,8 +153,7 @@ describe('recent requests memory', () => {
   })
 
   it('starts a new generation once half of maxBytes of replies is remembered', async () => {
-    const { RecentRequests } = await import('../../peer/recent-requests.js')
-    const r = new RecentRequests({ windowMs: 1000, max: 100, maxBytes: 1000, clock: { now: () => 0 } })
+    const r = memory({ windowMs: 1000, max: 100, maxBytes: 1000, clock: { now: () => 0 } })
     const c = r.of('client')
     for (let i = 0; i < 20; i++) { c.begin(i); c.finish(i, Buffer.alloc(100)) }
     expect(r.generation).to.be.at.least(3)
@@ -148,8 +161,7 @@ describe('recent requests memory', () => {
   })
 
   it('holds at most maxBytes of replies when many requests arrive before any finishes (200 of 900 KiB held 180 MB)', async () => {
-    const { RecentRequests } = await import('../../peer/recent-requests.js')
-    const r = new RecentRequests({ windowMs: 10000, max: 20000, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
+    const r = memory({ windowMs: 10000, max: 20000, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
     const c = r.of('client')
     for (let i = 0; i < 200; i++) expect(c.begin(i)).to.equal('new') // all arrive in one turn
     let kept = 0
@@ -167,9 +179,7 @@ describe('recent requests memory', () => {
   })
 
   it('keeps large replies (packed, and bulk with their id) in a ring of reused chunks: read back as copies, the oldest forgotten when written over', async () => {
-    const { RecentRequests } = await import('../../peer/recent-requests.js')
-    const { BulkReply } = await import('../../peer/reply-outbox.js')
-    const r = new RecentRequests({ windowMs: 10000, max: 1e6, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
+    const r = memory({ windowMs: 10000, max: 1e6, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
     const c = r.of('client')
     const value = (i) => Buffer.alloc(64000 + (i % 5), i % 251)
     for (let i = 0; i < 20; i++) { c.begin(i); c.finish(i, i % 2 === 0 ? new BulkReply(i, value(i)) : value(i)) }
@@ -185,7 +195,7 @@ describe('recent requests memory', () => {
     }
 
     // 2000 more, generations of 20: the 4 MiB ring (a quarter of maxBytes) goes round in the chunks it has (no buffer per reply).
-    const busy = new RecentRequests({ windowMs: 10000, max: 40, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
+    const busy = memory({ windowMs: 10000, max: 40, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
     const b = busy.of('client')
     for (let i = 0; i < 20; i++) { b.begin(i); b.finish(i, new BulkReply(i, value(i))) }
     const first = [...busy.ring.chunks]
@@ -199,7 +209,7 @@ describe('recent requests memory', () => {
     // Replies of 600 KB, one to a chunk: the memory holds 6 (3 a generation), the ring 4. The
     // ones written over are forgotten (they run again); the others read back.
     const big = (i) => Buffer.alloc(600000, i)
-    const tight = new RecentRequests({ windowMs: 10000, max: 6, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
+    const tight = memory({ windowMs: 10000, max: 6, maxBytes: 16 * 1024 * 1024, clock: { now: () => 0 } })
     const t = tight.of('client')
     for (let i = 0; i < 6; i++) { t.begin(i); t.finish(i, big(i)) }
     for (let i = 2; i < 6; i++) expect(t.begin(i).equals(big(i)), `reply ${i}`).to.equal(true)
@@ -208,9 +218,8 @@ describe('recent requests memory', () => {
   })
 
   it('gives the ring\'s chunks back after a generation with no large reply', async () => {
-    const { RecentRequests } = await import('../../peer/recent-requests.js')
     let t = 0
-    const r = new RecentRequests({ windowMs: 1000, max: 100, clock: { now: () => t } })
+    const r = memory({ windowMs: 1000, max: 100, clock: { now: () => t } })
     const c = r.of('client')
     c.begin(1); c.finish(1, Buffer.alloc(100000, 1))
     t = 600; r.of('client').begin(2) // a generation with a large reply ends: kept
@@ -224,14 +233,13 @@ describe('recent requests memory', () => {
   })
 
   it('forgets connections that were not used for two generations', async () => {
-    const { RecentRequests } = await import('../../peer/recent-requests.js')
     let t = 0
-    const r = new RecentRequests({ windowMs: 1000, max: 100, clock: { now: () => t } })
+    const r = memory({ windowMs: 1000, max: 100, clock: { now: () => t } })
     r.of('old').begin(1)
     t = 600; r.of('new').begin(1)
-    expect([...r.clients.keys()]).to.have.members(['old', 'new'])
+    expect([...r.connections.values()].map((c) => c.key)).to.have.members(['old', 'new'])
     t = 1200; r.of('new').begin(2)
-    expect([...r.clients.keys()]).to.deep.equal(['new'])
+    expect([...r.connections.values()].map((c) => c.key)).to.deep.equal(['new'])
   })
 })
 

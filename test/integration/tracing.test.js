@@ -102,7 +102,7 @@ describe('tracing across hops', function () {
     exporter.reset()
     const b = await h.peer({ handlers: { boom: () => 'fine' } })
     const d = await h.peer({ handlers: { boom: () => 'never' } })
-    d.dispatcher.draining = true // answers DRAINING, as a stopping peer does, and stays up
+    d.admission.draining = true // answers DRAINING, as a stopping peer does, and stays up
     const first = { select: (peers) => peers.find((p) => p.endpoint === d.endpoint) ?? peers[0] } // d while it may be chosen
     const c2 = h.client({ seeds: [d.endpoint, b.endpoint], strategy: first, discover: false })
     await eventually(() => expect(c2.peers().filter((p) => p.state === 'up')).to.have.length(2))

@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { harness, rejectsWith } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
 import { WorkerPool } from '../../peer/worker-pool.js'
-import { RequestContext } from '../../peer/dispatch.js'
+import { RequestContext } from '../../peer/request-context.js'
 import { systemClock } from '../../runtime/clock.js'
 
 const WORK = new URL('../fixtures/work.js', import.meta.url)

@@ -9,6 +9,7 @@ import { run, startPeer, killAll } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
 import { Peer } from '../../index.js'
+import { spawn } from 'node:child_process'
 
 describe('zeromesh peer: start-up and shutdown', function () {
   this.timeout(30000)
@@ -19,6 +20,25 @@ describe('zeromesh peer: start-up and shutdown', function () {
     held = null
     await h.cleanup()
     await killAll()
+  })
+
+  it('a Client or Peer that refuses its options holds nothing open: the process exits on its own (a socket made first kept it alive for ever)', async () => {
+    const code = `
+      import { Client, Peer } from ${JSON.stringify(new URL('../../index.js', import.meta.url).href)}
+      const bad = [
+        () => new Client({ seeds: ['tcp://127.0.0.1:5555'], strategy: 'fastest' }),
+        () => new Client({ seeds: ['tcp://127.0.0.1:5555'], timeout: 0 }),
+        () => new Peer({ handlers: { a: 1 } }),
+      ]
+      for (const f of bad) { try { f(); console.log('made') } catch (err) { console.log(err.code) } }`
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+    const [exit, signal] = await new Promise((resolve) => child.on('exit', (c, s) => resolve([c, s])))
+    clearTimeout(timer)
+    expect(out.trim().split('\n')).to.deep.equal(['ERR_ZEROMESH_INVALID_ARGUMENT', 'ERR_ZEROMESH_INVALID_ARGUMENT', 'ERR_ZEROMESH_INVALID_ARGUMENT'])
+    expect({ exit, signal }, 'exited on its own within 5 s').to.deep.equal({ exit: 0, signal: null })
   })
 
   it('an --http port in use: exit 2 with a coded error before the peer binds or joins (it printed no endpoint)', async () => {

@@ -16,6 +16,15 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(net.log.map((x) => x[0])).to.deep.equal([B])
   })
 
+  it('an attempt carries the time its call has left, never more than its timeout (a clock at 2226.696544697093 ms: (now + 4000) - now is 4000.0000000000005)', async () => {
+    const { clock, net, client } = setup()
+    await clock.advance(2226.696544697093)
+    for (const ep of [A, B, C]) { net.peers.get(ep).behave = (req) => ['ok', req.timeoutMs]; await net.up(ep) }
+    const r = track(client.request('echo', null, { timeout: 4000 }))
+    await tick(clock, 5)
+    expect(r.value).to.equal(4000)
+  })
+
   it('no peer ever up: ERR_ZEROMESH_NO_PEERS exactly at the deadline', async () => {
     const { clock, client } = setup()
     const r = track(client.request('echo', 1, { timeout: 500 }))

@@ -1,0 +1,90 @@
+// Whether a peer takes new work now: one decision for every kind of work (a request, a
+// stream), as Envoy's overload manager is one decision point. In order:
+//   - a draining peer takes nothing new (DRAINING: the client goes elsewhere);
+//   - a method it does not serve, never (UNKNOWN_METHOD);
+//   - past its memory limit's shedding point (memory-limit.js), nothing (BUSY, naming the limit);
+//   - the work's bytes must fit the byte budget: maxInflightBytes, shrinking as the process
+//     nears its memory limit (BUSY);
+//   - a stream must fit the stream caps, all connections together and on its own (BUSY);
+//   - and a place among the work in flight (maxInflight: requests running or queued for a
+//     thread, streams open) must be free (BUSY).
+// What it takes it holds until release(): its place and its bytes. The counts of what is held
+// are the peer's load (replies carry it; clients balance on it).
+import { Status } from '../protocol/constants.js'
+
+const DRAINING = Object.freeze({ status: Status.DRAINING, message: 'peer is draining' })
+
+export class Admission {
+  /**
+   * @param {object} o
+   * @param {Record<string, Function>} o.handlers  the peer's, by method (read at each decision: serve() changes it)
+   * @param {{ maxInflight: number, maxInflightBytes: number, maxStreams: number, maxStreamsPerConnection: number }} o.limits
+   * @param {() => string} o.pressedMessage  why a peer near its memory limit refuses work
+   */
+  constructor (o) {
+    this.o = o
+    this.draining = false
+    this.inflight = 0 // places held: requests running or queued, streams open
+    this.bytes = 0 //    bytes held: requests' and request streams' input
+    this.streams = 0 //  streams open
+    this.memory = null // the memory limit's watch once started (memory-limit.js: pressed, room), or null
+    this.servedText = undefined
+  }
+
+  /** The handlers changed (Peer.serve, unserve). */
+  changed () {
+    this.servedText = undefined
+  }
+
+  /** The methods this peer serves, for an unknown method's message (at most 20 named). */
+  served () {
+    if (this.servedText === undefined) {
+      const h = this.o.handlers
+      const names = Object.keys(h).filter((k) => typeof h[k] === 'function').sort()
+      this.servedText = names.length === 0 ? 'no methods' : names.length <= 20 ? names.join(', ') : `${names.slice(0, 20).join(', ')} and ${names.length - 20} more`
+    }
+    return this.servedText
+  }
+
+  /** Whether `method` is served here. */
+  serves (method) {
+    const h = this.o.handlers
+    return Object.hasOwn(h, method) && typeof h[method] === 'function'
+  }
+
+  /**
+   * The verdict on new work for `method` holding `bytes`: null when it is taken (its place and
+   * bytes are held until release()), or the refusal { status, message }. `conn`: the
+   * connection a stream opens on (its own cap), or null for a request.
+   */
+  take (method, bytes, conn = null) {
+    if (this.draining) return DRAINING
+    if (!this.serves(method)) return { status: Status.UNKNOWN_METHOD, message: `unknown method "${method}"; this peer serves ${this.served()}` }
+    const l = this.o.limits
+    const memory = this.memory
+    if (memory !== null && memory.pressed) return { status: Status.BUSY, message: this.o.pressedMessage() }
+    if (bytes > 0) {
+      const budget = memory === null ? l.maxInflightBytes : l.maxInflightBytes * memory.room
+      if (this.bytes + bytes > budget) {
+        return { status: Status.BUSY, message: budget < l.maxInflightBytes ? this.o.pressedMessage() : `peer busy: ${this.bytes} bytes of work in flight (maxInflightBytes ${l.maxInflightBytes})` }
+      }
+    }
+    if (conn !== null) {
+      if (this.streams >= l.maxStreams) return { status: Status.BUSY, message: `peer busy: ${this.streams} streams open (maxStreams ${l.maxStreams})` }
+      const open = conn.streams?.size ?? 0
+      if (open >= l.maxStreamsPerConnection) return { status: Status.BUSY, message: `peer busy: ${open} streams open on this connection (maxStreamsPerConnection ${l.maxStreamsPerConnection})` }
+    }
+    if (this.inflight >= l.maxInflight) return { status: Status.BUSY, message: `peer busy: ${this.inflight} requests in flight` }
+    this.inflight++
+    this.bytes += bytes
+    if (conn !== null) this.streams++
+    return null
+  }
+
+  /** Work taken by take() is over: its place and its `bytes` are free (`stream`: it was a stream). */
+  release (bytes, stream = false) {
+    this.inflight--
+    this.bytes -= bytes
+    if (stream) this.streams--
+  }
+}
