@@ -51,7 +51,9 @@ export class Connection {
 }
 
 export class ConnectionTable {
-  constructor () {
+  /** @param {{ max?: number }} [o]  connections remembered at most (MAX_CONNECTIONS) */
+  constructor ({ max = MAX_CONNECTIONS } = {}) {
+    this.max = max
     this.map = new Map() // key -> Connection, oldest first
   }
 
@@ -64,7 +66,7 @@ export class ConnectionTable {
     const key = connectionKey(id)
     let c = this.map.get(key)
     if (c === undefined) {
-      if (this.map.size >= MAX_CONNECTIONS) this.evict()
+      if (this.map.size >= this.max) this.evict()
       this.map.set(key, c = new Connection(id, key))
     }
     return c
