@@ -1,8 +1,19 @@
-// Public types of zeromesh. Durations are milliseconds everywhere.
-export * from './peer/index.js'
-export * from './client/index.js'
+// Public types of zeromesh, every name listed. Durations are milliseconds everywhere.
+export { Peer, peerDefaults, membershipDefaults, implement } from './peer/index.js'
+export type {
+  RequestContext, Handler, Handlers, PeerMiddlewareContext, PeerMiddleware, ContractHandlers, PeerOptions, PeerSecurity,
+  Refusal, MembershipOptions, PeerStats, Member,
+} from './peer/index.js'
+export { Client, clientDefaults, strategyNames } from './client/index.js'
+export type {
+  StrategyPeer, Strategy, ClientTransportHandlers, ClientTransport, ClientOptions, ClientSecurity, RequestOptions,
+  StreamOptions, CallContext, ClientMiddleware, ContractProxy, ServiceClient, ClientStream, PeerInfo, ClientStats,
+} from './client/index.js'
+export type { Clock, Logger, DnsOptions, Transport, Listener, Connector } from './runtime/types.js'
 export {
-  Clock, Member, ErrorCode, ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError,
-  BusyError, DrainingError, ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, ProtocolError, HandshakeError, UserCodeError, InvalidInputError, InvalidOutputError,
+  ErrorCode, ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError,
+  ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, ProtocolError, HandshakeError, UserCodeError,
+  InvalidInputError, InvalidOutputError,
 } from './protocol/index.js'
-export { type Contract, type MethodDefinition, type StandardSchemaV1, type InputOf, type OutputOf, type Issue, type DescribedContract, type DescribedMethod } from './runtime/contract.js'
+export { contract } from './runtime/contract.js'
+export type { Contract, MethodDefinition, StandardSchemaV1, InputOf, OutputOf, Issue, DescribedContract, DescribedMethod } from './runtime/contract.js'

@@ -3,7 +3,7 @@
 // of the ~40-byte payload), one client, three ways measured in turn, round after round:
 //   plain      client.request('echo', payload): no contract
 //   peer       client.request('bench.echo', payload): checked at the peer only
-//   both       client.service(bench).echo(payload): checked in the client, then at the peer
+//   both       client.proxy(bench).echo(payload): checked in the client, then at the peer
 // Medians of the rounds, and the per-round ratio to plain.
 //   node bench/contracts.js --rounds 5 --seconds 2 --concurrency 1,256
 import { fileURLToPath } from 'node:url'
@@ -17,7 +17,7 @@ const handlers = fileURLToPath(new URL('./contract-handlers.js', import.meta.url
 
 const { line } = await child([bin, 'peer', '--handlers', handlers, '--threads', '0', '--log-level', 'silent'])
 const client = new Client({ seeds: [line], timeout: 30000 })
-const svc = client.service(bench)
+const svc = client.proxy(bench)
 const ways = {
   plain: () => client.request('echo', PAYLOAD),
   peer: () => client.request('bench.echo', PAYLOAD),

@@ -13,12 +13,13 @@ import { Calls } from './calls.js'
 import { Call } from './call.js'
 import { Requests } from './requests.js'
 import { Streams } from './streams.js'
-import { serviceClient } from './service-proxy.js'
+import { contractProxy } from './contract-proxy.js'
 import { CallContext, pendingStream } from './call-context.js'
 import { runChain, middlewareOf } from '../runtime/middleware.js'
 import { MAX_REQUEST_ID } from '../protocol/constants.js'
 import { ClosedError } from '../protocol/errors.js'
 import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
+import { deprecated } from '../runtime/deprecated.js'
 import { SILENT_LOGGER, checkMethod } from '../runtime/options.js'
 
 export class Client extends EventEmitter {
@@ -200,8 +201,14 @@ export class Client extends EventEmitter {
   }
 
   /** A typed client of `contract` (docs/guides/contracts.md): a function per method. */
+  proxy (contract, options) {
+    return contractProxy(contract, { request: (m, a, o) => this.request(m, a, o), stream: (m, a, o) => this.stream(m, a, o) }, options)
+  }
+
+  /** @deprecated since 0.3.0: proxy(contract), the same thing ("service" names what a peer serves). */
   service (contract, options) {
-    return serviceClient(contract, { request: (m, a, o) => this.request(m, a, o), stream: (m, a, o) => this.stream(m, a, o) }, options)
+    deprecated('ZEROMESH_DEP_CLIENT_SERVICE', 'client.service(contract) is deprecated: use client.proxy(contract), the same typed calls')
+    return this.proxy(contract, options)
   }
 
   /** What the peer at `endpoint` serves, asked of it (docs/reference/client.md). */

@@ -1,7 +1,8 @@
 // Types of zeromesh/client.
 /// <reference types="node" />
 import { EventEmitter } from 'node:events'
-import type { Clock, Member } from '../protocol/index.js'
+import type { Member } from '../protocol/index.js'
+import type { Clock, Logger, DnsOptions, Transport } from '../runtime/types.js'
 
 /** A peer as a strategy sees it. */
 export interface StrategyPeer {
@@ -104,16 +105,16 @@ export interface ClientOptions {
    * zeromesh/testing MemoryNetwork host's `transport` fits as it is. Default: ZeroMQ. The
    * connector function alone is deprecated (a DeprecationWarning), and goes in a later release.
    */
-  transport?: { connector(handlers: ClientTransportHandlers): ClientTransport } | import('../peer/index.js').Transport | ((handlers: ClientTransportHandlers) => ClientTransport)
+  transport?: { connector(handlers: ClientTransportHandlers): ClientTransport } | Transport | ((handlers: ClientTransportHandlers) => ClientTransport)
   /**
    * CURVE (README, Security). Left out: plain, and only loopback, ipc and inproc seeds are
    * accepted. `false`: plain anywhere, on purpose.
    */
   security?: ClientSecurity | false
   /** A pino logger: refused handshakes (warn), peer state changes (debug). Default: silent. */
-  logger?: import('../peer/index.js').Logger
+  logger?: Logger
   /** For DNS seeds: servers, re-resolve interval, query timeout. */
-  dns?: import('../peer/index.js').DnsOptions
+  dns?: DnsOptions
 }
 
 export interface ClientSecurity {
@@ -190,12 +191,14 @@ export interface CallContext {
 /** `async (ctx, next) => ...`: once per call, around it (retries and hedges happen inside next()). next() resolves with the result (for a stream: the stream) and the middleware returns it, or what it wants in its place. */
 export type ClientMiddleware = (ctx: CallContext, next: () => Promise<unknown>) => unknown
 
-/** client.service(contract): each method takes its input schema's input and gives its output schema's output. */
-export type ServiceClient<C extends import('../runtime/contract.js').Contract> = {
+/** client.proxy(contract): each method takes its input schema's input and gives its output schema's output. */
+export type ContractProxy<C extends import('../runtime/contract.js').Contract> = {
   readonly [K in keyof C['methods']]: C['methods'][K] extends { stream: true }
     ? (input: import('../runtime/contract.js').InputOf<C['methods'][K]['input']>, options?: StreamOptions) => AsyncIterableIterator<import('../runtime/contract.js').OutputOf<C['methods'][K]['output']>>
     : (input: import('../runtime/contract.js').InputOf<C['methods'][K]['input']>, options?: RequestOptions) => Promise<import('../runtime/contract.js').OutputOf<C['methods'][K]['output']>>
 }
+/** @deprecated since 0.3.0: ContractProxy. */
+export type ServiceClient<C extends import('../runtime/contract.js').Contract> = ContractProxy<C>
 
 /**
  * A stream's items, for `for await` or `Readable.from`. Breaking out of the loop ends the
@@ -267,7 +270,10 @@ export declare class Client extends EventEmitter {
   waitFor(method: string, options?: { timeout?: number, version?: string, where?: Record<string, string> | null }): Promise<string[]>
   /** What the peer at `endpoint` serves, asked of it (connecting if needed); 'any' for an older peer. */
   /** A typed client of a contract: a function per method, input to output (a stream's items as an async iterable). Inputs are checked before they are sent. */
-  service<C extends import('../runtime/contract.js').Contract>(contract: C, options?: { validateInput?: boolean, validateOutput?: boolean }): ServiceClient<C>
+  /** Typed calls of `contract`: a function per method, its input checked before it is sent (docs/guides/contracts.md). */
+  proxy<C extends import('../runtime/contract.js').Contract>(contract: C, options?: { validateInput?: boolean, validateOutput?: boolean }): ContractProxy<C>
+  /** @deprecated since 0.3.0: use proxy(contract), the same thing ("service" names what a peer serves). */
+  service<C extends import('../runtime/contract.js').Contract>(contract: C, options?: { validateInput?: boolean, validateOutput?: boolean }): ContractProxy<C>
   describe(endpoint: string): Promise<import('../protocol/index.js').ServiceDescriptor | 'any'>
   close(): Promise<void>
   on(event: 'peer', listener: (peer: PeerInfo) => void): this

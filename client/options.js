@@ -7,6 +7,7 @@ import { clockOption, MAX_TIMER_MS } from '../runtime/clock.js'
 import { resolveClientSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
 import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
 import { zmqTransport } from '../transport/index.js'
+import { deprecated } from '../runtime/deprecated.js'
 import { versionRange, whereProblem } from '../protocol/service.js'
 
 export const clientDefaults = Object.freeze({
@@ -193,8 +194,6 @@ function hedgeOption (def) {
   }
 }
 
-let warnedTransportFn = false
-
 /**
  * The sockets, in the shape Peer's option takes (transport/index.js): { connector(o) } is
  * enough for a client, so a Peer's transport object fits as it is; ZeroMQ by default. The
@@ -204,9 +203,6 @@ function transportOption (v) {
   if (v === undefined) return zmqTransport.connector
   if (typeof v?.connector === 'function') return (o) => v.connector(o)
   if (typeof v !== 'function') throw invalidArgument('transport must be an object with connector(options), as Peer\'s transport option and zeromesh/testing\'s MemoryNetwork hosts give')
-  if (!warnedTransportFn) {
-    warnedTransportFn = true
-    process.emitWarning('Client option transport as a function is deprecated: give { connector(options) } (the shape Peer takes, e.g. zmqTransport or a MemoryNetwork host\'s transport)', { type: 'DeprecationWarning', code: 'ZEROMESH_DEP_CLIENT_TRANSPORT' })
-  }
+  deprecated('ZEROMESH_DEP_CLIENT_TRANSPORT', 'Client option transport as a function is deprecated: give { connector(options) } (the shape Peer takes, e.g. zmqTransport or a MemoryNetwork host\'s transport)')
   return v
 }

@@ -1,7 +1,9 @@
 // Types of zeromesh/peer.
 /// <reference types="node" />
 import { EventEmitter } from 'node:events'
-import type { Clock, Member } from '../protocol/index.js'
+import type { Member } from '../protocol/index.js'
+import type { Clock, Logger, DnsOptions, Transport, Listener, Connector } from '../runtime/types.js'
+export type { Logger, DnsOptions, Transport, Listener, Connector }
 
 export type { Member }
 
@@ -170,22 +172,6 @@ export interface PeerOptions {
   dns?: DnsOptions
 }
 
-export interface Logger {
-  debug(fields: object, message: string): void
-  info(fields: object, message: string): void
-  warn(fields: object, message: string): void
-  error(fields: object, message: string): void
-}
-
-export interface DnsOptions {
-  /** 'IP' or 'IP:PORT'. Default: the system's resolvers. */
-  servers?: string[]
-  /** Resolve again this often, ms (0: only at start and when nothing is reachable). Default 30000. */
-  interval?: number
-  /** Per query, ms. Default 2000. */
-  timeout?: number
-}
-
 export interface PeerSecurity {
   /** The cluster's secret key (Z85, 40 characters; PREFIX.key of `zeromesh keygen`), shared by every peer. */
   clusterKey: string
@@ -206,28 +192,6 @@ export interface Refusal {
   address: string | null
   /** Refusals of this reason and address since the last report (reports come once a minute at most). */
   repeats: number
-}
-
-/** A bound socket a Peer serves on. */
-export interface Listener {
-  bind(): Promise<string>
-  readonly endpoint: string | null
-  readonly open: boolean
-  send(clientId: Buffer, frames: Buffer[]): void
-  close(): Promise<void>
-}
-
-/** A connecting socket that addresses peers by endpoint. */
-export interface Connector {
-  connect(endpoint: string): boolean
-  disconnect(endpoint: string): void
-  send(endpoint: string, frames: Buffer[], done?: (code: string | null) => void): void
-  close(): Promise<void>
-}
-
-export interface Transport {
-  listener(options: Record<string, unknown>): Listener
-  connector(options: Record<string, unknown>): Connector
 }
 
 export interface MembershipOptions {

@@ -65,7 +65,7 @@ export class InvalidInputError extends ZeromeshError {
   }
 }
 /**
- * A result its contract's output schema refuses (implement()'s or client.service()'s
+ * A result its contract's output schema refuses (implement()'s or client.proxy()'s
  * validateOutput); `issues` as InvalidInputError's. From a peer it arrives as a RemoteError
  * whose remoteCode is this code.
  */

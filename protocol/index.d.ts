@@ -1,13 +1,9 @@
-// The wire format (see protocol/PROTOCOL.md), and the types every part of zeromesh shares:
+// zeromesh/protocol: the wire format (protocol/PROTOCOL.md): its numbers and limits, the codec,
 /// <reference types="node" />
-// errors, the clock, members. Durations are milliseconds everywhere.
+// the service digest, the key proof, the errors, and the shapes on the wire (members, service
+// descriptors). Durations are milliseconds everywhere.
 
-/** Where time comes from; inject a fake one in tests. */
-export interface Clock {
-  now(): number
-  setTimeout(fn: () => void, ms: number): unknown
-  clearTimeout(handle: unknown): void
-}
+export type { Clock } from '../runtime/types.js'
 
 /** A member as a peer sees it. */
 export interface Member {
@@ -82,7 +78,7 @@ export declare class RemoteError extends ZeromeshError {
   /** With remoteCode 'ERR_ZEROMESH_INVALID_OUTPUT': where the handler's result broke its contract. */
   readonly issues?: Issue[]
 }
-/** A result its contract's output schema refuses, found by client.service()'s validateOutput (from a peer's check it is a RemoteError with this remoteCode). Not retryable. */
+/** A result its contract's output schema refuses, found by client.proxy()'s validateOutput (from a peer's check it is a RemoteError with this remoteCode). Not retryable. */
 export declare class InvalidOutputError extends ZeromeshError {
   constructor(message?: string, options?: { issues?: Issue[], cause?: unknown })
   readonly issues: Issue[]
@@ -131,7 +127,21 @@ export declare const ProtocolErrorCode: Readonly<{ UNSUPPORTED_VERSION: 1, UNKNO
 export declare const FLP_PING: 'PING'
 export declare const FLP_PONG: 'PONG'
 export declare const MAX_REQUEST_ID: number
-export declare const Limits: Readonly<{ maxMessageSize: number, maxDepth: number, maxBatch: number, maxMethodLength: number, maxMembers: number, maxMetaDepth: number }>
+/** The protocol's limits (PROTOCOL.md section 3.3); each is an option of Peer and Client as well. */
+export declare const Limits: Readonly<{
+  maxMessageSize: number, maxDepth: number, maxBatch: number, maxMethodLength: number, maxMembers: number, maxMetaDepth: number,
+  maxMetaBytes: number, maxMethods: number, maxVersionLength: number, maxLabels: number, maxLabelLength: number,
+  maxTraceFields: number, maxTraceKeyLength: number, maxTraceValueLength: number, maxStreams: number, maxStreamsPerConnection: number,
+  maxCreditItems: number, maxCreditBytes: number, maxHeaders: number, maxHeaderKeyLength: number, maxHeaderValueLength: number,
+  maxHeaderBytes: number, maxIssues: number, maxIssueMessageLength: number, maxIssuePathLength: number, maxIssueSegmentLength: number,
+  maxSchemaBytes: number, maxContractsBytes: number,
+}>
+/** How far ahead of the receiver's wall clock (ms since 1970) a member's incarnation may be (PROTOCOL.md 4.6). */
+export declare const INCARNATION_HORIZON_MS: number
+/** How long a peer waits by default for a word from a stream's client; clients say "still here" every third of it (PROTOCOL.md 4.10). */
+export declare const STREAM_IDLE_MS: number
+/** A status's name by its number (`statusNames[3]` is 'BUSY'). */
+export declare const statusNames: Readonly<Record<number, string>>
 
 /** What a peer believes about one member. */
 export interface Claim { endpoint: string, incarnation: number, state: number, meta: Record<string, unknown>, by?: string }
@@ -183,6 +193,13 @@ export declare function encodeStreamCredit(id: number, items: number, bytes: num
 export declare function encodeStreamEnd(id: number, status: number, value: [string, string | null] | null, count: number): Buffer
 export declare function decode(frame: Uint8Array, limits?: Partial<{ maxMessageSize: number, maxDepth: number, maxBatch: number, maxMethodLength: number }>): Decoded
 export declare function hasSignature(frame: Uint8Array): boolean
-export declare const Kind: Readonly<{ ZEROMESH: 'zeromesh', FLP_PING: 'flp-ping', FLP_REQUEST: 'flp-request', INVALID: 'invalid' }>
-export declare function classify(frames: Buffer[]): 'zeromesh' | 'flp-ping' | 'flp-request' | 'invalid'
-export declare function checkValue(value: unknown, maxDepth: number): string | null
+/** SEALED (PROTOCOL.md 4.7): a membership request `inner` (a whole frame) and its 32-byte tag. */
+export declare function encodeSealed(tag: Uint8Array, inner: Uint8Array): Buffer
+/** SERVICE_GET (PROTOCOL.md 4.8): what does this peer serve? */
+export declare function encodeServiceGet(seq: number): Buffer
+/** SERVICE: a peer's own descriptor (describeService()) and its Feature bits. */
+export declare function encodeService(seq: number, descriptor: ServiceDescriptor & { digest: number }, features?: number): Buffer
+/** The digest of a descriptor (PROTOCOL.md 4.8): FNV-1a over its canonical text. */
+export declare function serviceDigest(descriptor: { methods: string[], version: string | null, labels: Record<string, string>, capacity: number | null }): number
+/** A descriptor with its digest, as a peer states it (encodeService). */
+export declare function describeService(descriptor: { methods: string[], version: string | null, labels: Record<string, string>, capacity: number | null, contracts?: unknown }): ServiceDescriptor & { digest: number }

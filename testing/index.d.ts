@@ -1,6 +1,6 @@
 // zeromesh/testing: handlers, clients and whole clusters in one process, without sockets or
 // sleeping (README, Testing without sockets).
-import type { Transport, Connector, Listener } from '../peer/index.js'
+import type { Transport, Connector, Listener } from '../runtime/types.js'
 
 /** Time that moves only when told; every host of a MemoryNetwork runs its timers on it. */
 export declare class VirtualClock {

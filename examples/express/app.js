@@ -33,7 +33,7 @@ export function createApp (count) {
 export async function start ({ seeds, port = 3000, host = '127.0.0.1', timeout = 10000 }) {
   // One client for the whole process: it keeps the connections, learns the peers, balances.
   const client = new Client({ seeds, timeout })
-  const service = client.service(primes) // typed: count({ limit: number }) => Promise<{ limit, count }>
+  const service = client.proxy(primes) // typed: count({ limit: number }) => Promise<{ limit, count }>
   const app = createApp((input) => service.count(input))
   const server = await new Promise((resolve) => { const s = app.listen(port, host, () => resolve(s)) })
   const close = async () => {

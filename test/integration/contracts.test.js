@@ -38,11 +38,28 @@ describe('contracts (in-process peers, real sockets)', function () {
   })
 
 
+  it('client.service(contract), the name before 0.3.0, is client.proxy(contract) with one DeprecationWarning', async () => {
+    const { handlers } = ordersPeer()
+    const p = await h.peer({ handlers })
+    const c = h.client({ seeds: [p.endpoint] })
+    const warnings = []
+    const onWarning = (w) => { if (w.code === 'ZEROMESH_DEP_CLIENT_SERVICE') warnings.push(w) }
+    process.on('warning', onWarning)
+    try {
+      expect(await c.service(orders).get({ id: 'a', qty: '3' })).to.deep.equal({ id: 'a', qty: 3 })
+      expect(await c.service(orders).get({ id: 'b', qty: '1' })).to.deep.equal({ id: 'b', qty: 1 })
+      await new Promise((resolve) => setImmediate(resolve)) // warnings are emitted on the next tick
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings.map((w) => w.name)).to.deep.equal(['DeprecationWarning'])
+  })
+
   it('a typed service: results come back; a bad input is refused in the client with no request sent, and at the peer for a caller that does not check, the handler never run', async () => {
     const { ran, handlers } = ordersPeer()
     const p = await h.peer({ handlers })
     const c = h.client({ seeds: [p.endpoint] })
-    const svc = c.service(orders)
+    const svc = c.proxy(orders)
     expect(await svc.get({ id: 'a', qty: '3' })).to.deep.equal({ id: 'a', qty: 3 })
     expect(ran.get).to.equal(1)
     const requestsBefore = p.stats().requests
@@ -64,7 +81,7 @@ describe('contracts (in-process peers, real sockets)', function () {
     const p = await h.peer({ handlers })
     const c = h.client({ seeds: [p.endpoint] })
     const items = []
-    for await (const x of c.service(orders).list({ n: 4 })) items.push(x.i)
+    for await (const x of c.proxy(orders).list({ n: 4 })) items.push(x.i)
     expect(items).to.deep.equal([0, 1, 2, 3])
     let err = null
     try { for await (const x of c.stream('orders.list', { n: 1000 })) items.push(x) } catch (e) { err = e }
@@ -95,7 +112,7 @@ describe('contracts (in-process peers, real sockets)', function () {
     let runs = 0
     const p = await h.peer({ handlers: { 'orders.get': ({ id, qty }) => { runs++; return { id, qty: qty ?? 1 } } } })
     const c = h.client({ seeds: [p.endpoint] })
-    const svc = c.service(orders)
+    const svc = c.proxy(orders)
     expect(await svc.get({ id: 'x' })).to.deep.equal({ id: 'x', qty: 1 })
     await rejectsWith(svc.get({ id: 1 }), 'ERR_ZEROMESH_INVALID_INPUT')
     expect(runs).to.equal(1)
@@ -117,7 +134,7 @@ describe('contracts (in-process peers, real sockets)', function () {
     expect(get.input.properties.id).to.deep.equal({ type: 'string' })
     expect(get.output.required).to.deep.equal(['id', 'qty'])
     expect(p.service().contracts).to.deep.equal(d.contracts)
-    expect(await c.service(billing).charge({ cents: 5 })).to.deep.equal({ ok: true })
+    expect(await c.proxy(billing).charge({ cents: 5 })).to.deep.equal({ ok: true })
   })
 
   it('a peer whose contract changes states another digest: a client that knew the old one asks again and describes the new one', async () => {
@@ -144,7 +161,7 @@ describe('contracts (in-process peers, real sockets)', function () {
   it('validateOutput: a result its schema refuses is answered ERR_ZEROMESH_INVALID_OUTPUT with issues, a RemoteError in the client', async () => {
     const p = await h.peer({ handlers: implement(orders, { get: ({ id }) => ({ id, qty: 'lots' }), async * list () {} }, { validateOutput: true }) })
     const c = h.client({ seeds: [p.endpoint] })
-    const err = await rejectsWith(c.service(orders).get({ id: 'a' }), 'ERR_ZEROMESH_REMOTE')
+    const err = await rejectsWith(c.proxy(orders).get({ id: 'a' }), 'ERR_ZEROMESH_REMOTE')
     expect(err).to.be.instanceOf(RemoteError)
     expect(err.remoteCode).to.equal('ERR_ZEROMESH_INVALID_OUTPUT')
     expect(err.issues[0].path).to.deep.equal(['qty'])

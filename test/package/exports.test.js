@@ -66,6 +66,41 @@ describe('package surface', () => {
   })
 })
 
+describe('each entry\'s runtime exports and its declarations (issue 55, item 3)', function () {
+  this.timeout(60000)
+  it('every name an entry exports at run time is declared in its .d.ts, and every value its .d.ts declares exists', async () => {
+    const { execFileSync } = await import('node:child_process')
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const repo = path.resolve(import.meta.dirname, '../..')
+    const entries = { zeromesh: root, 'zeromesh/peer': peer, 'zeromesh/client': client, 'zeromesh/protocol': protocol, 'zeromesh/metrics': metrics, 'zeromesh/testing': testing }
+    // A probe per entry: an object with exactly the run time's names, typed as having exactly
+    // the declared values (`keyof typeof m` holds values, not types): tsc refuses a name
+    // missing on either side.
+    const dir = fs.mkdtempSync(path.join(repo, 'test/types/.surface-'))
+    try {
+      const files = []
+      for (const [i, [spec, mod]] of Object.entries(entries).entries()) {
+        const names = Object.keys(mod).map((n) => `  ${n}: true,`).join('\n')
+        fs.writeFileSync(path.join(dir, `entry${i}.ts`), `import * as m from '${spec}'\nexport const names: { [K in keyof typeof m]: true } = {\n${names}\n}\n`)
+        files.push(`entry${i}.ts`)
+      }
+      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', files }))
+      let out = ''
+      try { execFileSync(path.join(repo, 'node_modules/.bin/tsc'), ['-p', path.join(dir, 'tsconfig.json')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) } catch (err) { out = `${err.stdout}${err.stderr}` }
+      const which = (line) => { const m = line.match(/entry(\d+)\.ts/); return m === null ? line : `${Object.keys(entries)[Number(m[1])]}: ${line.slice(line.indexOf('error'))}` }
+      expect(out.split('\n').filter((l) => l.includes('error')).map(which)).to.deep.equal([])
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('zeromesh/protocol holds the wire format, not the internal helpers it once leaked (seal, unseal, remoteError, invalidArgument, classify, checkValue)', () => {
+    for (const name of ['seal', 'unseal', 'sealKey', 'remoteError', 'invalidArgument', 'classify', 'Kind', 'checkValue']) expect(protocol, name).to.not.have.property(name)
+    for (const name of ['decode', 'encodeRequest', 'Limits', 'MessageType', 'Status', 'serviceDigest', 'keyProof', 'RemoteCode']) expect(protocol, name).to.have.property(name)
+  })
+})
+
 describe('package contents', function () {
   this.timeout(30000)
   it('the packed package holds every file its entry points and the command line import, and they import only dependencies', async () => {

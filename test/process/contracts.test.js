@@ -22,7 +22,7 @@ describe('contracts across processes', function () {
     const p = await startPeer(['--handlers', HANDLERS, '--threads', '1'])
     const c = h.client({ seeds: [p.endpoint] })
     await c.waitFor('orders.get')
-    const svc = c.service(orders)
+    const svc = c.proxy(orders)
     expect(await svc.get({ id: 'a', qty: '2' })).to.deep.equal({ id: 'a', qty: 2, total: 20 })
     const items = []
     for await (const x of svc.list({ n: 3 })) items.push(x.i)

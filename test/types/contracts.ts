@@ -23,7 +23,7 @@ implement(orders, { get: async ({ id }) => ({ id, total: 1 }) })
 async function main (): Promise<void> {
   const peer = new Peer({ handlers: [handlers] })
   const client = new Client({ seeds: [await peer.start()] })
-  const svc = client.service(orders)
+  const svc = client.proxy(orders)
   const one = await svc.get({ id: 'a' }, { timeout: 500 })
   const total: number = one.total
   // @ts-expect-error a wrong argument

@@ -1,14 +1,14 @@
 // Contracts without sockets: contract() and implement() (runtime/contract.js,
 // peer/implement.js), the issues a refusal carries (protocol/issues.js), the contracts
 // element of a service answer and its limits (protocol/contracts.js), and the client's typed
-// service (client/service-proxy.js) on a stand-in for the client's calls.
+// proxy (client/contract-proxy.js) on a stand-in for the client's calls.
 import { expect } from 'chai'
 import { z } from 'zod'
 import { contract, implement, InvalidInputError, InvalidArgumentError, ZeromeshError } from '../../index.js'
 import { METHOD } from '../../runtime/contract.js'
 import { wireIssues, readIssues, remoteValue } from '../../protocol/issues.js'
 import { contractsElement, contractsDigest, readContracts } from '../../protocol/contracts.js'
-import { serviceClient } from '../../client/service-proxy.js'
+import { contractProxy } from '../../client/contract-proxy.js'
 import { Limits } from '../../protocol/constants.js'
 import { packr } from '../../protocol/msgpack.js'
 
@@ -211,7 +211,7 @@ describe('the contracts of a service answer (PROTOCOL.md 4.8.1)', () => {
   })
 })
 
-describe('client.service(contract)', () => {
+describe('client.proxy(contract)', () => {
   function calls () {
     const sent = []
     return {
@@ -223,7 +223,7 @@ describe('client.service(contract)', () => {
 
   it('checks the input before sending: a bad one rejects with InvalidInputError and nothing is sent; a good one is sent as given, with the options', async () => {
     const c = calls()
-    const svc = serviceClient(orders, c)
+    const svc = contractProxy(orders, c)
     const err = await rejects(svc.get({ id: 1 }))
     expect(err).to.be.instanceOf(InvalidInputError)
     expect(c.sent).to.deep.equal([])
@@ -237,11 +237,11 @@ describe('client.service(contract)', () => {
 
   it('validateInput false sends as it is; validateOutput checks results', async () => {
     const c = calls()
-    const loose = serviceClient(orders, c, { validateInput: false })
+    const loose = contractProxy(orders, c, { validateInput: false })
     await loose.get({ id: 1 })
     expect(c.sent).to.have.length(1)
-    const strict = serviceClient(orders, { ...c, request: async () => ({ id: 'a', qty: 'x' }) }, { validateOutput: true })
+    const strict = contractProxy(orders, { ...c, request: async () => ({ id: 'a', qty: 'x' }) }, { validateOutput: true })
     expect((await rejects(strict.get({ id: 'a' }))).code).to.equal('ERR_ZEROMESH_INVALID_OUTPUT')
-    expect(throws(() => serviceClient({}, c))).to.be.instanceOf(InvalidArgumentError)
+    expect(throws(() => contractProxy({}, c))).to.be.instanceOf(InvalidArgumentError)
   })
 })

@@ -4,8 +4,10 @@ import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import {
   encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet,
-  encodeMembers, encodeCancel, Accepts, Limits, encodeServiceGet, encodeService, describeService, encodeStreamOpen, encodeStreamItems, encodeStreamCredit, encodeStreamEnd, decode, classify, Kind, MessageType, ProtocolError, seal, sealKey, unseal,
+  encodeMembers, encodeCancel, Accepts, Limits, encodeServiceGet, encodeService, describeService, encodeStreamOpen, encodeStreamItems, encodeStreamCredit, encodeStreamEnd, decode, MessageType, ProtocolError,
 } from '../../protocol/index.js'
+import { classify, Kind } from '../../protocol/flp.js'
+import { seal, sealKey, unseal } from '../../protocol/seal.js'
 import { z85Decode } from '../../transport/keys.js'
 import { bulkReplyFrame } from '../../protocol/bulk.js'
 import { ItemFrameBuilder, packItem } from '../../protocol/stream-codec.js'

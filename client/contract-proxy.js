@@ -1,4 +1,4 @@
-// client.service(contract): an object with one function per method of a contract, taking its
+// client.proxy(contract): an object with one function per method of a contract, taking its
 // input and resolving to its output (a stream method returns the items as an async
 // iterable), each called through client.request() or client.stream() under the method's wire
 // name with the usual options. The input is checked here first, so a bad one fails at once with
@@ -12,10 +12,10 @@ import { invalidArgument, InvalidOutputError } from '../protocol/errors.js'
  * @param {{ request: Function, stream: Function }} calls  the client's request and stream
  * @param {{ validateInput?: boolean, validateOutput?: boolean }} [options]
  */
-export function serviceClient (c, calls, options = {}) {
-  if (!isContract(c)) throw invalidArgument('client.service(contract): contract must be made by contract(name, { methods })')
+export function contractProxy (c, calls, options = {}) {
+  if (!isContract(c)) throw invalidArgument('client.proxy(contract): contract must be made by contract(name, { methods })')
   const { validateInput = true, validateOutput = false } = options ?? {}
-  if (typeof validateInput !== 'boolean' || typeof validateOutput !== 'boolean') throw invalidArgument('client.service(contract, options): validateInput and validateOutput must be true or false')
+  if (typeof validateInput !== 'boolean' || typeof validateOutput !== 'boolean') throw invalidArgument('client.proxy(contract, options): validateInput and validateOutput must be true or false')
   const service = {}
   for (const [name, m] of Object.entries(c.methods)) {
     const what = `invalid input for ${m.wire}`
