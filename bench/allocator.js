@@ -1,7 +1,8 @@
-// What the allocator settings of `zeromesh peer`'s sh header cost large values (README,
-// Memory): the command run as an install runs it (through its header), with the header's
-// own MALLOC_MMAP_THRESHOLD_ and with one given in its environment, each echoing Buffers of
-// --size bytes for --seconds at 4 in flight, in turn, round after round. Per threshold:
+// What the allocator settings of `zeromesh peer`'s sh header cost large values
+// (docs/guides/deploying.md#memory): the command run as an install runs it (through its
+// header), with the header's own MALLOC_MMAP_THRESHOLD_ and with one given in its
+// environment, each echoing Buffers of --size bytes for --seconds at 4 in flight, in turn,
+// round after round. Per threshold:
 // req/s, its ratio to the header's (median of the per-round ratios) and the peer's minor page
 // faults a request (/proc/PID/stat).
 // Usage: node bench/allocator.js [--rounds 3] [--seconds 3] [--size 64000] [--thresholds 262144]

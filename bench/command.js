@@ -16,7 +16,7 @@ const WARM_UP_S = 1 // at most, for each system at each level before the measure
 
 /**
  * One table for the whole run, a row per system: req/s and p99 at each concurrency side by
- * side, as in the README's Numbers.
+ * side, as bench/RESULTS.md shows them.
  */
 function sideBySide (results, systems, concurrency, seconds, payload) {
   const big = payload >= 1024 // MB/s matter more than req/s for large payloads

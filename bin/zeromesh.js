@@ -1,7 +1,7 @@
 #!/bin/sh
 ':' //; exec env MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-32768}" MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-131072}" node "$0" "$@"
 // ^ Run as a command (npx zeromesh, node_modules/.bin/zeromesh), the line above is sh: it
-// starts node with glibc's allocator told to give memory back (README, "Memory"): buffers of
+// starts node with glibc's allocator told to give memory back (docs/guides/deploying.md#memory): buffers of
 // 32 KiB and more mapped on their own and unmapped when freed, free memory at the top of the
 // heap returned past 128 KiB, two arenas. Values already in the environment are kept. Run as
 // `node bin/zeromesh.js`, it is a string and a comment, and those settings are yours to set.

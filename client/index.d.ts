@@ -107,7 +107,7 @@ export interface ClientOptions {
    */
   transport?: { connector(handlers: ClientTransportHandlers): ClientTransport } | Transport | ((handlers: ClientTransportHandlers) => ClientTransport)
   /**
-   * CURVE (README, Security). Left out: plain, and only loopback, ipc and inproc seeds are
+   * CURVE (docs/guides/security.md). Left out: plain, and only loopback, ipc and inproc seeds are
    * accepted. `false`: plain anywhere, on purpose.
    */
   security?: ClientSecurity | false
@@ -260,7 +260,7 @@ export declare class Client extends EventEmitter {
   request<T = unknown>(method: string, args?: unknown, options?: RequestOptions): Promise<T>
   /** Adds a middleware to the end of this client's chain; returns the client. */
   use(fn: ClientMiddleware): this
-  /** Opens a stream of `method(args)` on a peer that takes streams (README, Streams). Throws at once on bad options. */
+  /** Opens a stream of `method(args)` on a peer that takes streams (docs/guides/streams.md). Throws at once on bad options. */
   stream<T = unknown>(method: string, args?: unknown, options?: StreamOptions): ClientStream<T>
   peers(): PeerInfo[]
   stats(): ClientStats

@@ -77,7 +77,7 @@ export class MemberLists {
     const horizon = incarnationHorizon(this.o.wallClock())
     const anyHost = this.o.anyHost
     for (const listed of members) {
-      // A plain client stays on loopback, whoever names the endpoint (README, Security).
+      // A plain client stays on loopback, whoever names the endpoint (docs/guides/security.md).
       if (!endpointAllowed(listed.endpoint, anyHost)) { this.o.counts.offLoopback++; continue }
       // As peers do: no claim can push a member beyond the reach of its own refutation.
       if (beyondHorizon(listed, horizon)) { this.o.counts.beyondHorizon++; continue }

@@ -99,7 +99,7 @@ export function resolveClientOptions (given) {
   })
   o.dnsSeeds = o.seeds.dns //      found by name, resolved again now and then (transport/dns-seeds.js)
   o.seeds = o.seeds.endpoints
-  // Plain traffic stays on this machine unless the user says otherwise (README, Security).
+  // Plain traffic stays on this machine unless the user says otherwise (docs/guides/security.md).
   requireLoopbackWhenPlain(o.security, o.seeds, 'seeds',
     'Give security: { clusterPublicKey, secretKey } (--cluster-pub FILE.pub --key FILE.key) to run CURVE, or security: false (--insecure) to run plain on purpose.')
   return o

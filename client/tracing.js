@@ -1,4 +1,4 @@
-// A CLIENT span per request or stream (README, Observing it), when @opentelemetry/api is
+// A CLIENT span per request or stream (docs/guides/observing.md), when @opentelemetry/api is
 // installed and a tracer provider registered: from request() to the moment it settles, a child
 // of the caller's active context. It names the peer that answered (`server.*`) and how many
 // attempts it took; retries, hedges and refusals are events. Its context goes to the peer in

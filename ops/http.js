@@ -1,7 +1,7 @@
 // The operations endpoint of `zeromesh peer --http`: /metrics in Prometheus text format,
 // /healthz (the event loop answers), /readyz (joined and serving; 503 from the moment the
 // peer drains, so a load balancer or Kubernetes stops sending before it leaves), and, when
-// the view is on, the live view at / (README "Observing it"): a page, its script and style,
+// the view is on, the live view at / (docs/guides/observing.md): a page, its script and style,
 // and /events, the view's state once a second as server-sent events (/state: one snapshot).
 // The view's routes answer only a Host naming this machine's loopback or the address bound
 // (a page of another site cannot read them through DNS rebinding), under a strict

@@ -1,4 +1,4 @@
-// What the live view (`/` on --http, README "Observing it") shows, sampled once a second: the
+// What the live view (`/` on --http, docs/guides/observing.md) shows, sampled once a second: the
 // cluster as this peer sees it (members with state, incarnation, version and what they serve)
 // and this peer's own figures (req/s, p50/p99 over the last seconds, in flight, queue, busy
 // threads, refusals). What other members serve comes from a watcher, when one is given (a

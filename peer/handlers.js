@@ -1,5 +1,5 @@
-// Where a peer's handlers run, from its `handlers` option (README, Handlers in worker
-// threads): functions given as they are (already in the service, peer.js), modules loaded on
+// Where a peer's handlers run, from its `handlers` option (docs/reference/handlers.md):
+// functions given as they are (already in the service, peer.js), modules loaded on
 // the main thread (threads: 0), or modules loaded by a pool of worker threads, ready before
 // the socket takes requests. A module's methods join what serve() added before start (serve
 // wins).

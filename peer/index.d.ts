@@ -36,7 +36,7 @@ export interface RequestContext {
   /**
    * The request's SERVER span context as the global OpenTelemetry propagator writes it
    * (`traceparent`, `tracestate`...), or null when not traced. In a worker thread, hand it to
-   * `propagation.extract()` to continue the trace (README, Observing it).
+   * `propagation.extract()` to continue the trace (docs/guides/observing.md).
    */
   readonly trace: Readonly<Record<string, string>> | null
 }
@@ -45,7 +45,7 @@ export interface RequestContext {
  * A handler. One that is an async generator function, or returns an async iterable or a
  * Readable, streams: clients call it with client.stream() (a plain request gets
  * ERR_ZEROMESH_STREAM_ONLY). A Buffer of 16 KiB or more that a handler returns or yields is
- * sent after it has gone on, without a copy: do not change it afterwards (README, Streams).
+ * sent after it has gone on, without a copy: do not change it afterwards (docs/guides/streams.md).
  */
 export type Handler = (args: any, ctx: RequestContext) => unknown
 
@@ -162,7 +162,7 @@ export interface PeerOptions {
   /** The sockets: ZeroMQ by default; zeromesh/testing's MemoryNetwork gives an in-memory twin (a host's `transport`). */
   transport?: Transport
   /**
-   * CURVE and the allow-list (README, Security). Left out: plain, and only loopback, ipc and
+   * CURVE and the allow-list (docs/guides/security.md). Left out: plain, and only loopback, ipc and
    * inproc binds are accepted. `false`: plain anywhere, on purpose.
    */
   security?: PeerSecurity | false
@@ -233,7 +233,7 @@ export interface MembershipOptions {
 
 
 export interface PeerStats {
-  /** Streams (README, Streams): opened, ended normally, failed (the handler threw), cancelled by the client, refused at the open, reused ids, stray frames (an unknown stream), credit violations, ended for a silent client, drained, cut with a revoked key, expired, undeliverable (their client gone or not reading), item frames sent, open now, and bytes of item frames (and credit lent to threads) waiting to leave, at most half of maxInflightBytes. */
+  /** Streams (docs/guides/streams.md): opened, ended normally, failed (the handler threw), cancelled by the client, refused at the open, reused ids, stray frames (an unknown stream), credit violations, ended for a silent client, drained, cut with a revoked key, expired, undeliverable (their client gone or not reading), item frames sent, open now, and bytes of item frames (and credit lent to threads) waiting to leave, at most half of maxInflightBytes. */
   streams: { opened: number, ended: number, failed: number, cancelled: number, refused: number, reused: number, stray: number, violations: number, silent: number, drained: number, cut: number, expired: number, undeliverable: number, items: number, open: number, held: number } | null
   received: number
   malformed: number

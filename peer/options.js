@@ -25,7 +25,7 @@ export const peerDefaults = Object.freeze({
   bind: 'tcp://127.0.0.1:0', //        loopback, ephemeral port: safe to start anywhere
   maxInflight: 1024, //                 async handlers running at once before new work is answered BUSY
   // Bytes of requests taken and not yet answered, all connections together, before new ones
-  // are answered BUSY: what caps a peer's memory under a burst or an attack (README, Memory).
+  // are answered BUSY: what caps a peer's memory under a burst or an attack (docs/guides/deploying.md#memory).
   maxInflightBytes: 128 * 1024 * 1024,
   drainTimeout: 10000, //               stop() waits this long for in-flight work, then closes anyway
   stopLinger: 500, //                   once closed, replies already queued may take this long to leave (ZMQ_LINGER)
@@ -104,7 +104,7 @@ export function resolvePeerOptions (given) {
   })
   o.dnsSeeds = o.seeds.dns //      found by name, resolved again now and then (transport/dns-seeds.js)
   o.seeds = o.seeds.endpoints
-  // Plain traffic stays on this machine unless the operator says otherwise (README, Security).
+  // Plain traffic stays on this machine unless the operator says otherwise (docs/guides/security.md).
   requireLoopbackWhenPlain(o.security, [o.bind, ...(o.advertise === undefined ? [] : [o.advertise])], 'bind',
     'Give security: { clusterKey } (zeromesh peer --cluster-key FILE.key) to run CURVE, or security: false (--insecure) to run plain on purpose.')
   if (o.security && o.bind.startsWith('inproc://')) {

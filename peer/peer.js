@@ -36,7 +36,7 @@ const QUIET_MS = 100 //     a stopping peer closes once no message came for this
 const QUIET_STEP_MS = 20 // ...checked this often
 
 export class Peer extends EventEmitter {
-  /** @param {object} [options]  PeerOptions (index.d.ts; README, API) */
+  /** @param {object} [options]  PeerOptions (index.d.ts; docs/reference/peer.md) */
   constructor (options) {
     super()
     this.options = resolvePeerOptions(options)

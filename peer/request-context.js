@@ -34,7 +34,7 @@ export class RequestContext {
     this.runner?.cancel()
   }
 
-  /** The SERVER span's context as the propagator writes it, or null when not traced (README, Observing it). */
+  /** The SERVER span's context as the propagator writes it, or null when not traced (docs/guides/observing.md). */
   get trace () {
     return this.traced === null ? null : this.traced.carrier()
   }

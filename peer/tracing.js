@@ -1,4 +1,4 @@
-// A SERVER span per request or stream a handler runs (README, Observing it), when
+// A SERVER span per request or stream a handler runs (docs/guides/observing.md), when
 // @opentelemetry/api is installed and a tracer provider registered: a child of the client's span
 // (the request's `trace` field, through the global propagator), active while the handler runs,
 // so a client it calls continues the trace. A handler on a worker thread runs inside the span

@@ -173,7 +173,7 @@ async function runOne (task) {
 class ThreadContext extends RequestContext {
   constructor (method, requestId, endpoint, timeoutMs, trace, deadline, headers) {
     super({ id: requestId, method, timeoutMs, headers: Object.freeze(headers) }, endpoint, systemClock, 0, deadline)
-    this._trace = trace // the SERVER span's context (the main thread's) as its propagator wrote it, or null: README, Observing it
+    this._trace = trace // the SERVER span's context (the main thread's) as its propagator wrote it, or null: docs/guides/observing.md
   }
 
   get trace () {

@@ -1,6 +1,6 @@
 // zeromesh/protocol: what an implementation of the wire format needs (protocol/PROTOCOL.md):
 // its numbers and limits, the codec, the service digest, the key proof, and the errors it
-// raises. No sockets here. Every name is listed: each is under the README's stability promise.
+// raises. No sockets here. Every name is listed: each is under the README's promise (README, "Stability").
 export {
   SIGNATURE, HEADER_SIZE, PROTOCOL_VERSION, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX,
   MessageType, Feature, Accepts, BULK_MIN_BYTES, MemberState, memberStateNames, outranks, Status, statusNames,

@@ -109,7 +109,7 @@ export class StreamProducer {
       }
       const f = this.frame
       if (this.bulk && isBulkValue(r.value) && r.value.length <= this.maxFrame) {
-        // Sent as it is, after its item frame: the source must not change it (README, Streams).
+        // Sent as it is, after its item frame: the source must not change it (docs/guides/streams.md).
         const len = r.value.length
         if (f.n > 0 && (f.n >= this.maxBatch || f.bulk.length >= MAX_BULK_ITEMS || itemFrameOverhead(this.id, f.n + 1) + f.bytes + len > this.maxBatchFrame)) this.flush()
         f.addBulk(r.value)

@@ -1,5 +1,5 @@
 // zeromesh/testing: handlers, clients and whole clusters in one process, without sockets or
-// sleeping (README, Testing without sockets).
+// sleeping (docs/guides/testing.md).
 import type { Transport, Connector, Listener } from '../runtime/types.js'
 
 /** Time that moves only when told; every host of a MemoryNetwork runs its timers on it. */

@@ -1,5 +1,5 @@
 // zeromesh/testing: test handlers, clients and whole clusters in one process, without
-// sockets or sleeping. README, "Testing without sockets".
+// sockets or sleeping. docs/guides/testing.md.
 //   MemoryNetwork  the in-memory twin of the ZeroMQ transports (transport/memory.js): hosts
 //                  with their own clock and sockets, delay, loss, partitions, freezes, kills
 //   VirtualClock   time that moves only when told (advance), for every host's timers

@@ -3,7 +3,7 @@
 // per address (a token bucket). Holders of the cluster key (peers) are not capped. libzmq
 // cannot close one accepted connection, nor refuse one before its handshake, so the caps
 // work at ZAP: a handshake past a cap is refused, and its connection closes at once.
-// Open connections are counted from the kernel's TCP table (Linux; closed-by-us.js reads
+// Open connections are counted from the kernel's TCP table (Linux; refusal-addresses.js reads
 // the same table), read again at most every REFRESH_MS, plus the handshakes admitted since.
 // Elsewhere than Linux only the rate cap applies.
 import { establishedByAddress } from './tcp-table.js'

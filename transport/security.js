@@ -1,5 +1,5 @@
 // The `security` options of Peer and Client, checked and resolved, and the CURVE socket
-// options they stand for (README, Security).
+// options they stand for (docs/guides/security.md).
 //
 // A cluster shares one keypair: every peer's bound socket is a CURVE server with it, and a
 // peer's own connecting socket presents it as its client key, which is how peers know each

@@ -8,7 +8,7 @@ import { systemClock } from '../runtime/clock.js'
 import { queueLimit } from './settings.js'
 import { serverCurveOptions, requireCurve } from './security.js'
 import * as zap from './zap.js'
-import { RefusalAddresses } from './closed-by-us.js'
+import { RefusalAddresses } from './refusal-addresses.js'
 import { ConnectionCaps } from './connection-caps.js'
 
 const HANDSHAKE_MS = 2000 // a connection that has not finished its handshake by then is closed
@@ -48,7 +48,7 @@ export class ZmqListener {
     this.retryTimer = null
     this.retryBytes = 0
     this.retryBytesOf = new Map() // connection (routing id, latin1) -> bytes it holds in `retry`
-    this.refusalAddresses = null // who a refusal before ZAP came from (closed-by-us.js)
+    this.refusalAddresses = null // who a refusal before ZAP came from (refusal-addresses.js)
   }
 
   async bind () {
@@ -185,7 +185,7 @@ export class ZmqListener {
     if (this.security !== null) {
       // Refusals before ZAP is asked: a client with the wrong cluster key, or none. The
       // event names no client address (a bound socket's events carry its own endpoint): the
-      // kernel's table of connections this side closed does (closed-by-us.js).
+      // kernel's table of connections this side closed does (refusal-addresses.js).
       s.events.on('handshake:error:protocol', (e) => {
         const reason = handshakeReason(e.error?.code)
         if (this.refusalAddresses === null) this.refused(reason)

@@ -27,7 +27,7 @@ module.exports = {
     kill_timeout: 15000,
     autorestart: true,
     // pm2 runs the script with node, past its sh header: the allocator settings that header
-    // gives a command (README, "Memory").
+    // gives a command (docs/guides/deploying.md#memory).
     env: { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '32768', MALLOC_TRIM_THRESHOLD_: '131072' },
   })),
 }

@@ -98,6 +98,41 @@ describe('docs/reference holds to the code', () => {
   })
 })
 
+describe('what the code\'s comments point at exists (issue 55, item 4)', () => {
+  it('every "README, X" names a README heading; every docs/ path is a page, and its #anchor one of its headings', () => {
+    const readmeHeadings = [...read('README.md').replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)].map((m) => m[1].trim().toLowerCase())
+    const problems = []
+    let refs = 0
+    for (const file of codeFiles()) {
+      const text = read(file)
+      for (const m of text.matchAll(/README(?:'s|,) *"?([A-Z][A-Za-z ]*[A-Za-z])"?/g)) {
+        refs++
+        const name = m[1].toLowerCase()
+        if (!readmeHeadings.some((h) => h === name || h.startsWith(`${name} `))) problems.push(`${file}: README, ${m[1]}: no such heading`)
+      }
+      for (const m of text.matchAll(/\b(docs\/[a-z0-9/-]+\.md)(#[a-z0-9-]+)?/g)) {
+        refs++
+        if (!existsSync(path.join(ROOT, m[1]))) { problems.push(`${file}: ${m[0]}: no such page`); continue }
+        if (m[2] !== undefined && !headingAnchors(read(m[1])).has(m[2].slice(1))) problems.push(`${file}: ${m[0]}: no such heading`)
+      }
+    }
+    expect(refs).to.be.above(40) // the check looked at something
+    expect(problems).to.deep.equal([])
+  })
+})
+
+/** Every source file of the package and its tools: .js, .mjs, .cjs, .ts (declarations included). */
+function codeFiles () {
+  const out = ['index.js', 'index.d.ts']
+  for (const dir of ['client', 'peer', 'protocol', 'transport', 'runtime', 'ops', 'bin', 'demo', 'testing', 'bench', 'sim', 'examples']) {
+    for (const f of readdirSync(path.join(ROOT, dir), { recursive: true })) {
+      const rel = `${dir}/${f}`
+      if (/\.(m|c)?js$|\.ts$/.test(rel) && !rel.includes('node_modules')) out.push(rel)
+    }
+  }
+  return out
+}
+
 /** The README and every page under docs/. */
 function docPages () {
   return ['README.md', ...readdirSync(path.join(ROOT, 'docs'), { recursive: true }).filter((f) => String(f).endsWith('.md')).map((f) => `docs/${f}`)]
