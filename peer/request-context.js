@@ -27,10 +27,11 @@ export class RequestContext {
     this.runner = null // whoever runs the handler elsewhere (a worker thread's task): told of a cancel by runner.cancel()
   }
 
-  /** The client cancelled: the signal aborts (now, or when first read). */
+  /** The client cancelled (or the work was stopped from outside): the signal aborts (now, or when first read), and its deadline timer goes. */
   cancel () {
     this.cancelled = true
     this._ac?.abort(new Error('cancelled by the client'))
+    this.done()
     this.runner?.cancel()
   }
 

@@ -159,6 +159,32 @@ describe('streams', function () {
     expect(p.stats().inflight).to.equal(0)
   })
 
+  it('a stream stopped from outside its handler (its reader broke out) leaves no timer behind: its ctx.signal\'s deadline timer goes with it (one of 60 s kept a process alive a minute)', async () => {
+    // The peer's clock, recording the long timers it is asked for and those cleared.
+    const pending = new Set()
+    const clock = {
+      now: () => performance.now(),
+      setTimeout: (fn, ms) => { const t = setTimeout(() => { pending.delete(t); fn() }, ms); if (ms >= 30000) pending.add(t); return t },
+      clearTimeout: (t) => { pending.delete(t); clearTimeout(t) },
+    }
+    let watched = 0
+    const watch = async function * (a, ctx) { // reads its signal as it runs, as the demo's count does
+      const signal = ctx.signal
+      try {
+        for (let i = 0; !signal.aborted; i++) { await delay(1); yield i }
+      } finally {
+        watched++
+      }
+    }
+    const p = await h.peer({ handlers: { watch }, clock })
+    const c = h.client({ seeds: [p.endpoint] })
+    let n = 0
+    for await (const i of c.stream('watch', null, { timeout: 60000 })) if (++n === 3 && i === 2) break
+    await eventually(() => expect(p.stats().streams).to.include({ cancelled: 1, open: 0 }), { timeout: 2000 })
+    await eventually(() => expect(watched, 'its handler ended').to.equal(1))
+    expect(pending.size, 'long timers still set').to.equal(0)
+  })
+
   it('an aborted signal ends the stream with ERR_ZEROMESH_ABORTED and `items`, and the generator on the peer', async () => {
     const p = await h.peer({ handlers })
     const c = h.client({ seeds: [p.endpoint] })
