@@ -233,8 +233,8 @@ export interface MembershipOptions {
 
 
 export interface PeerStats {
-  /** Streams (docs/guides/streams.md): opened, ended normally, failed (the handler threw), cancelled by the client, refused at the open, reused ids, stray frames (an unknown stream), credit violations, ended for a silent client, drained, cut with a revoked key, expired, undeliverable (their client gone or not reading), item frames sent, open now, and bytes of item frames (and credit lent to threads) waiting to leave, at most half of maxInflightBytes. */
-  streams: { opened: number, ended: number, failed: number, cancelled: number, refused: number, reused: number, stray: number, violations: number, silent: number, drained: number, cut: number, expired: number, undeliverable: number, items: number, open: number, held: number } | null
+  /** Streams (docs/guides/streams.md): opened, ended normally, failed (the handler threw), cancelled by the client, refused at the open, reused ids, stray frames (an unknown stream), credit violations, ended for a silent client, drained, cut with a revoked key, expired, undeliverable (their client gone or not reading), item frames sent, open now, and bytes of item frames (and credit lent to threads) waiting to leave, at most half of maxInflightBytes, and the streams whose handler waits for its client's credit now. */
+  streams: { opened: number, ended: number, failed: number, cancelled: number, refused: number, reused: number, stray: number, violations: number, silent: number, drained: number, cut: number, expired: number, undeliverable: number, items: number, open: number, held: number, awaitingCredit: number } | null
   received: number
   malformed: number
   flpPings: number

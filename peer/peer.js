@@ -428,7 +428,7 @@ export class Peer extends EventEmitter {
       ...(this.dispatcher?.counts ?? {}),
       inflight: this.admission?.inflight ?? 0,
       inflightBytes: this.admission?.bytes ?? 0,
-      streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held },
+      streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held, awaitingCredit: this.streams.awaitingCredit },
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
       security: this.security.stats(this.gossip?.counts.handshakeFailures ?? 0),
       membership: this.cluster?.stats() ?? { refused: { endpoints: 0 }, candidatesHeld: 0, gossipSent: 0, gossipBytes: 0, strayAnswers: 0, lateAnswers: 0 },

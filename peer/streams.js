@@ -208,6 +208,13 @@ export class PeerStreams {
     s.input.end(msg.status === Status.OK ? null : new RemoteError(msg.message ?? 'the client ended its items with an error', { remoteCode: msg.code }))
   }
 
+  /** Streams whose handler waits for its client's credit now (the client reads slower than it makes items). */
+  get awaitingCredit () {
+    let n = 0
+    for (const s of this.all) if (s.producer?.blocked) n++
+    return n
+  }
+
   /** Whether stream `id` is open on `conn` (a request may not take its id). */
   isOpen (conn, id) {
     return conn.streams?.has(id) ?? false

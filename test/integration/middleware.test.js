@@ -4,6 +4,7 @@
 // on the client whatever the retries.
 import { expect } from 'chai'
 import { harness, rejectsWith } from '../helpers/cluster.js'
+import { eventually } from '../helpers/eventually.js'
 import { rawAsker } from '../helpers/raw.js'
 import { RemoteError, InvalidArgumentError, ZeromeshError } from '../../index.js'
 import { MessageType, Status, encodeRequest } from '../../protocol/index.js'
@@ -103,7 +104,7 @@ describe('middleware and headers', function () {
     const b = await h.peer({ handlers: { slow: () => 'b' } })
     const c = h.client({ seeds: [a.endpoint, b.endpoint], strategy: 'round-robin', attemptTimeout: 100 })
     await c.waitFor('slow')
-    while (c.peers().filter((x) => x.state === 'up').length < 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    await eventually(() => expect(c.peers().filter((x) => x.state === 'up')).to.have.length(2))
     c.use(async (ctx, next) => { runs++; const r = await next(); gone = { peer: ctx.peer, attempts: ctx.attempts }; return r })
     const results = []
     for (let i = 0; i < 4; i++) results.push(await c.request('slow', null, { idempotent: true, timeout: 2000 }))

@@ -69,16 +69,19 @@ describe('revocation cuts open connections', function () {
     await eventually(() => expect(p.stats().security.keys.proven).to.equal(2))
     const la = load(a)
     const lb = load(b)
-    await delay(300)
+    await eventually(() => { expect(la.ok).to.be.above(5); expect(lb.ok).to.be.above(5) })
     let bDown = 0
     b.on('peer', (e) => { if (e.state === 'down') bDown++ })
     const t0 = Date.now()
     fs.rmSync(path.join(dir, 'alice.pub')) // picked up by the peer without a signal
     await eventually(() => expect(p.stats().security.keys.cut).to.equal(1), { timeout: 3000 })
     const cutAfter = Date.now() - t0
-    await delay(1000)
+    // Bob's load goes on past the cut (what alice had in flight at the cut has settled by then),
+    // and then for as long again: alice gets no answer in that window.
+    const bobAtCut = lb.ok
+    await eventually(() => expect(lb.ok).to.be.above(bobAtCut + 50), { timeout: 5000 })
     const okAt = la.ok
-    await delay(1500)
+    await eventually(() => expect(lb.ok).to.be.above(bobAtCut + 200), { timeout: 5000 })
     await la.stop()
     await lb.stop()
     console.log(`      cut ${cutAfter} ms after the file went; alice ${okAt} ok then ${la.ok - okAt}, bob ${lb.ok} ok ${lb.failed} failed`)
@@ -151,15 +154,17 @@ describe('revocation cuts open connections', function () {
     await s.send(encodeRequest([[1, 'echo', 'old', 5000]]))
     expect(decode((await s.receive())[0]).replies[0].value).to.equal('old')
     const lb = load(b)
-    await delay(200)
+    await eventually(() => expect(lb.ok).to.be.above(5))
     fs.rmSync(path.join(dir, 'alice.pub'))
     await eventually(() => expect(p.stats().security.keys.resets).to.equal(1), { timeout: 3000 })
-    await delay(500)
+    const bobAtReset = lb.ok
+    await eventually(() => expect(lb.ok).to.be.above(bobAtReset + 10), { timeout: 5000 }) // bob is back: the peer bound again
     await s.send(encodeRequest([[2, 'echo', 'after', 5000]])).catch(() => {})
     let answer = null
     try { answer = await s.receive() } catch (err) { expect(err.code).to.equal('EAGAIN') }
     expect(answer).to.equal(null)
-    await delay(500)
+    const bobAfter = lb.ok
+    await eventually(() => expect(lb.ok).to.be.above(bobAfter + 20), { timeout: 5000 })
     await lb.stop()
     expect(lb.failed, JSON.stringify(lb.codes)).to.equal(0) // idempotent requests fail over the reconnect
     await eventually(() => expect(p.stats().security.keys.proven).to.equal(1)) // bob proved again on his new connection

@@ -66,12 +66,13 @@ describe('services: routing by method over ZeroMQ', () => {
     expect(await client.request('gamma')).to.equal('gamma from b')
     // B stops serving alpha while requests for it keep coming: each goes to A, or is retried there.
     let failed = 0
+    let done = 0
     const load = Promise.all(Array.from({ length: 8 }, async () => {
       for (let i = 0; i < 60; i++) {
-        try { await client.request('alpha', i, { idempotent: false }) } catch { failed++ }
+        try { await client.request('alpha', i, { idempotent: false }); done++ } catch { failed++ }
       }
     }))
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await eventually(() => expect(done).to.be.above(8)) // the load is under way
     expect(b.unserve('alpha')).to.equal(true)
     expect(b.unserve('alpha')).to.equal(false)
     await load

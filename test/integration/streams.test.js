@@ -6,7 +6,7 @@ import zmq from 'zeromq'
 import { harness } from '../helpers/cluster.js'
 import { eventually, delay } from '../helpers/eventually.js'
 import { encodeStreamOpen, encodeStreamItems, encodeStreamCredit, encodeStreamEnd, decode, encodeError, MessageType, Status, ProtocolErrorCode } from '../../protocol/index.js'
-import { encodeCancel } from '../../protocol/codec.js'
+import { encodeCancel, encodePing } from '../../protocol/codec.js'
 
 const log = { produced: 0, finally: 0, aborted: 0 }
 const handlers = {
@@ -117,9 +117,10 @@ describe('streams', function () {
     const c = h.client({ seeds: [p.endpoint], streamWindow: { items: 8, bytes: 1 << 20 } })
     const it = c.stream('rows', { n: 1000 })[Symbol.asyncIterator]()
     expect((await it.next()).value).to.deep.equal({ i: 0 })
-    await delay(300)
-    // At most the window (8) and what the generator made before it noticed (one item ahead).
-    expect(log.produced).to.be.at.most(10)
+    // The handler made the window and waits for credit: at most the window (8) and what the
+    // generator made before it noticed (one item ahead).
+    await eventually(() => expect(p.stats().streams.awaitingCredit).to.equal(1))
+    expect(log.produced).to.be.within(8, 10)
     let n = 1
     while (!(await it.next()).done) n++
     expect(n).to.equal(1000)
@@ -127,8 +128,8 @@ describe('streams', function () {
     const big = h.client({ seeds: [p.endpoint], streamWindow: { items: 64, bytes: 2 << 20 } })
     const it2 = big.stream('rows', { n: 100, size: 1000000 })[Symbol.asyncIterator]()
     await it2.next()
-    await delay(300)
-    expect(log.produced).to.be.at.most(5)
+    await eventually(() => expect(p.stats().streams.awaitingCredit).to.equal(1))
+    expect(log.produced).to.be.within(2, 5)
     await it2.return()
   })
 
@@ -312,7 +313,7 @@ describe('streams', function () {
     expect((await collect(c.stream('rows', { n: 500 }))).map((r) => r.i)).to.deep.equal(Array.from({ length: 500 }, (_, i) => i))
     const it = c.stream('rows', { n: 1e6 })[Symbol.asyncIterator]()
     await it.next()
-    await delay(200)
+    await eventually(() => expect(p.stats().streams.awaitingCredit).to.equal(1))
     // The one thread is free for requests while the stream waits for credit...
     for (let i = 0; i < 20; i++) expect(await c.request('echo', i)).to.equal(i)
     // ...and the generator stopped at the window.
@@ -386,7 +387,8 @@ describe('streams', function () {
     const other = new zmq.Dealer({ linger: 0 })
     other.connect(p.endpoint)
     await other.send(encodeCancel([7]))
-    await delay(100)
+    await other.send(encodePing(1)) // answered after the CANCEL was handled: a connection's frames are taken in order
+    expect(decode((await other.receive())[0]).type).to.equal(MessageType.PONG)
     expect(p.stats().streams.open).to.equal(1)
     await raw.send(encodeCancel([7]))
     await eventually(() => expect(p.stats().streams.open).to.equal(0))

@@ -4,6 +4,7 @@
 import { expect } from 'chai'
 import { fileURLToPath } from 'node:url'
 import { startPeer, killAll } from '../helpers/processes.js'
+import { eventually } from '../helpers/eventually.js'
 import { Client } from '../../index.js'
 
 const WORK = fileURLToPath(new URL('../fixtures/work.js', import.meta.url))
@@ -47,7 +48,7 @@ describe('a cold burst on busy peers (processes)', function () {
   it('a burst ten times what fits in its deadline: what fits succeeds, the rest fails by its deadline (BUSY, or TIMEOUT if taken), nothing later', async () => {
     const c = client()
     await c.waitFor('busyFor')
-    await new Promise((resolve) => setTimeout(resolve, 200)) // both peers known
+    await eventually(() => expect(c.peers().filter((p) => p.state === 'up' && p.service !== null)).to.have.length(2)) // both peers known
     // Two peers of one thread, 10 ms a request: about 200 a second; 1 s deadlines, 2000 calls.
     const t0 = Date.now()
     const settled = []

@@ -6,7 +6,7 @@ import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { startPeer, killAll, rssOf } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
-import { delay } from '../helpers/eventually.js'
+import { delay, eventually } from '../helpers/eventually.js'
 
 const READER = fileURLToPath(new URL('../fixtures/stream-reader.mjs', import.meta.url))
 
@@ -24,7 +24,7 @@ describe('streams across processes', function () {
       const b = await startPeer(['--threads', '1', '--seeds', a.endpoint])
       const c = h.client({ seeds: [a.endpoint, b.endpoint], discover: false })
       await c.waitFor('count')
-      while (c.peers().filter((p) => p.state === 'up').length < 2) await delay(20)
+      await eventually(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(2))
       const got = []
       let victim = null
       let err = null
