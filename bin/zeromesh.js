@@ -343,7 +343,7 @@ async function runBenchCommand (args) {
   if (concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > 10000)) throw new UsageError(`--concurrency must list whole numbers from 1 to 10000\n\n${USAGE.bench}`)
   const seconds = values.duration === undefined ? 5 : Number(values.duration)
   if (!(seconds >= 1 && seconds <= 600)) throw new UsageError(`--duration must be 1 to 600 seconds\n\n${USAGE.bench}`)
-  const { runBench } = await import('../bench/command.js')
+  const { runBench } = await import('../bench/request-path/command.js')
   const security = clientSecurity(values, USAGE.bench)
   if (security !== undefined && values.seeds === undefined) throw new UsageError(`--cluster-pub and --key are for --seeds; without them bench starts its own peers (--secure adds a secured one)\n\n${USAGE.bench}`)
   const payload = sizeOption(values.payload ?? '40', 'payload', USAGE.bench)

@@ -40,7 +40,7 @@ export class ReplyOutbox {
     this.head = null //       the packed start of reply frames, see replyHead()
     // A reply of one entry may take this peer's maxMessageSize; several in one frame at most
     // the default limit, which every client accepts (a client with the default limit drops
-    // the connection of a larger frame: seen with 4 replies of 1 MB, bench/streams.js).
+    // the connection of a larger frame: seen with 4 replies of 1 MB, bench/work/streams.js).
     this.outbox = new Outbox({
       send: (conn, entries) => this.o.send(conn.id, [replyFrame(this.replyHead(), entries)]),
       maxBatch: o.limits.maxBatch,

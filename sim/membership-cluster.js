@@ -1,4 +1,4 @@
-// A cluster of Membership instances for tests and for bench/gossip-sim.js: each member a host
+// A cluster of Membership instances for tests and for bench/cluster/gossip-sim.js: each member a host
 // on the in-memory transport (transport/memory.js) with the peer's own gossip transport, codec
 // and answering, on a virtual clock. Nodes are added, killed (silently gone), frozen (cut off,
 // then back), and asked what they think of each other. Gossip rides connections that behave

@@ -1,5 +1,5 @@
 // Measures of SWIM membership in simulation (SimCluster on the fake clock), shared by
-// bench/gossip-sim.js and the membership tests: rounds for a join and a death to reach every
+// bench/cluster/gossip-sim.js and the membership tests: rounds for a join and a death to reach every
 // member, traffic per member per round, false deaths under message loss, convergence after a
 // partition heals. A round is one probe interval.
 import { SimCluster } from './membership-cluster.js'

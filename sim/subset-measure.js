@@ -1,5 +1,5 @@
 // Measures of subsetting in the whole-system simulation, shared by test/sim/subsets.test.js
-// and bench/subsets.js: connections per client, load per peer against the binomial
+// and bench/cluster/subsets.js: connections per client, load per peer against the binomial
 // expectation of random subsets, and the connections a peer's death moves.
 
 /** The (client, peer) connections now: "c|endpoint" for every peer in a client's table. */

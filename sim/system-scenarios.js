@@ -1,5 +1,5 @@
 // The fault scenarios of the whole-system simulation (sim/system.js), shared by
-// test/sim/system.test.js (which asserts on them) and bench/system-sim.js (which reports them).
+// test/sim/system.test.js (which asserts on them) and bench/cluster/system-sim.js (which reports them).
 // Each `fault(sim)` injects its fault, lets simulated time run, and ends it; `seeds`, where
 // given, are the seeds the test runs it with (else 1 and 2).
 

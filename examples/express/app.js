@@ -16,7 +16,7 @@ import { zeromeshErrors } from './http-errors.js'
 
 /**
  * The API. `count({ limit })` resolves with { limit, count }: through zeromesh here, or inline
- * (bench/http-server.js runs the same app under `cluster` that way, for comparison).
+ * (bench/lib/http-server.js runs the same app under `cluster` that way, for comparison).
  */
 export function createApp (count) {
   const app = express()

@@ -1,6 +1,6 @@
 // What streams hold for clients that do not read is capped for the peer as a whole, not only
 // per stream (issue 50): a client may grant every stream 64 MiB of credit and open 64 of them
-// on one connection. Seen in the hostile barrage (bench/barrage.js, "stream-hoarder"): 256
+// on one connection. Seen in the hostile barrage (bench/cluster/barrage.js, "stream-hoarder"): 256
 // streams of 1 MB items, never read, took `zeromesh peer` (handlers on threads) to 3.4 GB.
 import { expect } from 'chai'
 import { fileURLToPath } from 'node:url'

@@ -1,4 +1,4 @@
-// bench/hot-path.js keeps working: it drives a real Peer and Client of two checkouts (here the
+// bench/request-path/hot-path.js keeps working: it drives a real Peer and Client of two checkouts (here the
 // same one twice) and fails if the peer does not answer every request it is handed.
 import { expect } from 'chai'
 import { execFile } from 'node:child_process'
@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
-describe('bench/hot-path.js', () => {
+describe('bench/request-path/hot-path.js', () => {
   it('measures both sides of two checkouts and prints their per-round ratio', async () => {
     const out = await new Promise((resolve, reject) => {
-      execFile(process.execPath, ['bench/hot-path.js', '--rounds', '3', '--requests', '500', '--against', root], { cwd: root, timeout: 30000 }, (err, stdout, stderr) => {
+      execFile(process.execPath, ['bench/request-path/hot-path.js', '--rounds', '3', '--requests', '500', '--against', root], { cwd: root, timeout: 30000 }, (err, stdout, stderr) => {
         if (err) reject(new Error(`${err.message}\n${stderr}`))
         else resolve(stdout)
       })

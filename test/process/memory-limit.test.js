@@ -1,4 +1,4 @@
-// A client sends one message whose frames never end (bench/barrage.js, "endless-message"):
+// A client sends one message whose frames never end (bench/cluster/barrage.js, "endless-message"):
 // ZeroMQ bounds each frame and counts its queues in whole messages, so libzmq holds every
 // frame until the message ends. Seen in the barrage: `zeromesh peer` at 1.1 GB and growing as
 // fast as loopback carries it. With a memory limit the peer closes every connection before it
@@ -6,7 +6,7 @@
 import { expect } from 'chai'
 import { startPeer, killAll, rssOf } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
-import { kinds } from '../../bench/barrage.js'
+import { kinds } from '../../bench/cluster/barrage.js'
 
 describe('the memory limit of a peer process', function () {
   this.timeout(60000)

@@ -14,7 +14,7 @@ import * as zmq from 'zeromq'
 import { Client } from '../../index.js'
 import { eventually } from '../helpers/eventually.js'
 import { encodeRequest } from '../../protocol/index.js'
-import { barrage } from '../../bench/barrage.js'
+import { barrage } from '../../bench/cluster/barrage.js'
 import { rssOf } from '../helpers/processes.js'
 import { ALLOCATOR_SETTINGS as SETTINGS } from '../../peer/allocator-advice.js'
 
@@ -173,7 +173,7 @@ describe('memory after a slow reader, for a Peer embedded in a process of its ow
   const children = []
   after(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL') })
 
-  /** Starts bench/embedded-peer.js with `env`: { child, endpoint, rss(), stderr() }. */
+  /** Starts bench/lib/embedded-peer.js with `env`: { child, endpoint, rss(), stderr() }. */
   async function embedded (threads, env) {
     const child = spawn(process.execPath, [EMBEDDED, '--threads', String(threads)], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('MALLOC_'))), ...env } })
     children.push(child)
@@ -226,7 +226,7 @@ describe('memory after a slow reader, for a Peer embedded in a process of its ow
 })
 
 
-// Issue 50, item 3: every kind of hostile input the tests know (bench/barrage.js), one after
+// Issue 50, item 3: every kind of hostile input the tests know (bench/cluster/barrage.js), one after
 // another, against `zeromesh peer` and against a Peer embedded in a process of its own (with the
 // allocator settings its warning names), each in a cgroup limited to the manifest's memory
 // limit where the machine allows it (there the peer takes its memory limit from the cgroup;

@@ -1,4 +1,4 @@
-// SWIM at 1000 members, simulated (sim/membership-measure.js, as bench/gossip-sim.js
+// SWIM at 1000 members, simulated (sim/membership-measure.js, as bench/cluster/gossip-sim.js
 // reports it): a join reaches everyone, per-member traffic does not grow with N, and 10%
 // message loss kills nobody.
 import { expect } from 'chai'

@@ -1,6 +1,6 @@
 // Subsetting in the whole-system simulation: 40 peers, 100 clients with a subset of 10. Each
 // client connects to at most 8 peers; load stays even across peers; one peer's death moves
-// only the connections that were to it. (bench/subsets.js runs 1,000 x 1,000 with the default
+// only the connections that were to it. (bench/cluster/subsets.js runs 1,000 x 1,000 with the default
 // subset and the same assertions.)
 import { expect } from 'chai'
 import { SystemSim } from '../../sim/system.js'

@@ -1,0 +1,2 @@
+// A handler module that adds one no-op middleware to its peer (bench/request-path/middleware.js).
+export const middleware = [(ctx, next) => next()]

@@ -1,2 +1,0 @@
-// A handler module that adds one no-op middleware to its peer (bench/middleware.js).
-export const middleware = [(ctx, next) => next()]

@@ -1,0 +1,238 @@
+// CPU-bound work two ways, in one run (servers in child processes):
+//
+// threads: requests of `spin` (a loop of n iterations) through zeromesh with 1 worker thread
+// vs N, and through N separate peers of 1 thread each, at 2 requests in flight per thread.
+// Each counts the answers within the same window after a warm-up, and says where the CPU went
+// in that window (per request: the peers' worker threads, main threads, ZeroMQ I/O threads,
+// other threads, and the client), from /proc.
+//
+// http: the Node scaling tutorials' comparison. The API of examples/express (GET / cheap,
+// GET /primes?limit=200000 about 12 ms of CPU) as one process, as node:cluster with one worker
+// per core, and as Express + zeromesh (one peer with a thread per core; a peer per core of
+// one thread each), each started cold and driven at once by autocannon: the heavy route at
+// --connections in flight for --seconds, the cheap route at 50 requests a second beside it.
+// Reports the heavy route's req/s, p50 and p99, the cheap route's p99, and every error
+// (non-2xx answers, socket errors, timeouts), from the first request on.
+//
+// Usage: node bench/work/cpu.js [--only threads|http] [--n 15000000] [--seconds 8] [--threads 2]
+//        [--inflight N] [--limit 200000] [--connections 100] [--http-seconds 10]
+//        [--max-queue N] [--json]
+// (--max-queue: the zeromesh peers' queue, per peer; default the peer's, 64 per thread)
+// (--inflight: requests in flight for every threads measurement; default 2 per thread)
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import os from 'node:os'
+import autocannon from 'autocannon'
+import { Client } from '../../index.js'
+import { threadStats } from '../lib/proc-threads.js'
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    n: { type: 'string', default: '15000000' },
+    seconds: { type: 'string', default: '8' },
+    threads: { type: 'string', default: String(os.availableParallelism()) },
+    inflight: { type: 'string' },
+    limit: { type: 'string', default: '200000' },
+    connections: { type: 'string', default: '100' },
+    'http-seconds': { type: 'string', default: '10' },
+    'max-queue': { type: 'string' },
+    json: { type: 'boolean' },
+  },
+})
+if (values.only !== undefined && values.only !== 'threads' && values.only !== 'http') throw new Error('--only takes threads or http')
+const N = Number(values.n)
+const SECONDS = Number(values.seconds)
+const THREADS = Number(values.threads)
+const BIN = fileURLToPath(new URL('../../bin/zeromesh.js', import.meta.url))
+
+const children = []
+process.on('exit', () => { for (const c of children) try { process.kill(c.pid, 'SIGKILL') } catch {} })
+
+function peer (threads) {
+  // Room to queue everything in flight: a bench counts work done, not refusals.
+  const queue = Math.max(64 * Math.max(1, threads), Number(values.inflight ?? 0))
+  const c = spawn(process.execPath, [BIN, 'peer', '--demo-handlers', '--threads', String(threads), '--max-queue', String(queue)], { stdio: ['ignore', 'pipe', 'ignore'] })
+  children.push(c)
+  return new Promise((resolve) => c.stdout.once('data', (d) => resolve({ c, threads, endpoint: d.toString().trim() })))
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Where the CPU went during the window, in us per answered request: the peers' worker threads
+ * (the `threads` busiest of each peer: the handler and the thread's own work), their main
+ * threads, ZeroMQ's I/O threads, their other threads (V8's, libuv's), and this process (the
+ * client and the load loops).
+ */
+function account (started, before, after, clientMs, done) {
+  const per = (ms) => +(ms * 1000 / done).toFixed(1)
+  const sums = { workerThreads: 0, peerMain: 0, zmqIo: 0, peerOther: 0 }
+  started.forEach((p, i) => {
+    const used = []
+    for (const [tid, t] of after[i]) used.push({ tid, name: t.name, ms: (t.cpuUs - (before[i].get(tid)?.cpuUs ?? 0)) / 1000 })
+    used.sort((a, b) => b.ms - a.ms)
+    const workers = new Set(used.filter((u) => Number(u.tid) !== p.c.pid && u.name === 'node').slice(0, p.threads).map((u) => u.tid))
+    for (const u of used) {
+      if (workers.has(u.tid)) sums.workerThreads += u.ms
+      else if (Number(u.tid) === p.c.pid) sums.peerMain += u.ms
+      else if (u.name.startsWith('ZMQbg')) sums.zmqIo += u.ms
+      else sums.peerOther += u.ms
+    }
+  })
+  return { usPerRequest: { workerThreads: per(sums.workerThreads), peerMain: per(sums.peerMain), zmqIo: per(sums.zmqIo), peerOther: per(sums.peerOther), client: per(clientMs) } }
+}
+
+/**
+ * Requests answered per second by `peers` (one per element: its --threads), driven by one
+ * client at `concurrency` in flight: after a 1 s warm-up, the answers that come within
+ * SECONDS are counted; then the client closes (what is still in flight is not waited for).
+ */
+async function measure (threads, peers = [threads], concurrency = values.inflight === undefined ? Math.max(1, threads) * 2 : Number(values.inflight)) {
+  const started = await Promise.all(peers.map((t) => peer(t)))
+  const client = new Client({ seeds: started.map((p) => p.endpoint), timeout: 600000, discover: false })
+  await Promise.all(started.map((p) => client.request('spin', { n: 1000 })))
+  let counting = false
+  let done = 0
+  const loops = Array.from({ length: concurrency }, async () => {
+    try {
+      for (;;) { await client.request('spin', { n: N }); if (counting) done++ }
+    } catch { /* closed at the end */ }
+  })
+  await sleep(1000)
+  counting = true
+  const t0 = performance.now()
+  const before = started.map((p) => threadStats(p.c.pid))
+  const cpu0 = process.cpuUsage()
+  await sleep(SECONDS * 1000)
+  counting = false
+  const secs = (performance.now() - t0) / 1000
+  const after = started.map((p) => threadStats(p.c.pid))
+  const cpu = process.cpuUsage(cpu0)
+  const cpuAccount = account(started, before, after, (cpu.user + cpu.system) / 1000, done)
+  await client.close()
+  await Promise.all(loops)
+  for (const p of started) p.c.kill('SIGKILL')
+  return { threads, peers: peers.length, requests: done, perSecond: +(done / secs).toFixed(2), ...cpuAccount }
+}
+
+const SERVER = fileURLToPath(new URL('../lib/http-server.js', import.meta.url))
+const HANDLERS = fileURLToPath(new URL('../../examples/express/handlers.js', import.meta.url))
+
+/** A child that prints a line when ready (its endpoint or port); resolves with { c, line }. */
+function child (args) {
+  const c = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+  children.push(c)
+  return new Promise((resolve, reject) => {
+    c.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code} before it was ready`)))
+    c.stdout.once('data', (d) => resolve({ c, line: d.toString().trim().split('\n')[0] }))
+  })
+}
+
+/**
+ * One way of serving the API (`mode`: single, cluster, or zeromesh with `peers`: the thread
+ * count of each peer), started cold and driven at once; then stopped.
+ */
+async function measureHttp (name, mode, peers = []) {
+  const queue = values['max-queue'] === undefined ? [] : ['--max-queue', values['max-queue']]
+  const started = await Promise.all(peers.map((t) => child([BIN, 'peer', '--handlers', HANDLERS, '--threads', String(t), ...queue])))
+  const arg = mode === 'cluster' ? String(THREADS) : started.map((p) => p.line).join(',')
+  const server = await child([SERVER, mode, arg])
+  const base = `http://127.0.0.1:${server.line}`
+  const duration = Number(values['http-seconds'])
+  const [heavy, cheap] = await Promise.all([
+    autocannon({ url: `${base}/primes?limit=${Number(values.limit)}`, connections: Number(values.connections), duration, timeout: 30 }),
+    cheapRoute(`${base}/`, duration),
+  ])
+  server.c.kill('SIGTERM')
+  for (const p of started) p.c.kill('SIGTERM')
+  await sleep(500)
+  return {
+    name,
+    perSecond: +(heavy.requests.total / duration).toFixed(1),
+    heavyP50: heavy.latency.p50,
+    heavyP99: heavy.latency.p99,
+    cheapP99: cheap.p99,
+    cheapAnswered: cheap.answered,
+    errors: heavy.errors + heavy.timeouts + heavy.non2xx + cheap.errors,
+  }
+}
+
+/**
+ * GET `url` 50 times a second for `seconds`, each request on its own (open loop: a slow answer
+ * does not hold back the next request, as autocannon's connections would), then waits up to
+ * 30 s for the last answers. Resolves with the p99 of the answers' latency (ms), how many
+ * came, and the errors (non-2xx answers, failures, none by then).
+ */
+async function cheapRoute (url, seconds) {
+  const latencies = []
+  let errors = 0
+  const pending = []
+  const t0 = performance.now()
+  for (let i = 0; performance.now() - t0 < seconds * 1000; i++) {
+    const start = performance.now()
+    pending.push(fetch(url, { signal: AbortSignal.timeout(30000) }).then(async (res) => {
+      await res.arrayBuffer()
+      if (res.ok) latencies.push(performance.now() - start); else errors++
+    }, () => { errors++ }))
+    await sleep(Math.max(0, t0 + (i + 1) * 20 - performance.now()))
+  }
+  await Promise.all(pending)
+  latencies.sort((a, b) => a - b)
+  return { p99: latencies.length === 0 ? null : Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]), answered: latencies.length, errors }
+}
+
+const report = { date: new Date().toISOString(), cpus: os.availableParallelism(), node: process.version }
+
+if (values.only !== 'http') {
+  // The handler alone: spin(N) in this process, warm, on an otherwise idle machine.
+  const { spin } = await import('../../demo/handlers.js')
+  for (let i = 0; i < 50; i++) spin({ n: N })
+  const h0 = process.cpuUsage()
+  for (let i = 0; i < 200; i++) spin({ n: N })
+  const h = process.cpuUsage(h0)
+  const one = await measure(1)
+  const many = await measure(THREADS)
+  // THREADS separate peers of 1 thread each, at the same total in flight: threads against processes.
+  const peers = await measure(1, Array.from({ length: THREADS }, () => 1), values.inflight === undefined ? THREADS * 2 : Number(values.inflight))
+  report.threads = {
+    n: N,
+    seconds: SECONDS,
+    handlerUs: +((h.user + h.system) / 200).toFixed(1), // CPU us of one spin(N) alone
+    one,
+    many,
+    ratio: +(many.perSecond / one.perSecond).toFixed(2),
+    peers,
+    threadsVsPeers: +(many.perSecond / peers.perSecond).toFixed(2),
+  }
+}
+
+if (values.only !== 'threads') {
+  const runs = [
+    await measureHttp('one process', 'single'),
+    await measureHttp(`cluster x${THREADS}`, 'cluster'),
+    await measureHttp(`zeromesh, 1 peer x ${THREADS} threads`, 'zeromesh', [THREADS]),
+    await measureHttp(`zeromesh, ${THREADS} peers x 1 thread`, 'zeromesh', Array.from({ length: THREADS }, () => 1)),
+  ]
+  const cl = runs[1]
+  report.http = {
+    limit: Number(values.limit),
+    connections: Number(values.connections),
+    seconds: Number(values['http-seconds']),
+    runs: runs.map((r) => ({ ...r, vsCluster: { perSecond: +(r.perSecond / cl.perSecond).toFixed(2), heavyP99: +(r.heavyP99 / cl.heavyP99).toFixed(2) } })),
+  }
+}
+
+if (values.json) console.log(JSON.stringify(report))
+else {
+  if (report.threads) console.log(JSON.stringify(report.threads, null, 2))
+  if (report.http) {
+    console.log(`\nHTTP API, heavy route countPrimes(${report.http.limit}) at ${report.http.connections} connections for ${report.http.seconds} s, GET / at 50/s beside it (${report.cpus} cores, ${report.node}; peers' --max-queue ${values['max-queue'] ?? 'default'}):`)
+    console.log('| served as | req/s | heavy p50 ms | heavy p99 ms | GET / p99 ms | errors | req/s vs cluster | heavy p99 vs cluster |')
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    for (const r of report.http.runs) console.log(`| ${r.name} | ${r.perSecond} | ${r.heavyP50} | ${r.heavyP99} | ${r.cheapP99} | ${r.errors} | ${r.vsCluster.perSecond}x | ${r.vsCluster.heavyP99}x |`)
+    console.log('(errors from the first request on: every server started cold; GET / is open loop, 50 a second)')
+  }
+}
+process.exit(0)
