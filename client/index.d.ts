@@ -59,11 +59,12 @@ export interface ClientOptions {
   /** Attempts per request at most, the first included. Default 3. */
   maxAttempts?: number
   /**
-   * Requests in this client at once, in flight or waiting for a peer's capacity; beyond,
-   * request() rejects at once with ERR_ZEROMESH_BUSY. Default 65536.
+   * Calls (requests and streams) in this client at once, in flight or waiting for a peer's
+   * capacity; beyond, request() rejects (stream() throws) at once with ERR_ZEROMESH_BUSY.
+   * Default 65536.
    */
   maxPending?: number
-  /** The same cap in bytes: the encoded size of those requests. Default 64 MiB. */
+  /** The same cap in bytes: the encoded size of those calls. Default 64 MiB. */
   maxPendingBytes?: number
   /** Retries <= percent x requests + minPerSecond per second, over windowMs. */
   retryBudget?: { percent?: number, minPerSecond?: number, windowMs?: number }
@@ -242,8 +243,12 @@ export interface ClientStats {
   beyondHorizon: number
   /** Peers a list showed dead or left that answered the client themselves, and stayed in rotation. */
   verified: number
+  /** Key proofs sent (a secured client, on each new connection). */
+  proofs: number
   failed: Record<string, number>
-  /** Requests in this client now: in flight, or waiting for a peer or for capacity. */
+  /** Streams opened, ended well, and failed (their failures are in `failed` by code too). */
+  streams: { opened: number, ok: number, failed: number }
+  /** Calls (requests and streams) in this client now: in flight, or waiting for a peer or for capacity. */
   inflight: number
   /** Requests and streams waiting now for a place on a busy peer (every peer that may take them answered BUSY). */
   waiting: number

@@ -20,8 +20,8 @@ export const clientDefaults = Object.freeze({
   maxDepth: Limits.maxDepth, // deeper results are refused as protocol errors
   attemptTimeout: 'auto', //   an idempotent request's attempt gets this long before another peer is tried ('auto': 4x the method's latency + 50 ms)
   maxAttempts: 3, //           attempts per request at most, first included
-  maxPending: 65536, //        requests in this client at once, in flight or waiting for a peer's capacity; beyond, request() is refused busy at once (backpressure, bounded memory)
-  maxPendingBytes: 64 * 1024 * 1024, // the same cap in bytes: the encoded size of those requests
+  maxPending: 65536, //        calls (requests and streams) in this client at once, in flight or waiting for a peer's capacity; beyond, a new one is refused busy at once (backpressure, bounded memory)
+  maxPendingBytes: 64 * 1024 * 1024, // the same cap in bytes: the encoded size of those calls
   retryBudget: Object.freeze({ percent: 0.2, minPerSecond: 10, windowMs: 10000 }), // retries <= 20% of requests + 10/s
   hedge: null, //              { delayMs }: send a second copy of a slow idempotent request to another peer
   ejection: Object.freeze({ after: 5, baseMs: 1000, maxMs: 4000, maxShare: 0.5 }), // out of rotation after 5 failures in a row, 1 s doubling to 4 s, at most half the peers
