@@ -169,7 +169,7 @@ describe('memory after hostile input (zeromesh peer as a command)', function () 
 // and never read them, the process is back within baseline + 64 MB in 30 s.
 describe('memory after a slow reader, for a Peer embedded in a process of its own', function () {
   this.timeout(180000)
-  const EMBEDDED = path.join(ROOT, 'bench', 'embedded-peer.js')
+  const EMBEDDED = path.join(ROOT, 'bench', 'lib', 'embedded-peer.js')
   const children = []
   after(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL') })
 
@@ -237,8 +237,8 @@ describe('the hostile barrage, every kind in a row', function () {
   this.timeout(300000)
   const targets = [
     ['zeromesh peer (handlers on threads)', (limit) => [BIN, 'peer', '--demo-handlers', '--bind', 'tcp://127.0.0.1:0', '--log-level', 'warn', ...(limit ? ['--memory-limit', String(limit)] : [])], {}],
-    ['a Peer embedded in a process of its own, handlers on the main thread', (limit) => [process.execPath, path.join(ROOT, 'bench', 'embedded-peer.js'), '--threads', '0', ...(limit ? ['--memory-limit', String(limit)] : [])], SETTINGS],
-    ['a Peer embedded in a process of its own, handlers on a thread', (limit) => [process.execPath, path.join(ROOT, 'bench', 'embedded-peer.js'), '--threads', '1', ...(limit ? ['--memory-limit', String(limit)] : [])], SETTINGS],
+    ['a Peer embedded in a process of its own, handlers on the main thread', (limit) => [process.execPath, path.join(ROOT, 'bench', 'lib', 'embedded-peer.js'), '--threads', '0', ...(limit ? ['--memory-limit', String(limit)] : [])], SETTINGS],
+    ['a Peer embedded in a process of its own, handlers on a thread', (limit) => [process.execPath, path.join(ROOT, 'bench', 'lib', 'embedded-peer.js'), '--threads', '1', ...(limit ? ['--memory-limit', String(limit)] : [])], SETTINGS],
   ]
   const started = []
   const cgroups = []
