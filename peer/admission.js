@@ -46,20 +46,16 @@ export class Admission {
     return this.servedText
   }
 
-  /** Whether `method` is served here. */
-  serves (method) {
-    const h = this.o.handlers
-    return Object.hasOwn(h, method) && typeof h[method] === 'function'
-  }
-
   /**
-   * The verdict on new work for `method` holding `bytes`: null when it is taken (its place and
-   * bytes are held until release()), or the refusal { status, message }. `conn`: the
+   * The verdict on new work for `method` holding `bytes`: its handler when it is taken (its
+   * place and bytes are held until release()), or the refusal { status, message }. `conn`: the
    * connection a stream opens on (its own cap), or null for a request.
    */
   take (method, bytes, conn = null) {
     if (this.draining) return DRAINING
-    if (!this.serves(method)) return { status: Status.UNKNOWN_METHOD, message: `unknown method "${method}"; this peer serves ${this.served()}` }
+    const h = this.o.handlers
+    const fn = Object.hasOwn(h, method) ? h[method] : undefined
+    if (typeof fn !== 'function') return { status: Status.UNKNOWN_METHOD, message: `unknown method "${method}"; this peer serves ${this.served()}` }
     const l = this.o.limits
     const memory = this.memory
     if (memory !== null && memory.pressed) return { status: Status.BUSY, message: this.o.pressedMessage() }
@@ -78,7 +74,7 @@ export class Admission {
     this.inflight++
     this.bytes += bytes
     if (conn !== null) this.streams++
-    return null
+    return fn
   }
 
   /** Work taken by take() is over: its place and its `bytes` are free (`stream`: it was a stream). */

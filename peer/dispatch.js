@@ -56,10 +56,11 @@ export class Dispatcher {
     this.counts.requests++
     if (this.debug !== null) { const answer = reply; reply = (entry) => { answer(entry); if (entry !== null) this.debug(req, entry, now) } }
     const admission = this.admission
-    const refused = admission.take(req.method, bytes)
-    if (refused !== null) return reply(this.refusal(req.id, req.method, refused))
-    const fn = this.handlers[req.method]
-    const mc = this.method(req.method)
+    const fn = admission.take(req.method, bytes)
+    if (typeof fn !== 'function') return reply(this.refusal(req.id, req.method, fn))
+    let mc = this.byMethod.get(req.method)
+    if (mc === undefined) this.byMethod.set(req.method, mc = { requests: 0, errors: 0 })
+    mc.requests++
     const ctx = new RequestContext(req, this.endpoint, this.clock, now)
     const traced = this.tracing.start(req, ctx) // null unless traced: then the reply ends the span
     if (traced !== null) reply = traced.replying(reply)
@@ -121,15 +122,15 @@ export class Dispatcher {
 
   /**
    * A stream asks for its place among the work in flight (admission.js), holding `bytes` (a
-   * request stream's input) on connection `conn`: null when it is taken, until release(), or
-   * the refusal { status, message }, counted.
+   * request stream's input) on connection `conn`: its handler when it is taken, until
+   * release(), or the refusal { status, message }, counted.
    */
   hold (method, bytes, conn) {
     this.counts.requests++
-    const refused = this.admission.take(method, bytes, conn)
-    if (refused !== null) { this.refusal(0, method, refused); return refused }
+    const fn = this.admission.take(method, bytes, conn)
+    if (typeof fn !== 'function') { this.refusal(0, method, fn); return fn }
     this.method(method)
-    return null
+    return fn
   }
 
   /** A stream held by hold() ended; `failed` counts it as a handler error of `method`. */

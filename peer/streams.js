@@ -68,9 +68,8 @@ export class PeerStreams {
     if (msg.invalid !== null) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `invalid stream: ${msg.invalid}`) }
     const l = this.o.limits
     const reserved = msg.input ? l.inputWindow.bytes : 0 // a request stream's input holds the peer's budget while it is open
-    const refused = d.hold(msg.method, reserved, conn)
-    if (refused !== null) return refuse(refused.status, refused.message)
-    const fn = d.handlers[msg.method]
+    const fn = d.hold(msg.method, reserved, conn)
+    if (typeof fn !== 'function') return refuse(fn.status, fn.message)
     conn.streams ??= new Map()
     const now = this.o.clock.now()
     const s = new PeerStream(msg, conn, new RequestContext({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, this.o.endpoint, this.o.clock, now), reserved, now)
