@@ -13,7 +13,7 @@ export type { Clock, Logger, DnsOptions, Transport, Listener, Connector } from '
 export {
   ErrorCode, ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError,
   ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, ProtocolError, HandshakeError, UserCodeError,
-  InvalidInputError, InvalidOutputError,
+  InvalidInputError, InvalidOutputError, NoSubscribersError,
 } from './protocol/index.js'
 export { contract } from './runtime/contract.js'
 export type { Contract, MethodDefinition, StandardSchemaV1, InputOf, OutputOf, Issue, DescribedContract, DescribedMethod } from './runtime/contract.js'

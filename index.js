@@ -4,5 +4,5 @@ export { Client, clientDefaults, strategyNames } from './client/index.js'
 export {
   ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,
   DrainingError, ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, ProtocolError,
-  HandshakeError, UserCodeError, InvalidInputError, InvalidOutputError,
+  HandshakeError, UserCodeError, InvalidInputError, InvalidOutputError, NoSubscribersError,
 } from './protocol/errors.js'

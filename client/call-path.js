@@ -6,7 +6,7 @@
 // between kinds, so every kind gets the same answers: the zone kept, a fast failure when every
 // peer refused this client, the DNS names resolved again when nothing is up, a wait for
 // capacity when every peer is busy, an UnknownMethodError when no peer may ever take it.
-import { UnknownMethodError, NoPeersError } from '../protocol/errors.js'
+import { NoPeersError } from '../protocol/errors.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { allRefused, refusalError } from './refusals.js'
 import { ANY } from './services.js'
@@ -54,20 +54,28 @@ export class CallPath {
       this.o.nothingUp()
       return PARK
     }
-    const routed = router.candidates(item.method, item.version, item.where)
+    const routed = router.candidates(item.method, item.version, item.where, item.group)
     if (routed.length === 0) {
       if (hedge) return NONE
-      if (this.o.mayStillRoute(item.method, item.version, item.where)) return PARK
-      return { error: new UnknownMethodError(`zeromesh: ${router.explain(item.method, item.version, item.where)}`) }
+      if (item.pin !== null || item.kind.waits === true || this.o.mayStillRoute(item.method, item.version, item.where, item.group)) return PARK
+      return { error: item.kind.unroutable(`zeromesh: ${router.explain(item.method, item.version, item.where, item.group)}`) }
     }
-    let able = routed
+    let able = item.pin === null ? routed : routed.filter((p) => p.endpoint === item.pin)
+    if (able.length === 0) {
+      if (hedge) return NONE
+      const pinned = table.get(item.pin)
+      // Its one peer said what it takes, and that is not this: nothing to wait for.
+      if (pinned !== undefined && pinned.state === 'up' && pinned.service !== null && !routedOnce(router, item, pinned)) return { error: notSubscriber(item) }
+      return PARK // its one peer is not up (yet): until its deadline
+    }
     const needs = item.kind.needs
     if (needs !== 0) {
-      able = routed.filter((p) => (p.features & needs) === needs)
+      const all = able
+      able = all.filter((p) => (p.features & needs) === needs)
       if (able.length === 0) {
         if (hedge) return NONE
-        if (routed.some((p) => p.service === null)) return PARK // it has not said yet what it takes
-        return { error: new NoPeersError(`zeromesh: the peers serving "${item.method}" (${routed.map((p) => p.endpoint).join(', ')}) take no ${item.kind.noun}s: they are older than zeromesh ${item.kind.since}${routed.some((p) => p.service === ANY) ? ' or say nothing of what they serve' : ''}`) }
+        if (all.some((p) => p.service === null)) return PARK // it has not said yet what it takes
+        return { error: new NoPeersError(`zeromesh: the peers serving "${item.method}" (${all.map((p) => p.endpoint).join(', ')}) take no ${item.kind.noun}s: they are older than zeromesh ${item.kind.since}${all.some((p) => p.service === ANY) ? ' or say nothing of what they serve' : ''}`) }
       }
     }
     let fresh = able
@@ -90,8 +98,8 @@ export class CallPath {
    */
   open (item) {
     const needs = item.kind.needs
-    let open = this.o.router.candidates(item.method, item.version, item.where)
-    open = open.filter((p) => !p.busy && (p.features & needs) === needs)
+    let open = this.o.router.candidates(item.method, item.version, item.where, item.group)
+    open = open.filter((p) => !p.busy && (p.features & needs) === needs && (item.pin === null || p.endpoint === item.pin))
     if (open.length === 0) return null
     try {
       return { peer: this.choose(item, open) }
@@ -103,8 +111,8 @@ export class CallPath {
   /** Whether `peer` may take `item` (a place freed there: capacity.js). */
   fits (item, peer) {
     const needs = item.kind.needs
-    if ((peer.features & needs) !== needs) return false
-    return this.o.router.candidates(item.method, item.version, item.where).includes(peer)
+    if ((peer.features & needs) !== needs || (item.pin !== null && peer.endpoint !== item.pin)) return false
+    return this.o.router.candidates(item.method, item.version, item.where, item.group).includes(peer)
   }
 
   /** The peer for `item` among `candidates`: by its key, or the zone preference and then the strategy. */
@@ -126,4 +134,16 @@ function someBusy (list) {
 function allBusy (list) {
   for (let i = 0; i < list.length; i++) if (!list[i].busy) return false
   return true
+}
+
+/** Whether `peer` would take `item` if it were the only one (a pinned call's peer). */
+function routedOnce (router, item, peer) {
+  return router.filter(item.method, item.version, item.where, item.group).includes(peer)
+}
+
+/** The error of a pinned call whose peer does not take it: marked, so its fan-out leaves the peer out (fan-out.js). */
+function notSubscriber (item) {
+  const err = item.kind.unroutable(`zeromesh: ${item.pin} does not subscribe to "${item.method}"`)
+  err.notSubscriber = true
+  return err
 }

@@ -32,6 +32,9 @@ export class Call {
     this.headers = o.headers // request headers (PROTOCOL.md 4.1), or null
     this.attemptTimeout = o.attemptTimeout ?? null // ms, 'auto', or null (none: a stream)
     this.hedge = o.hedge ?? null // { delayMs }
+    this.group = undefined //   an event's subscribing group (null: any group), undefined for a method
+    this.pin = null //          the one endpoint it may go to (a broadcast's delivery), or null
+    this.ack = true //          an event's delivery asks for an ack (false: over once ZeroMQ took it)
     // Timers the lifecycle holds for it:
     this.deadlineTimer = null // in the lifecycle's deadlines (TimerLists)
     this.attemptTimer = null //  in its attempt limits (TimerLists)

@@ -19,6 +19,8 @@
 //   send(call, peer, packed)     sends them; ZeroMQ's verdict comes back through sent()
 //   copy(call, peer, remaining)  a hedged copy, sent at once; false when none could be made
 //   timedOut(call) the error of a call whose deadline passed while a peer had it
+//   unroutable(message)  the error of a call no peer may ever take (UnknownMethodError for a
+//                  method; an event waits for a subscriber instead: its `waits`)
 //   deliver(call, err, value)    hands the outcome to the caller (err null: value)
 //   detached(call) the current attempt is over (its sender, if it keeps one, can go)
 import { IdTable } from '../runtime/id-table.js'
@@ -191,7 +193,13 @@ export class Calls {
 
   /** ZeroMQ's verdict on an attempt's frame: null (taken), or why it refused it (the peer never saw it). */
   sent (call, peer, code) {
-    if (code === null) { if (call.peer === peer) call.sent = true; return }
+    if (code === null) {
+      if (call.peer !== peer) return
+      call.sent = true
+      // A delivery that asks for no ack is over once it left: nothing will answer it (at most once).
+      if (!call.ack) { call.answeredBy(peer.endpoint); call.repliedBy = peer.endpoint; this.settle(call, null) }
+      return
+    }
     if (call.settled || call.peer !== peer) return
     this.detach(call)
     if (code === 'EHOSTUNREACH') {

@@ -2,7 +2,7 @@
 // lifecycle (calls.js) takes every call from start to settle; a kind says how a call is sent
 // and answered (requests.js, streams.js). No promise outlives its deadline.
 import { EventEmitter } from 'node:events'
-import { resolveClientOptions, requestOptionsChecker, streamOptionsChecker } from './options.js'
+import { resolveClientOptions, requestOptionsChecker, streamOptionsChecker, eventOptionsChecker } from './options.js'
 import { resolveStrategy } from './strategies/index.js'
 import { ClientMesh } from './mesh.js'
 import { CallPath } from './call-path.js'
@@ -13,11 +13,16 @@ import { Calls } from './calls.js'
 import { Call } from './call.js'
 import { Requests } from './requests.js'
 import { Streams } from './streams.js'
+import { Events } from './events.js'
+import { Publish, Broadcast } from './fan-out.js'
+import { Roster } from './roster.js'
 import { contractProxy } from './contract-proxy.js'
 import { CallContext, pendingStream } from './call-context.js'
 import { runChain, middlewareOf } from '../runtime/middleware.js'
 import { MAX_REQUEST_ID } from '../protocol/constants.js'
-import { ClosedError } from '../protocol/errors.js'
+import { ClosedError, NoSubscribersError, AbortError, invalidArgument } from '../protocol/errors.js'
+import { isName } from '../protocol/events.js'
+import { Limits } from '../protocol/constants.js'
 import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
 import { deprecated } from '../runtime/deprecated.js'
 import { SILENT_LOGGER, checkMethod } from '../runtime/options.js'
@@ -31,6 +36,8 @@ export class Client extends EventEmitter {
     this.options = o
     this.requestOptions = requestOptionsChecker(o)
     this.streamOptions = streamOptionsChecker(o)
+    this.publishOptions = eventOptionsChecker(o, false)
+    this.broadcastOptions = eventOptionsChecker(o, true)
     this.middleware = [] // client.use()'s, in order (runtime/middleware.js)
     this.nextId = 1
     this.closing = null
@@ -44,7 +51,7 @@ export class Client extends EventEmitter {
       zones: mesh.zones,
       strategy,
       clock: o.clock,
-      mayStillRoute: (method, version, where) => mesh.mayStillRoute(method, version, where),
+      mayStillRoute: (method, version, where, group) => mesh.mayStillRoute(method, version, where, group),
       nothingUp: () => mesh.nothingUp(),
       strategyFault,
     })
@@ -73,13 +80,26 @@ export class Client extends EventEmitter {
     })
     this.requests = new Requests({ send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
     this.streams = new Streams({ clock: o.clock, send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
+    this.events = new Events({ send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
     mesh.serve({
       lost: (peer, notTaken) => this.calls.lost(peer, notTaken),
       routesChanged: () => this.calls.routesChanged(),
       refusedByAll: (err) => this.calls.refusedByAll(err),
-      replies: (peer, replies, bytes) => this.requests.onReplies(peer, replies, bytes),
+      replies: (peer, replies, bytes) => this.onReplies(peer, replies, bytes),
       stream: (peer, msg, bytes) => this.streams.onMessage(peer, msg, bytes),
     })
+  }
+
+  /** A REPLY frame of `bytes` from `peer`: each entry goes to its call's kind (a request's reply, an event's ack). */
+  onReplies (peer, replies, bytes) {
+    if (replies.length > 1) { this.requests.hold(peer); this.events.hold(peer) } // the callers it wakes send in one frame
+    const each = bytes / replies.length
+    for (let i = 0; i < replies.length; i++) {
+      const r = replies[i]
+      const call = this.calls.find(r.id)
+      if (call === undefined) this.calls.late(peer, r.status) // timed out, aborted or answered by another peer
+      else call.kind.answer(call, peer, r, each)
+    }
   }
 
   /** A LatencyHistogram of each request's whole time (ops/metrics.js sets it). */
@@ -149,6 +169,100 @@ export class Client extends EventEmitter {
     return s
   }
 
+  /**
+   * Publishes `event` with `payload`: one delivery to one peer of each group that subscribes
+   * (docs/guides/events.md). Resolves with { delivered: [{ group, endpoint }] } once each
+   * group's handler finished ({ sent } with `ack: false`), rejects with a group's error
+   * (carrying `delivered` and `failed`) when one did not, or with NoSubscribersError when no
+   * group subscribes within the deadline.
+   */
+  publish (event, payload, options) {
+    let o
+    try {
+      checkEvent(event, 'publish')
+      o = this.publishOptions(options)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    const refused = this.refusal()
+    if (refused !== null) return Promise.reject(refused)
+    const pub = new Publish(o.ack)
+    this.mesh.called(Roster.eventKey(event)) // the subset takes its subscribers in
+    const deliver = (groups, now, opts = o) => {
+      pub.expect(groups.length)
+      for (const g of groups) this.deliver(pub, event, payload, opts, now, (call) => { call.group = g })
+    }
+    const known = o.groups ?? this.mesh.groupsOf(event)
+    if (known.length > 0) deliver(known, this.options.clock.now())
+    else this.whenSubscribed(event, o, pub, () => { const g = this.mesh.groupsOf(event); return g.length > 0 ? g : null }, deliver)
+    return pub.promise
+  }
+
+  /**
+   * Delivers `event` with `payload` to every peer that subscribes to it, in every group,
+   * connected or not (docs/guides/events.md). Resolves with { delivered: [{ endpoint }],
+   * failed: [{ endpoint, error }], unreached: [{ endpoint, reason }] }; rejects with
+   * NoSubscribersError when no peer subscribes within the deadline.
+   */
+  broadcast (event, payload, options) {
+    let o
+    try {
+      checkEvent(event, 'broadcast')
+      o = this.broadcastOptions(options)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    const refused = this.refusal()
+    if (refused !== null) return Promise.reject(refused)
+    const found = () => { const s = this.mesh.subscribersOf(event); return s.targets.length + s.gone.length > 0 ? s : null }
+    let bc
+    const deliver = ({ targets, gone }, now, opts = o) => {
+      bc = new Broadcast(gone)
+      bc.expect(targets.length)
+      for (const ep of targets) {
+        this.mesh.reach(ep) // a member outside the subset is connected for it
+        this.deliver(bc, event, payload, opts, now, (call) => { call.group = null; call.pin = ep })
+      }
+      if (targets.length === 0) bc.finish()
+      return bc.promise
+    }
+    const now = found()
+    if (now !== null) return deliver(now, this.options.clock.now())
+    const waiting = new Broadcast([])
+    this.whenSubscribed(event, o, waiting, found, (s, t, opts) => deliver(s, t, opts).then((out) => waiting.resolve(out), (err) => waiting.reject(err)))
+    return waiting.promise
+  }
+
+  /** One delivery of `event` for fan-out `owner`, a call of the event kind on the lifecycle; `place` sets its group or pin. */
+  deliver (owner, event, payload, o, now, place) {
+    const call = new Call(this.events, this.newId(), event, payload, o, now)
+    call.ack = o.ack
+    call.owner = owner
+    place(call)
+    this.calls.start(call, now)
+  }
+
+  /**
+   * No peer subscribes to `event` yet: `owner` waits for `found()` to give its subscribers
+   * (looked at whenever the routes change), then `deliver(them, now)` goes on with the time
+   * left; it fails with NoSubscribersError at the deadline, AbortError on an abort.
+   */
+  whenSubscribed (event, o, owner, found, deliver) {
+    const t0 = this.options.clock.now()
+    const watch = this.mesh.methodWaiters.watch(found, o.timeout, () => new NoSubscribersError(`zeromesh: no peer subscribed to "${event}" within ${o.timeout} ms`))
+    const onAbort = () => watch.cancel(new AbortError(`zeromesh: event "${event}" was aborted`, { cause: o.signal.reason }))
+    o.signal?.addEventListener('abort', onAbort, { once: true })
+    if (o.signal?.aborted) onAbort()
+    watch.promise.then((them) => {
+      o.signal?.removeEventListener('abort', onAbort)
+      const now = this.options.clock.now()
+      deliver(them, now, { ...o, timeout: Math.max(1, Math.round(o.timeout - (now - t0))) })
+    }, (err) => {
+      o.signal?.removeEventListener('abort', onAbort)
+      owner.fail(err)
+    })
+  }
+
   /** Why a new call is refused now (the client is closed, or holds as many calls as it may), or null. */
   refusal () {
     if (this.closing !== null) return new ClosedError('zeromesh: the client is closed')
@@ -181,6 +295,7 @@ export class Client extends EventEmitter {
       failed: { ...calls.counts.failed },
       ...mesh.counts,
       streams: { opened: streams.counts.started, ok: streams.counts.ok, failed: streams.counts.failed },
+      events: { deliveries: this.events.counts.started, ok: this.events.counts.ok, failed: this.events.counts.failed },
       inflight: calls.pending.size,
       waiting: this.capacity.size,
       waited: this.capacity.counts.waited,
@@ -227,4 +342,9 @@ export class Client extends EventEmitter {
     })()
     return this.closing
   }
+}
+
+/** An event name given to publish() or broadcast(): 1 to Limits.maxEventLength characters. */
+function checkEvent (event, what) {
+  if (!isName(event)) throw invalidArgument(`${what}(event, payload): event must be a string of 1 to ${Limits.maxEventLength} characters, got ${typeof event === 'string' ? JSON.stringify(event) : typeof event}`)
 }

@@ -22,8 +22,7 @@ import { Ejector } from './ejection.js'
 import { MemberLists } from './member-lists.js'
 import { askMembers, askService } from './asks.js'
 import { decode, hasSignature } from '../protocol/codec.js'
-import { MessageType } from '../protocol/constants.js'
-import { UnknownMethodError } from '../protocol/errors.js'
+import { MessageType, MemberState, memberStateNames } from '../protocol/constants.js'
 import { dnsSeedsOf } from '../transport/dns-seeds.js'
 
 export class ClientMesh {
@@ -169,10 +168,10 @@ export class ClientMesh {
    * list yet, a peer's service is not known yet, a peer that serves it is down for now, or a
    * member outside the subset serves it (which the subset then takes in).
    */
-  mayStillRoute (method, version, where) {
+  mayStillRoute (method, version, where, group) {
     const may = (this.o.discover && this.discovery.known === null) ||
-      this.router.mayCome(method, version, where, (digest) => this.services.known(digest)) ||
-      this.roster.outsideMayServe(method)
+      this.router.mayCome(method, version, where, (digest) => this.services.known(digest), group) ||
+      this.roster.outsideMayServe(method, group)
     if (may && this.roster.limited()) this.lists.queueResubset() // a member not connected may serve it: the subset takes it in
     return may
   }
@@ -186,14 +185,58 @@ export class ClientMesh {
   /** Why no peer may ever take `call` (an UnknownMethodError), or null when one may. */
   unroutable (call) {
     const { router } = this
-    if (router.candidates(call.method, call.version, call.where).length > 0) return null
-    if (router.mayCome(call.method, call.version, call.where, (d) => this.services.known(d))) return null
-    return new UnknownMethodError(`zeromesh: ${router.explain(call.method, call.version, call.where)}`)
+    if (router.candidates(call.method, call.version, call.where, call.group).length > 0) return null
+    if (router.mayCome(call.method, call.version, call.where, (d) => this.services.known(d), call.group)) return null
+    return call.kind.unroutable(`zeromesh: ${router.explain(call.method, call.version, call.where, call.group)}`)
   }
 
   /** `method` is called: the subset must hold peers that serve it. */
   called (method) {
     if (!this.roster.methods.has(method) && this.roster.called(method)) this.lists.queueResubset()
+  }
+
+  /** The descriptor of what `endpoint` subscribes to: its own word when connected, else what a peer with its digest said; null when unknown. */
+  descriptorOf (endpoint) {
+    const d = this.table.get(endpoint)?.service ?? null
+    if (d !== null) return d
+    const digest = this.roster.get(endpoint)?.service ?? this.table.get(endpoint)?.hint ?? null
+    return digest === null ? null : this.services.known(digest) ?? null
+  }
+
+  /** The groups that subscribe to `event`, as far as this client knows now (connected peers, and members by their digest). */
+  groupsOf (event) {
+    const groups = new Set()
+    const add = (d) => { if (d !== null && d !== ANY) for (const g of d.groups.get(event) ?? []) groups.add(g) }
+    for (const p of this.table.entries.values()) add(p.service)
+    for (const [ep, r] of this.roster.members) if (r.state <= MemberState.SUSPECT && this.table.get(ep) === undefined) add(this.descriptorOf(ep))
+    return [...groups].sort()
+  }
+
+  /**
+   * The members that subscribe to `event` in any group, connected or not (a broadcast reaches
+   * every one): { targets } alive or suspect, or whose word is not known yet (they are asked),
+   * and { gone }: [{ endpoint, reason }], subscribers the member lists show dead or left.
+   */
+  subscribersOf (event) {
+    const targets = []
+    const gone = []
+    const seen = new Set()
+    const look = (ep, state) => {
+      if (seen.has(ep)) return
+      seen.add(ep)
+      const d = this.descriptorOf(ep)
+      if (d === ANY || (d !== null && !d.groups.has(event))) return
+      if (state > MemberState.SUSPECT) { if (d !== null) gone.push({ endpoint: ep, reason: `${memberStateNames[state]} by the member lists` }); return }
+      targets.push(ep)
+    }
+    for (const p of this.table.entries.values()) look(p.endpoint, p.claim?.state ?? MemberState.ALIVE)
+    for (const [ep, r] of this.roster.members) look(ep, r.state)
+    return { targets, gone }
+  }
+
+  /** Connects `endpoint` for a call pinned to it (a broadcast's delivery to a member outside the subset). */
+  reach (endpoint) {
+    if (this.table.get(endpoint) === undefined) this.connections.add(endpoint)
   }
 
   /** `peer` answered UNKNOWN_METHOD for `method`: it is not sent that again until it says what it serves. */

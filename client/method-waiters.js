@@ -55,6 +55,30 @@ export class MethodWaiters {
     })
   }
 
+  /**
+   * Resolves with what `test()` gives once it gives something other than null (looked at now,
+   * and whenever the routes change); rejects with `timedOut()` after `timeout` ms, or when the
+   * client closes. Returns { promise, cancel }.
+   */
+  watch (test, timeout, timedOut) {
+    let w
+    const promise = new Promise((resolve, reject) => {
+      w = {
+        check: () => { const v = test(); if (v !== null) w.end(null, v) },
+        end: (err, value) => {
+          if (!this.waiting.delete(w)) return
+          this.o.clock.clearTimeout(w.timer)
+          if (err === null) resolve(value)
+          else reject(err)
+        },
+      }
+      w.timer = this.o.clock.setTimeout(() => w.end(timedOut()), timeout)
+      this.waiting.add(w)
+      w.check()
+    })
+    return { promise, cancel: (err) => w.end(err) }
+  }
+
   /** The routes changed: every waiter looks again. */
   check () {
     for (const w of [...this.waiting]) w.check()

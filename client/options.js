@@ -163,6 +163,34 @@ export function streamOptionsChecker (defaults) {
   }
 }
 
+/**
+ * A checker of client.publish() options (`broadcast`: client.broadcast()'s): a request's
+ * (timeout, idempotent, attemptTimeout, signal, key, version, where, headers; never hedged),
+ * and `groups` (a publish only: the groups that must each get it) and `ack` (false: resolve
+ * once sent, nothing acknowledged).
+ */
+export function eventOptionsChecker (defaults, broadcast) {
+  const request = requestOptionsChecker(defaults)
+  const name = broadcast ? 'broadcast' : 'publish'
+  return (given) => {
+    const { groups, ack, ...rest } = given ?? {}
+    if (rest.hedge !== undefined) throw invalidArgument(`${name}: events are never hedged: leave out hedge`)
+    if (broadcast && groups !== undefined) throw invalidArgument('broadcast reaches every subscriber in every group: leave out groups (publish takes them)')
+    if (broadcast && rest.key !== undefined) throw invalidArgument('broadcast reaches every subscriber: leave out key')
+    const o = { ...request(rest), hedge: null }
+    if (ack !== undefined && typeof ack !== 'boolean') throw invalidArgument(`${name}: ack must be true or false`)
+    o.ack = ack ?? true
+    o.groups = null
+    if (groups !== undefined) {
+      if (!Array.isArray(groups) || groups.length === 0 || groups.length > Limits.maxSubscriptions || groups.some((g) => typeof g !== 'string' || g.length === 0 || g.length > Limits.maxEventLength) || new Set(groups).size !== groups.length) {
+        throw invalidArgument(`publish: groups must list the groups that must each get the event, each once, as ['billing', 'shipping'], got ${JSON.stringify(groups)}`)
+      }
+      o.groups = [...groups]
+    }
+    return o
+  }
+}
+
 /** A label selector ({ zone: 'a' }): null when left out or empty. */
 function whereOption (def) {
   return (v, name) => {

@@ -8,14 +8,14 @@ import { ReplySizes } from './reply-sizes.js'
 import { encodeRequest } from '../protocol/codec.js'
 import { packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/frames.js'
 import { Limits, Accepts } from '../protocol/constants.js'
-import { TimeoutError, invalidArgument } from '../protocol/errors.js'
+import { TimeoutError, UnknownMethodError, invalidArgument } from '../protocol/errors.js'
 
 export class Requests {
   /**
    * @param {object} o
    * @param {(ep: string, frames: Buffer[], done: (code: string|null) => void) => void} o.send  the connector's send
    * @param {number} o.maxMessageSize
-   * @param {{ sent(call, peer, code): void, find(id): object|undefined, late(peer, status): void, ended(call, peer, r): void }} o.calls
+   * @param {{ sent(call, peer, code): void, ended(call, peer, r): void }} o.calls
    *   what it tells the lifecycle: ZeroMQ's verdict on a frame, and each reply
    */
   constructor (o) {
@@ -92,18 +92,19 @@ export class Requests {
     else call.reject(err)
   }
 
-  /** A REPLY frame of `bytes` from `peer`: each entry ends its call. */
-  onReplies (peer, replies, bytes) {
-    if (replies.length > 1) this.outbox.hold(peer, peer) // the callers it wakes send in one frame
-    const each = bytes / replies.length
-    const calls = this.o.calls
-    for (let i = 0; i < replies.length; i++) {
-      const r = replies[i]
-      const call = calls.find(r.id)
-      if (call === undefined || call.kind !== this) { calls.late(peer, r.status); continue } // timed out, aborted or answered by another peer
-      this.replySizes.observe(call.method, each)
-      calls.ended(call, peer, r)
-    }
+  /** A frame of several replies from `peer`: the callers it wakes send in one frame. */
+  hold (peer) {
+    this.outbox.hold(peer, peer)
+  }
+
+  /** A REPLY entry of about `bytes` for `call`: its reply. */
+  answer (call, peer, r, bytes) {
+    this.replySizes.observe(call.method, bytes)
+    this.o.calls.ended(call, peer, r)
+  }
+
+  unroutable (message) {
+    return new UnknownMethodError(message)
   }
 }
 

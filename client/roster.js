@@ -7,6 +7,7 @@ import { MemberState } from '../protocol/constants.js'
 import { isNews } from '../protocol/claims.js'
 import { chooseSubset } from './subset.js'
 import { ANY } from './services.js'
+import { subscriptionKey } from '../protocol/events.js'
 
 const TOMBSTONE_MS = 60000 // a member shown dead or left is remembered this long
 const MAX_METHODS = 1024 //   methods remembered as called (callers choose the names)
@@ -82,19 +83,26 @@ export class Roster {
     return chooseSubset({ members: alive, methods: [...this.methods], mayServe: (ep, m) => this.mayServe(ep, m), key: this.o.key, size: this.o.subset })
   }
 
-  /** Whether a member not connected may serve `method`. */
-  outsideMayServe (method) {
+  /** Whether a member not connected may serve `method` (with a `group`: subscribe to the event `method` in it, null: in any). */
+  outsideMayServe (method, group) {
     for (const [ep, r] of this.members) {
-      if (r.state <= MemberState.SUSPECT && this.o.table.get(ep) === undefined && this.mayServe(ep, method)) return true
+      if (r.state <= MemberState.SUSPECT && this.o.table.get(ep) === undefined && this.mayServe(ep, method, group)) return true
     }
     return false
   }
 
+  /** An event this client publishes is "called" too: the subset takes in its subscribers (as a method's servers). */
+  static eventKey (event) {
+    return `\0${event}`
+  }
+
   /**
    * Whether `endpoint` serves `method`, or may: by its own word when connected, else by what a
-   * peer with the same service digest said, else it is not known (true).
+   * peer with the same service digest said, else it is not known (true). With a `group` (or a
+   * Roster.eventKey() for `method`), whether it subscribes to that event in it (null: in any).
    */
-  mayServe (endpoint, method) {
+  mayServe (endpoint, method, group) {
+    if (group === undefined && method.charCodeAt(0) === 0) { method = method.slice(1); group = null }
     const peer = this.o.table.get(endpoint)
     let d = peer?.service ?? null
     if (d === null) {
@@ -102,6 +110,10 @@ export class Roster {
       if (digest === null) return true // states nothing: an older peer, or not heard yet
       d = this.o.services.known(digest)
       if (d === undefined) return true
+    }
+    if (group !== undefined) {
+      if (d === ANY) return false // an older peer subscribes to nothing
+      return group === null ? d.groups.has(method) : d.subs.has(subscriptionKey(method, group))
     }
     if (d === ANY) return peer?.notServed?.has(method) !== true
     return d.has.has(method)

@@ -9,13 +9,25 @@
 // peer changes state or says it serves something else (the table's generation moved).
 import { ANY } from './services.js'
 import { versionMatches, labelsMatch } from '../protocol/service.js'
+import { subscriptionKey } from '../protocol/events.js'
 
-/** Whether `peer` serves `method`, by what it said (an older peer: unless it answered UNKNOWN_METHOD for it). */
-export function serves (peer, method) {
+/**
+ * Whether `peer` serves `method`, by what it said (an older peer: unless it answered
+ * UNKNOWN_METHOD for it); with a `group`, whether it subscribes to the event `method` in that
+ * group (null: in any group). An older peer subscribes to nothing.
+ */
+export function serves (peer, method, group) {
   const s = peer.service
   if (s === null) return false
+  if (group !== undefined) return subscribes(s, method, group)
   if (peer.notServed !== null && peer.notServed.has(method)) return false
   return s === ANY || s.has.has(method)
+}
+
+/** Whether descriptor `s` subscribes to `event` in `group` (null: in any group). */
+function subscribes (s, event, group) {
+  if (s === ANY) return false
+  return group === null ? s.groups.has(event) : s.subs.has(subscriptionKey(event, group))
 }
 
 /** Whether a descriptor matches a request's version range and label selector (null: any). */
@@ -43,27 +55,30 @@ export class Router {
     this.cache = new Map() // method (with version and selector) -> { gen, list }
   }
 
-  /** Up peers that may take `method` with this version range and selector (null: none given). */
-  candidates (method, version, where) {
+  /**
+   * Up peers that may take `method` with this version range and selector (null: none given);
+   * with a `group`, those that subscribe to the event `method` in it (null: in any group).
+   */
+  candidates (method, version, where, group) {
     const gen = this.table.gen
     if (gen !== this.gen) {
       this.gen = gen
       if (this.cache.size > 1024) this.cache.clear() // bounded: callers choose method names
     }
-    const key = version === null && where === null ? method : `${method}\0${version ?? ''}\0${whereKey(where)}`
+    const key = version === null && where === null && group === undefined ? method : `${method}\0${version ?? ''}\0${whereKey(where)}\0${group === undefined ? '\u0001' : group ?? '\u0002'}`
     let c = this.cache.get(key)
-    if (c === undefined || c.gen !== gen) this.cache.set(key, c = { gen, list: this.filter(method, version, where) })
+    if (c === undefined || c.gen !== gen) this.cache.set(key, c = { gen, list: this.filter(method, version, where, group) })
     return c.list
   }
 
-  filter (method, version, where) {
+  filter (method, version, where, group) {
     const out = []
-    for (const p of this.table.up()) if (serves(p, method) && selected(p.service, version, where)) out.push(p)
+    for (const p of this.table.up()) if (serves(p, method, group) && selected(p.service, version, where)) out.push(p)
     if (out.length > 0) return out
     // A panic threshold per method, as Envoy has one per cluster: when every peer that may
     // take it is ejected, it goes to them rather than to none. The ejector's own threshold
     // counts every peer up, and a method's servers may be few of them (ejection.js).
-    for (const p of this.table.entries.values()) if (p.state === 'ejected' && serves(p, method) && selected(p.service, version, where)) out.push(p)
+    for (const p of this.table.entries.values()) if (p.state === 'ejected' && serves(p, method, group) && selected(p.service, version, where)) out.push(p)
     return out
   }
 
@@ -72,20 +87,26 @@ export class Router {
    * not known yet (unless a peer with the same digest said it does not serve it), or it serves
    * it and is down or ejected for now. `known(digest)` gives a descriptor some peer stated.
    */
-  mayCome (method, version, where, known) {
+  mayCome (method, version, where, known, group) {
     for (const p of this.table.entries.values()) {
       if (p.service === null) {
         const hinted = p.hint === null ? undefined : known(p.hint)
-        if (hinted === undefined || (hinted.has.has(method) && selected(hinted, version, where))) return true
-      } else if (p.state !== 'up' && p.state !== 'draining' && serves(p, method) && selected(p.service, version, where)) {
+        if (hinted === undefined || ((group === undefined ? hinted.has.has(method) : subscribes(hinted, method, group)) && selected(hinted, version, where))) return true
+      } else if (p.state !== 'up' && p.state !== 'draining' && serves(p, method, group) && selected(p.service, version, where)) {
         return true
       }
     }
     return false
   }
 
-  /** Why no peer can take `method`: what the peers known serve, for the error's message. */
-  explain (method, version, where) {
+  /** Why no peer can take `method` (with a `group`: the event `method`), for the error's message. */
+  explain (method, version, where, group) {
+    if (group !== undefined) {
+      const groups = new Set()
+      for (const p of this.table.entries.values()) for (const g of (p.service !== null && p.service !== ANY ? p.service.groups.get(method) : null) ?? []) groups.add(g)
+      const which = group === null ? '' : ` in group "${group}"`
+      return `no peer subscribes to "${method}"${which}${groups.size === 0 ? '' : `; the peers known subscribe to it in ${[...groups].sort().join(', ')}`}`
+    }
     const methods = new Set()
     const versions = new Set()
     let servers = 0

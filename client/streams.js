@@ -16,7 +16,7 @@ import { StreamProducer } from '../protocol/stream-producer.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
 import { encodeStreamOpen, encodeStreamCredit, encodeStreamEnd } from '../protocol/stream-codec.js'
 import { MessageType, Status, Accepts, Feature, STREAM_IDLE_MS } from '../protocol/constants.js'
-import { TimeoutError, ConnectionLostError, RemoteCode, invalidArgument } from '../protocol/errors.js'
+import { TimeoutError, ConnectionLostError, UnknownMethodError, RemoteCode, invalidArgument } from '../protocol/errors.js'
 
 const KEEPALIVE_MS = STREAM_IDLE_MS / 3 // an open stream says "still here" this often (a peer waits STREAM_IDLE_MS by default)
 
@@ -97,6 +97,15 @@ export class Streams {
     const s = call.owner
     s.out?.close()
     s.out = null
+  }
+
+  /** A REPLY entry under a stream's id: not a stream's answer (a peer's mistake), dropped and counted. */
+  answer () {
+    this.counts.stray++
+  }
+
+  unroutable (message) {
+    return new UnknownMethodError(message)
   }
 
   timedOut (call) {

@@ -20,7 +20,7 @@ export class ClientTracing {
     const tracer = this.source.get()
     if (tracer === null) return
     const parent = otel.context.active()
-    const span = tracer.startSpan(call.method, { kind: otel.SpanKind.CLIENT, attributes: { 'rpc.system': 'zeromesh', 'rpc.method': call.method } }, parent)
+    const span = tracer.startSpan(call.method, { kind: call.kind.producer === true ? otel.SpanKind.PRODUCER : otel.SpanKind.CLIENT, attributes: { 'rpc.system': 'zeromesh', 'rpc.method': call.method } }, parent) // an event's delivery produces it
     call.span = new ClientSpan(span)
     call.trace = injectContext(otel.trace.setSpan(parent, span))
   }

@@ -5,7 +5,7 @@ import promClient from 'prom-client'
 import { LatencyHistogram } from './histogram.js'
 import {
   TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ClosedError,
-  InvalidArgumentError, ConnectionLostError, AbortError, HandshakeError,
+  InvalidArgumentError, ConnectionLostError, AbortError, HandshakeError, NoSubscribersError,
 } from '../protocol/errors.js'
 
 /** Registers a metric whose values `read()` gives at each scrape. */
@@ -24,7 +24,7 @@ const DROP_REASONS = ['client-gone', 'client-not-reading', 'closed', 'handler-er
 // How a stream ended (streams_total's outcome) and the peer's counter of each (peer/streams.js).
 const STREAM_OUTCOMES = [['ok', 'ended'], ['failed', 'failed'], ['cancelled', 'cancelled'], ['refused', 'refused'], ['drained', 'drained'], ['cut', 'cut'], ['expired', 'expired'], ['silent', 'silent'], ['undeliverable', 'undeliverable']]
 // The codes a client's request may fail with (failed_total's code).
-const FAILURE_CODES = [TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, HandshakeError].map((e) => e.code)
+const FAILURE_CODES = [TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, HandshakeError, NoSubscribersError].map((e) => e.code)
 const REFUSAL_REASONS = ['key not allowed', 'not CURVE', 'wrong cluster key', 'handshake rate', 'too many connections', 'too many connections from this address']
 
 /**

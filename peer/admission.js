@@ -1,7 +1,8 @@
 // Whether a peer takes new work now: one decision for every kind of work (a request, a
-// stream), as Envoy's overload manager is one decision point. In order:
+// stream, an event), as Envoy's overload manager is one decision point. In order:
 //   - a draining peer takes nothing new (DRAINING: the client goes elsewhere);
-//   - a method it does not serve, never (UNKNOWN_METHOD);
+//   - a method it does not serve, never (UNKNOWN_METHOD; an event's subscription is looked up
+//     by its caller, events.js, which says so in the same status);
 //   - past its memory limit's shedding point (memory-limit.js), nothing (BUSY, naming the limit);
 //   - the work's bytes must fit the byte budget: maxInflightBytes, shrinking as the process
 //     nears its memory limit (BUSY);
@@ -56,6 +57,12 @@ export class Admission {
     const h = this.o.handlers
     const fn = Object.hasOwn(h, method) ? h[method] : undefined
     if (typeof fn !== 'function') return { status: Status.UNKNOWN_METHOD, message: `unknown method "${method}"; this peer serves ${this.served()}` }
+    return this.admit(fn, bytes, conn)
+  }
+
+  /** The same verdict for work whose handler `fn` its caller found (an event's subscription): `fn` when taken, or the refusal. */
+  admit (fn, bytes, conn = null) {
+    if (this.draining) return DRAINING
     const l = this.o.limits
     const memory = this.memory
     if (memory !== null && memory.pressed) return { status: Status.BUSY, message: this.o.pressedMessage() }

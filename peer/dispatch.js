@@ -32,7 +32,7 @@ export class Dispatcher {
     this.debug = o.debug ?? null
     this.tracing = new PeerTracing() // SERVER spans, when a tracer provider is registered
     this.idleWaiters = []
-    this.counts = { requests: 0, ok: 0, errors: 0, unknown: 0, busy: 0, drained: 0, invalid: 0, cancelled: 0 }
+    this.counts = { requests: 0, unknown: 0, busy: 0, drained: 0, invalid: 0, cancelled: 0 } // ok and errors: by method (stats())
     // Requests and handler errors by method, for methods this peer serves only: a caller
     // cannot add a name (an unknown method counts in `unknown`), so metric labels stay bounded.
     this.byMethod = new Map() // method -> { requests, errors }
@@ -55,13 +55,26 @@ export class Dispatcher {
   run (req, reply, scope = null, now = this.clock.now(), bytes = 0) {
     this.counts.requests++
     if (this.debug !== null) { const answer = reply; reply = (entry) => { answer(entry); if (entry !== null) this.debug(req, entry, now) } }
-    const admission = this.admission
-    const fn = admission.take(req.method, bytes)
+    const fn = this.admission.take(req.method, bytes)
     if (typeof fn !== 'function') return reply(this.refusal(req.id, req.method, fn))
     let mc = this.byMethod.get(req.method)
-    if (mc === undefined) this.byMethod.set(req.method, mc = { requests: 0, errors: 0 })
+    if (mc === undefined) this.byMethod.set(req.method, mc = { requests: 0, ok: 0, errors: 0 })
     mc.requests++
+    this.execute(req, fn, reply, scope, now, bytes, mc, 'request')
+  }
+
+  /**
+   * Runs `fn`, work the admission took already (holding `bytes`), for `req` ({ id, method,
+   * args, timeoutMs, trace, headers }): its ctx (of `kind`: 'request', 'event'), its span,
+   * the middleware, then `reply` once with the entry of its outcome, counted in `tally`
+   * ({ ok, errors }: its method's, or its event's). The admission's place and bytes are given
+   * back before the reply is made, so the load the reply reports (reply-outbox.js) is the work
+   * still running.
+   */
+  execute (req, fn, reply, scope, now, bytes, tally, kind) {
+    const admission = this.admission
     const ctx = new RequestContext(req, this.endpoint, this.clock, now)
+    ctx.kind = kind
     const traced = this.tracing.start(req, ctx) // null unless traced: then the reply ends the span
     if (traced !== null) reply = traced.replying(reply)
     let out
@@ -71,29 +84,26 @@ export class Dispatcher {
     } catch (err) {
       ctx.done()
       admission.release(bytes)
-      mc.errors++
-      reply(this.failure(req.id, err))
+      reply(this.failure(req.id, err, tally))
       if (admission.inflight === 0) this.wakeIdle()
       return
     }
     if (out === null || typeof out !== 'object' || typeof out.then !== 'function') {
       ctx.done()
       admission.release(bytes)
-      if (isStream(out)) { mc.errors++; reply(this.streamOnly(req, out)) } else { this.counts.ok++; reply([req.id, Status.OK, out]) }
+      if (isStream(out)) { tally.errors++; reply(this.streamOnly(req, out)) } else { tally.ok++; reply([req.id, Status.OK, out]) }
       if (admission.inflight === 0 && this.idleWaiters.length > 0) this.wakeIdle() // a drain may wait for this last place
       return
     }
     if (scope !== null) (scope.running ??= new IdTable({ capacity: RUNNING_CAPACITY, key: 'requestId', link: '_next' })).add(ctx)
-    // The place is given back before the reply is made, so the load the reply reports
-    // (reply-outbox.js) is the work still running, not counting the request just answered.
     Promise.resolve(out).then(
       (value) => {
         admission.release(bytes)
-        if (isStream(value)) { mc.errors++; return reply(ctx.cancelled ? null : this.streamOnly(req, value)) }
-        this.counts.ok++
+        if (isStream(value)) { tally.errors++; return reply(ctx.cancelled ? null : this.streamOnly(req, value)) }
+        tally.ok++
         reply(ctx.cancelled ? null : [req.id, Status.OK, value])
       },
-      (err) => { admission.release(bytes); mc.errors++; reply(ctx.cancelled ? null : this.failure(req.id, err)) },
+      (err) => { admission.release(bytes); reply(ctx.cancelled ? null : this.failure(req.id, err, tally)) },
     ).finally(() => {
       ctx.done()
       if (scope !== null) scope.running.delete(ctx)
@@ -101,10 +111,18 @@ export class Dispatcher {
     })
   }
 
-  /** The counters of a served method (requests, errors), counting one more request. */
+  /** Counters of requests and their outcomes: replies OK and handler errors summed over the methods. */
+  stats () {
+    let ok = 0
+    let errors = 0
+    for (const mc of this.byMethod.values()) { ok += mc.ok; errors += mc.errors }
+    return { ...this.counts, ok, errors }
+  }
+
+  /** The counters of a served method (requests, ok, errors), counting one more request. */
   method (name) {
     let mc = this.byMethod.get(name)
-    if (mc === undefined) this.byMethod.set(name, mc = { requests: 0, errors: 0 })
+    if (mc === undefined) this.byMethod.set(name, mc = { requests: 0, ok: 0, errors: 0 })
     mc.requests++
     return mc
   }
@@ -136,7 +154,8 @@ export class Dispatcher {
   /** A stream held by hold() ended; `failed` counts it as a handler error of `method`. */
   release (method, failed, bytes) {
     this.admission.release(bytes, true)
-    if (failed) { this.counts.errors++; const mc = this.byMethod.get(method); if (mc !== undefined) mc.errors++ } else this.counts.ok++
+    const mc = this.byMethod.get(method)
+    if (mc !== undefined) { if (failed) mc.errors++; else mc.ok++ }
     if (this.admission.inflight === 0) this.wakeIdle()
   }
 
@@ -170,16 +189,16 @@ export class Dispatcher {
 
   /** A plain request got a stream of items from its handler: the stream is closed unread, the caller told to stream. */
   streamOnly (req, out) {
-    this.counts.errors++
     closeSource(out[Symbol.asyncIterator]())
     return [req.id, Status.REMOTE, [`method "${req.method}" streams its results: call it with client.stream()`, RemoteCode.STREAM_ONLY]]
   }
 
-  failure (id, err) {
+  /** The reply entry of a handler's throw, counted in `tally` as an error unless it is a stopping peer's refusal. */
+  failure (id, err, tally) {
     const value = remoteValue(err)
     // Work the peer never started because it is stopping: the client may go elsewhere.
     if (value[1] === DrainingError.code && this.admission.draining) { this.counts.drained++; return [id, Status.DRAINING, [value[0], null]] }
-    this.counts.errors++
+    tally.errors++
     return [id, Status.REMOTE, value]
   }
 

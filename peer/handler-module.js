@@ -1,10 +1,30 @@
 // The methods of a handler module: its exported functions and the functions of its
-// default-export object; and its `middleware` export, an array the peer runs on its main
-// thread. Shared by `zeromesh peer --handlers` and the worker threads.
+// default-export object; its subscriptions: its `events` export ({ event: handler }, { event:
+// { handler, group } }, or on()'s) and those an implement() default export carries; and its
+// `middleware` export, an array the peer runs on its main thread. Shared by `zeromesh peer
+// --handlers` and the worker threads.
 import { execFileSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { invalidArgument } from '../protocol/errors.js'
 import { middlewareOf } from '../runtime/middleware.js'
+import { SUBSCRIPTIONS } from '../runtime/contract.js'
+import { subscriptionsOf } from './subscriptions.js'
+
+/**
+ * The name a subscription runs under among a worker thread's methods (worker-pool.js hands
+ * work to a thread by method): a NUL, the event, a NUL, the group. A method name the API
+ * takes never starts with a NUL (runtime/options.js checkMethod).
+ */
+export function subscriptionMethod (event, group) {
+  return `\0${event}\0${group}`
+}
+
+/** The [event, group] of a subscriptionMethod() name, or null for a method's name. */
+export function subscriptionOf (name) {
+  if (name.charCodeAt(0) !== 0) return null
+  const at = name.indexOf('\0', 1)
+  return [name.slice(1, at), name.slice(at + 1)]
+}
 
 /**
  * The methods of several handler modules (URLs), loaded in order, as one object, and the URLs
@@ -13,6 +33,7 @@ import { middlewareOf } from '../runtime/middleware.js'
  */
 export async function loadHandlerModules (urls) {
   const handlers = {}
+  const subscriptions = []
   const withMiddleware = []
   const from = {}
   for (const url of urls) {
@@ -28,9 +49,16 @@ export async function loadHandlerModules (urls) {
       from[name] = url
       handlers[name] = fn
     }
+    subscriptions.push(...collectSubscriptions(mod, url))
     if (mod.middleware !== undefined) withMiddleware.push(url)
   }
-  return { handlers, withMiddleware }
+  return { handlers, subscriptions, withMiddleware }
+}
+
+/** A module's subscriptions: its `events` export, and those its implement() default export carries. */
+export function collectSubscriptions (mod, url) {
+  const carried = Array.isArray(mod.default?.[SUBSCRIPTIONS]) ? mod.default[SUBSCRIPTIONS] : []
+  return [...carried, ...subscriptionsOf(mod.events, `handlers module ${url}: its events export`)]
 }
 
 /**
@@ -52,7 +80,7 @@ export function collectHandlers (mod) {
   if (mod.default !== null && typeof mod.default === 'object') {
     for (const [name, f] of Object.entries(mod.default)) if (typeof f === 'function') handlers[name] = f
   }
-  for (const [name, f] of Object.entries(mod)) if (typeof f === 'function' && name !== 'default') handlers[name] = f
+  for (const [name, f] of Object.entries(mod)) if (typeof f === 'function' && name !== 'default' && name !== 'events') handlers[name] = f
   return handlers
 }
 

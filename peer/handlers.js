@@ -4,7 +4,7 @@
 // the socket takes requests. A module's methods join what serve() added before start (serve
 // wins).
 import { WorkerPool } from './worker-pool.js'
-import { loadHandlerModules, loadModuleMiddleware, loadFailure } from './handler-module.js'
+import { loadHandlerModules, loadModuleMiddleware, loadFailure, subscriptionOf } from './handler-module.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { METHOD } from '../runtime/contract.js'
 
@@ -25,10 +25,11 @@ export async function startHandlers (o, own, middleware, onEmpty) {
     : `handlers module ${err?.moduleUrl ?? modules.join(', ')} could not be loaded${how}: ${loadFailure(err, err?.moduleUrl ?? modules[0])}`)
   let handlers
   let withMiddleware
+  let subscriptions = []
   let pool = null
   if (o.threads === 0) {
     try {
-      ({ handlers, withMiddleware } = await loadHandlerModules(modules))
+      ({ handlers, subscriptions, withMiddleware } = await loadHandlerModules(modules))
     } catch (err) {
       throw failed(err, '')
     }
@@ -47,6 +48,8 @@ export async function startHandlers (o, own, middleware, onEmpty) {
     }
     handlers = {}
     for (const m of methods) {
+      const sub = subscriptionOf(m) // an event's subscription, run in the thread as a method is
+      if (sub !== null) { subscriptions.push({ event: sub[0], group: sub[1], handler: (payload, ctx) => pool.run(m, payload, ctx) }); continue }
       handlers[m] = (args, ctx) => pool.run(m, args, ctx)
       handlers[m].stream = (args, ctx, so) => pool.stream(m, args, ctx, so) // a stream runs in the thread too (streams.js)
       if (pool.described[m] !== undefined) handlers[m][METHOD] = pool.described[m] // its contract, for the service answer; its checks run in the thread
@@ -63,6 +66,7 @@ export async function startHandlers (o, own, middleware, onEmpty) {
   for (const name of Object.keys(own.handlers)) delete handlers[name]
   try {
     own.addAll(handlers)
+    own.subscribeAll(subscriptions.filter((sub) => own.subscriptions.handler(sub.event, sub.group) === undefined)) // subscribe() before start wins, as serve() does
   } catch (err) {
     await pool?.stop()
     throw err

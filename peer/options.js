@@ -16,6 +16,8 @@ import { clockOption } from '../runtime/clock.js'
 import { zmqTransport } from '../transport/index.js'
 import { resolvePeerSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
 import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
+import { subscriptionsOf } from './subscriptions.js'
+import { SUBSCRIPTIONS } from '../runtime/contract.js'
 
 // Each worker thread holds a V8 isolate (tens of MB) and starts in tens of ms: far more than
 // the cores buys nothing and a peer asked for a thousand never gets ready.
@@ -67,6 +69,7 @@ export function resolvePeerOptions (given) {
     advertise: (v) => v === undefined ? undefined : normalizeRemote(v, 'advertise'),
     seeds: (v) => splitSeeds(v),
     handlers: handlerOption,
+    events: (v) => subscriptionsOf(v, 'events'),
     threads: int(undefined, 0, MAX_THREADS),
     maxQueue: int(undefined, 0, 1000000),
     resourceLimits: (v) => {
@@ -110,6 +113,8 @@ export function resolvePeerOptions (given) {
   if (o.security && o.bind.startsWith('inproc://')) {
     throw invalidArgument('security needs a tcp or ipc bind: inproc connections have no handshake, so CURVE cannot run on them')
   }
+  // Every subscription given: the events option's, and those implement() results carry.
+  o.subscriptions = [...carried(given?.handlers), ...o.events]
   if (Array.isArray(o.handlers)) {
     o.threads ??= os.availableParallelism() // a thread per core: the main thread only does I/O
     o.maxQueue ??= o.threads * 64 //           requests waiting for a thread before BUSY
@@ -152,6 +157,12 @@ function handlerOption (v) {
     return [...new Set(v.map(moduleUrl))]
   }
   return handlerObject(v)
+}
+
+/** The subscriptions handler objects carry (implement()'s SUBSCRIPTIONS): one object, or several. */
+function carried (v) {
+  const parts = Array.isArray(v) ? v : [v]
+  return parts.flatMap((p) => p !== null && typeof p === 'object' && !(p instanceof URL) && Array.isArray(p[SUBSCRIPTIONS]) ? p[SUBSCRIPTIONS] : [])
 }
 
 function moduleUrl (v) {

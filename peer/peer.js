@@ -14,6 +14,7 @@ import { Admission } from './admission.js'
 import { ConnectionTable } from './connections.js'
 import { RecentRequests } from './recent-requests.js'
 import { PeerStreams } from './streams.js'
+import { PeerEvents } from './events.js'
 import { collectGarbage as collectThisHeap } from './collect.js'
 import { PeerSecurity } from './security.js'
 import { HandshakeReports } from './handshake-reports.js'
@@ -73,6 +74,27 @@ export class Peer extends EventEmitter {
     // Debug lines cost nothing unless the logger takes them: decided once, here.
     this.debugging = typeof o.logger.isLevelEnabled === 'function' ? o.logger.isLevelEnabled('debug') : o.logger !== SILENT_LOGGER
     if (!Array.isArray(o.handlers)) this.own.addAll(o.handlers)
+    this.own.subscribeAll(o.subscriptions)
+    this.events = null // PeerEvents, once started
+  }
+
+  /**
+   * Subscribes `handler` to `event` in `group` (the event's own name by default) from now on,
+   * or replaces the handler of that event and group: a published event goes to one peer of
+   * each group that subscribes to it (docs/guides/events.md). What this peer states changes,
+   * as serve() changes it.
+   */
+  subscribe (event, handler, options = {}) {
+    const group = options?.group ?? event
+    if (this.own.subscribe(event, handler, group)) this.serviceChanged(`now subscribes to ${event}${group === event ? '' : ` in group ${group}`}`)
+  }
+
+  /** Ends the subscription of `event` in `group` (the event's name by default): returns whether there was one. */
+  unsubscribe (event, options = {}) {
+    const group = options?.group ?? event
+    if (!this.own.unsubscribe(event, group)) return false
+    this.serviceChanged(`no longer subscribes to ${event}${group === event ? '' : ` in group ${group}`}`)
+    return true
   }
 
   /**
@@ -81,7 +103,7 @@ export class Peer extends EventEmitter {
    */
   service () {
     const d = this.own.descriptor
-    return { methods: [...d.methods], version: d.version, labels: { ...d.labels }, capacity: d.capacity, contracts: readContracts(d.contracts) ?? [], digest: d.digest }
+    return { methods: [...d.methods], version: d.version, labels: { ...d.labels }, capacity: d.capacity, contracts: readContracts(d.contracts) ?? [], events: (d.events ?? []).map(([event, group]) => ({ event, group })), digest: d.digest }
   }
 
   /**
@@ -182,6 +204,14 @@ export class Peer extends EventEmitter {
       send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
       limits: o,
       requestKnown: (conn, id) => this.recent.knows(conn, id),
+    })
+    this.events = new PeerEvents({
+      subscriptions: this.own.subscriptions,
+      dispatcher: this.dispatcher,
+      admission: this.admission,
+      recent: this.recent,
+      replies: this.replies,
+      clock: o.clock,
     })
     this.cluster = new PeerCluster({
       options: o,
@@ -312,8 +342,10 @@ export class Peer extends EventEmitter {
         return this.streams.inputEnd(conn, msg)
       case MessageType.MEMBERS_GET:
         return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
+      case MessageType.EVENT:
+        return this.events.onEvents(conn, msg, frame.length)
       case MessageType.SERVICE_GET:
-        return this.transport.send(clientId, [encodeService(msg.seq, this.own.descriptor, Feature.STREAMS)])
+        return this.transport.send(clientId, [encodeService(msg.seq, this.own.descriptor, Feature.STREAMS | Feature.EVENTS)])
       default:
         // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's
         // bound socket: counted and dropped.
@@ -425,9 +457,10 @@ export class Peer extends EventEmitter {
       ...this.counts,
       drops: { ...this.counts.drops },
       memory: { ...this.counts.memory },
-      ...(this.dispatcher?.counts ?? {}),
+      ...(this.dispatcher?.stats() ?? {}),
       inflight: this.admission?.inflight ?? 0,
       inflightBytes: this.admission?.bytes ?? 0,
+      events: this.events?.stats() ?? null,
       streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held, awaitingCredit: this.streams.awaitingCredit },
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
       security: this.security.stats(this.gossip?.counts.handshakeFailures ?? 0),

@@ -11,7 +11,8 @@ import { NO_HEADERS } from '../protocol/headers.js'
  */
 export class RequestContext {
   constructor (req, endpoint, clock, now, deadline = req.timeoutMs > 0 ? now + req.timeoutMs : Infinity) {
-    this.kind = 'request' // or 'stream': for middleware, which sees both
+    this.kind = 'request' // or 'stream', 'event': for middleware, which sees them all
+    this.group = req.group ?? null // an event's subscribing group (null: every subscription, a broadcast)
     this.method = req.method
     this.requestId = req.id
     this.headers = req.headers ?? NO_HEADERS // what the caller sent beside the args (PROTOCOL.md 4.1); a middleware may replace it

@@ -5,6 +5,8 @@
 // connection, never believe another peer about it (PROTOCOL.md 4.8).
 import { describe, descriptorProblem } from '../protocol/service.js'
 import { contractsElement, contractsDigest, CONTRACTS_LABEL } from '../protocol/contracts.js'
+import { eventsElement, eventsDigest, EVENTS_LABEL } from '../protocol/events.js'
+import { Subscriptions } from './subscriptions.js'
 import { METHOD } from '../runtime/contract.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { checkMethod } from '../runtime/options.js'
@@ -17,12 +19,34 @@ export class OwnService {
    * @param {number|null} o.capacity    requests it runs at full speed at once, or null (undeclared)
    */
   constructor ({ version, labels, capacity }) {
-    if (CONTRACTS_LABEL in labels) throw invalidArgument(`label ${CONTRACTS_LABEL} is the peer's own: it states the digest of the contracts it serves`)
+    for (const own of [CONTRACTS_LABEL, EVENTS_LABEL]) if (own in labels) throw invalidArgument(`label ${own} is the peer's own: it states the digest of what it ${own === EVENTS_LABEL ? 'subscribes to' : 'serves'}`)
     this.version = version
     this.labels = labels
     this.capacity = capacity
     this.handlers = Object.create(null) // method -> function, what the dispatcher runs
+    this.subscriptions = new Subscriptions() // event -> group -> handler, what its events run
     this.descriptor = this.describe()
+  }
+
+  /** Subscribes `handler` to `event` in `group`; returns whether the descriptor changed. */
+  subscribe (event, handler, group) {
+    const digest = this.descriptor.digest
+    this.subscriptions.add(event, handler, group)
+    this.descriptor = this.describe()
+    return this.descriptor.digest !== digest
+  }
+
+  /** Subscribes each of `list` ([{ event, group, handler }]); the descriptor is made once. */
+  subscribeAll (list) {
+    for (const sub of list) this.subscriptions.add(sub.event, sub.handler, sub.group)
+    this.descriptor = this.describe()
+  }
+
+  /** Drops the subscription of `event` in `group`; returns whether there was one. */
+  unsubscribe (event, group) {
+    if (!this.subscriptions.remove(event, group)) return false
+    this.descriptor = this.describe()
+    return true
   }
 
   /** Adds handlers (an object of functions); returns the new descriptor. */
@@ -53,7 +77,13 @@ export class OwnService {
   }
 
   describe () {
-    const d = { methods: Object.keys(this.handlers), version: this.version, labels: this.labels, capacity: this.capacity, contracts: null }
+    const d = { methods: Object.keys(this.handlers), version: this.version, labels: this.labels, capacity: this.capacity, contracts: null, events: null }
+    // Its subscriptions, stated in the answer and, by digest, in a label (PROTOCOL.md 4.11).
+    const events = eventsElement(this.subscriptions?.pairs() ?? [])
+    if (events !== null) {
+      d.events = events
+      d.labels = { ...d.labels, [EVENTS_LABEL]: eventsDigest(events) }
+    }
     // The contracts of the methods implement() made (a thread's module's too: handlers.js
     // carries their descriptions over), stated in the answer and, by digest, in a label.
     const described = []
@@ -61,7 +91,7 @@ export class OwnService {
     const c = contractsElement(described)
     if (c !== null) {
       d.contracts = c.element
-      d.labels = { ...this.labels, [CONTRACTS_LABEL]: contractsDigest(c.element) }
+      d.labels = { ...d.labels, [CONTRACTS_LABEL]: contractsDigest(c.element) }
       if (c.dropped > 0 && this.warnedDropped !== c.dropped) {
         this.warnedDropped = c.dropped
         process.emitWarning(`zeromesh: ${c.dropped} JSON Schema${c.dropped === 1 ? '' : 's'} of this peer's contracts left out of its service answer: larger than a schema (64 KiB) or all of them (256 KiB) may be (PROTOCOL.md 3.3)`, { code: 'ZEROMESH_SCHEMA_TOO_LARGE' })

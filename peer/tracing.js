@@ -32,7 +32,7 @@ export class PeerTracing {
     const attributes = this.port === null
       ? { 'rpc.system': 'zeromesh', 'rpc.method': req.method, 'server.address': this.address }
       : { 'rpc.system': 'zeromesh', 'rpc.method': req.method, 'server.address': this.address, 'server.port': this.port }
-    const span = tracer.startSpan(req.method, { kind: otel.SpanKind.SERVER, attributes }, parent)
+    const span = tracer.startSpan(req.method, { kind: ctx.kind === 'event' ? otel.SpanKind.CONSUMER : otel.SpanKind.SERVER, attributes }, parent) // an event's handler consumes it
     return (ctx.traced = new ServerSpan(span, otel.trace.setSpan(parent, span)))
   }
 }

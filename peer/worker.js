@@ -14,7 +14,7 @@
 // arrived (dispatch.js handoffDeadline), not a new anchor here.
 import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
-import { loadHandlerModules } from './handler-module.js'
+import { loadHandlerModules, subscriptionMethod, subscriptionOf } from './handler-module.js'
 import { packValue } from '../protocol/frames.js'
 import { isBulkValue } from '../protocol/bulk.js'
 import { collectGarbage } from './collect.js'
@@ -32,7 +32,10 @@ import { THREAD_INPUT_AHEAD } from './thread-stream.js'
 const RESULTS_WAIT_MS = 1 // results finished this long ago leave before the next task starts
 const METHOD_MS_WEIGHT = 0.2 // of a new run in a method's time (a moving average)
 
-const { handlers, withMiddleware } = await loadHandlerModules(workerData.modules)
+const { handlers, subscriptions, withMiddleware } = await loadHandlerModules(workerData.modules)
+// Subscriptions run here as methods of their own name (subscriptionMethod): the pool hands an
+// event to a thread as it hands a request.
+for (const sub of subscriptions) handlers[subscriptionMethod(sub.event, sub.group)] = sub.handler
 const methods = Object.keys(handlers) // the pool names a method by its place here
 const progress = new Int32Array(workerData.progress) // [place of the task running, counted from each hand-off's `at`]
 // The contract methods' descriptions (implement()'s), for the main thread's service answer.
@@ -143,12 +146,15 @@ function post (results, ranMs) {
 
 async function runOne (task) {
   if (cancelled.has(task.id) || task.deadline <= systemClock.now()) return [task.id, 2, 'deadline passed while queued', RemoteCode.EXPIRED]
-  const ctx = new ThreadContext(task.method, task.requestId, task.endpoint, task.timeoutMs, task.trace, task.deadline, task.headers)
+  const sub = subscriptionOf(task.method) // [event, group] when it is an event's subscription
+  const ctx = new ThreadContext(sub === null ? task.method : sub[0], task.requestId, task.endpoint, task.timeoutMs, task.trace, task.deadline, task.headers)
+  if (sub !== null) { ctx.kind = 'event'; ctx.group = sub[1] }
   runningId = task.id
   running = ctx
   try {
     const out = handlers[task.method](task.args, ctx)
-    const value = out !== null && typeof out === 'object' && typeof out.then === 'function' ? await out : out
+    let value = out !== null && typeof out === 'object' && typeof out.then === 'function' ? await out : out
+    if (sub !== null) value = null // an event's ack carries no result
     if (isStream(value)) {
       closeSource(value[Symbol.asyncIterator]())
       return [task.id, 1, `method "${task.method}" streams its results: call it with client.stream()`, RemoteCode.STREAM_ONLY]

@@ -13,6 +13,8 @@ import { isWireEndpoint } from './endpoint.js'
 import { descriptorProblem, describe, serviceDigest } from './service.js'
 import { packr, unpackr, frame } from './msgpack.js'
 import { decodeStream, STREAM_TYPES } from './stream-codec.js'
+import { decodeEvent } from './event-codec.js'
+import { eventsProblem } from './events.js'
 
 const knownTypes = new Set(Object.values(MessageType))
 const NO_BULK = Object.freeze([]) // a message of one frame
@@ -117,8 +119,10 @@ export function encodeServiceGet (seq) {
 
 /** A peer's answer: its own service descriptor (protocol/service.js describe()). */
 export function encodeService (seq, d, features = 0) {
-  if (d.contracts == null) return frame(MessageType.SERVICE, [seq, d.digest, d.methods, d.version, d.labels, d.capacity, features])
-  return frame(MessageType.SERVICE, [seq, d.digest, d.methods, d.version, d.labels, d.capacity, features, d.contracts])
+  const body = [seq, d.digest, d.methods, d.version, d.labels, d.capacity, features]
+  if (d.contracts != null || d.events != null) body.push(d.contracts ?? null)
+  if (d.events != null) body.push(d.events)
+  return frame(MessageType.SERVICE, body)
 }
 
 /** An ERROR frame: the peer could not handle a frame at all. */
@@ -176,6 +180,7 @@ export function decode (buf, limits = Limits, bulk = NO_BULK) {
     case MessageType.SERVICE_GET: return decodeServiceGet(body, version)
     case MessageType.KEY_PROOF: return decodeKeyProof(body, version)
     case MessageType.SERVICE: return decodeService(body, version, limits)
+    case MessageType.EVENT: return decodeEvent(body, version, limits)
     default:
       if (STREAM_TYPES.has(type)) return decodeStream(type, body, version, limits, bulk)
       return decodeGossip(type, body, version, limits)
@@ -283,6 +288,9 @@ function decodeService (body, version, limits) {
   // `contracts` (4.8): what the methods take and give, for describe(); not for routing, so a
   // malformed one is left out, not the answer.
   d.contracts = body.length > 7 && readContracts(body[7]) !== null ? body[7] : null
+  // `events` (4.11): the peer's subscriptions; a malformed element is left out (the peer then
+  // takes no events from this client), not the answer.
+  d.events = body.length > 8 && body[8] !== null && eventsProblem(body[8]) === null ? body[8] : null
   return { type: MessageType.SERVICE, version, seq: body[0], service: describe(d), features }
 }
 

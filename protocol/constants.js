@@ -35,11 +35,13 @@ export const MessageType = Object.freeze({
   STREAM_ITEM: 19, //   either way: items of an open stream, within the receiver's credit
   STREAM_CREDIT: 20, // either way: the receiver grants more items and bytes (0, 0: still here)
   STREAM_END: 21, //    either way: the sender's side of a stream is over (done, or why not)
+  EVENT: 22, //         client -> peer: one or more events for a subscribing group (or for every subscription), acknowledged by REPLY entries
 })
 
 /** What a peer can do beyond the base protocol: the bits of a SERVICE answer's `features`. Append only. */
 export const Feature = Object.freeze({
   STREAMS: 1, // STREAM_OPEN, STREAM_ITEM, STREAM_CREDIT and STREAM_END (PROTOCOL.md 4.10)
+  EVENTS: 2, //  EVENT, and the subscriptions in its SERVICE answer (PROTOCOL.md 4.11)
 })
 
 /** Bits of a REQUEST entry's `accepts` field (PROTOCOL.md 4.1): what the sender reads in its replies. Append only. */
@@ -144,6 +146,10 @@ export const Limits = Object.freeze({
   // a schema over the first, and every schema when the element would pass the second.
   maxSchemaBytes: 64 * 1024,
   maxContractsBytes: 256 * 1024,
+  // Event names and group names: the longest, in UTF-16 code units (as method names); and the
+  // most subscriptions one peer states in its SERVICE answer (PROTOCOL.md 4.11).
+  maxEventLength: 256,
+  maxSubscriptions: 1024,
 })
 
 /**

@@ -1,6 +1,7 @@
 // The contracts a peer serves, as its SERVICE answer carries them (PROTOCOL.md 4.8): the
-// optional eighth element `[[name, version|nil, [[method, stream, input|nil, output|nil], ...]], ...]`,
-// each input and output a JSON Schema (a map) or nil. A change of contract changes the
+// optional eighth element `[[name, version|nil, [[method, stream, input|nil, output|nil], ...], events?], ...]`,
+// each input and output a JSON Schema (a map) or nil; `events`, when the contract publishes
+// any, `[[event, payload|nil], ...]` (4.11). A change of contract changes the
 // descriptor's digest through the label CONTRACTS_LABEL (the digest of this element), so
 // every client, older ones too, asks the peer again.
 import { Limits } from './constants.js'
@@ -21,7 +22,7 @@ export function contractsElement (described) {
   const byContract = new Map()
   for (const d of described) {
     let c = byContract.get(d.contract)
-    if (c === undefined) byContract.set(d.contract, c = { version: d.version ?? null, methods: [] })
+    if (c === undefined) byContract.set(d.contract, c = { version: d.version ?? null, methods: [], events: d.events ?? [] })
     c.methods.push(d)
   }
   if (byContract.size === 0) return null
@@ -34,10 +35,15 @@ export function contractsElement (described) {
   }
   const element = [...byContract.keys()].sort().map((name) => {
     const c = byContract.get(name)
-    return [name, c.version, c.methods.sort((a, b) => (a.method < b.method ? -1 : 1)).map((m) => [m.method, m.stream, fit(m.input), fit(m.output)])]
+    const methods = c.methods.sort((a, b) => (a.method < b.method ? -1 : 1)).map((m) => [m.method, m.stream, fit(m.input), fit(m.output)])
+    if (c.events.length === 0) return [name, c.version, methods]
+    return [name, c.version, methods, [...c.events].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([e, payload]) => [e, fit(payload)])]
   })
   if (packr.pack(element).length > Limits.maxContractsBytes) {
-    for (const [, , methods] of element) for (const m of methods) { if (m[2] !== null) dropped++; if (m[3] !== null) dropped++; m[2] = null; m[3] = null }
+    for (const [, , methods, events] of element) {
+      for (const m of methods) { if (m[2] !== null) dropped++; if (m[3] !== null) dropped++; m[2] = null; m[3] = null }
+      for (const e of events ?? []) { if (e[1] !== null) dropped++; e[1] = null }
+    }
   }
   return { element, dropped }
 }
@@ -54,9 +60,10 @@ function canonical (v) {
 }
 
 /**
- * A received contracts element as `[{ name, version, methods: [{ name, method, stream, input, output }] }]`
- * (`name` of a method is its wire name), or null when absent or malformed (the answer is
- * kept without it: routing never depends on contracts).
+ * A received contracts element as
+ * `[{ name, version, methods: [{ name, method, stream, input, output }], events: [{ name, event, payload }] }]`
+ * (`name` of a method or an event is its wire name), or null when absent or malformed (the
+ * answer is kept without it: routing never depends on contracts).
  */
 export function readContracts (v) {
   if (!Array.isArray(v) || v.length > Limits.maxMethods) return null
@@ -68,7 +75,15 @@ export function readContracts (v) {
       if (!Array.isArray(m) || typeof m[0] !== 'string' || m[0].length > Limits.maxMethodLength || typeof m[1] !== 'boolean' || !isSchema(m[2]) || !isSchema(m[3])) return null
       methods.push({ name: `${c[0]}.${m[0]}`, method: m[0], stream: m[1], input: m[2], output: m[3] })
     }
-    out.push({ name: c[0], version: c[1], methods })
+    const events = []
+    if (c.length > 3 && c[3] !== null) {
+      if (!Array.isArray(c[3])) return null
+      for (const e of c[3]) {
+        if (!Array.isArray(e) || typeof e[0] !== 'string' || e[0].length > Limits.maxMethodLength || !isSchema(e[1])) return null
+        events.push({ name: `${c[0]}.${e[0]}`, event: e[0], payload: e[1] })
+      }
+    }
+    out.push({ name: c[0], version: c[1], methods, events })
   }
   return out
 }

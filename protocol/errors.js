@@ -52,6 +52,8 @@ export const InvalidArgumentError = define('InvalidArgumentError', 'ERR_ZEROMESH
 export const ConnectionLostError = define('ConnectionLostError', 'ERR_ZEROMESH_CONNECTION_LOST', false, 'connection to the peer lost; the request may or may not have run')
 /** The request was cancelled through its AbortSignal. */
 export const AbortError = define('AbortError', 'ERR_ZEROMESH_ABORTED', false, 'request aborted')
+/** No peer subscribed to the event (in the group asked for) within the deadline: it was delivered to no one. */
+export const NoSubscribersError = define('NoSubscribersError', 'ERR_ZEROMESH_NO_SUBSCRIBERS', true, 'no subscriber for the event')
 /**
  * A contract's input schema refused the arguments (docs/guides/contracts.md): the handler
  * never ran. `issues` says where and why, as `[{ path, message }]`, never the value itself.

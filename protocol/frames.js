@@ -96,6 +96,11 @@ export function requestFrame (packed) {
   return joinEntries(MessageType.REQUEST, NO_PREFIX, packed)
 }
 
+/** A frame of `type` whose body is the array of entries packed with packEntry (an EVENT frame: event-codec.js). */
+export function entriesFrame (type, packed) {
+  return joinEntries(type, NO_PREFIX, packed)
+}
+
 /** The bytes of a REPLY body before its entries: `[meta, ` (reusable while meta is the same). */
 export function replyHead (meta) {
   const m = packr.pack(meta)

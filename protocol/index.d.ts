@@ -59,7 +59,7 @@ export type ErrorCode =
   | 'ERR_ZEROMESH_REMOTE' | 'ERR_ZEROMESH_BUSY' | 'ERR_ZEROMESH_DRAINING' | 'ERR_ZEROMESH_CLOSED'
   | 'ERR_ZEROMESH_INVALID_ARGUMENT' | 'ERR_ZEROMESH_CONNECTION_LOST' | 'ERR_ZEROMESH_ABORTED'
   | 'ERR_ZEROMESH_PROTOCOL' | 'ERR_ZEROMESH_HANDSHAKE' | 'ERR_ZEROMESH_USER_CODE' | 'ERR_ZEROMESH_INVALID_INPUT'
-  | 'ERR_ZEROMESH_INVALID_OUTPUT' | 'ERR_ZEROMESH'
+  | 'ERR_ZEROMESH_INVALID_OUTPUT' | 'ERR_ZEROMESH_NO_SUBSCRIBERS' | 'ERR_ZEROMESH'
 
 export declare class ZeromeshError extends Error {
   constructor(message?: string, options?: { code?: ErrorCode, retryable?: boolean, cause?: unknown })
@@ -94,6 +94,8 @@ export declare class ClosedError extends ZeromeshError {}
 export declare class InvalidArgumentError extends ZeromeshError {}
 export declare class ConnectionLostError extends ZeromeshError {}
 export declare class AbortError extends ZeromeshError {}
+/** No peer subscribed to the event (in the group asked for) within the deadline. Retryable. */
+export declare class NoSubscribersError extends ZeromeshError {}
 /** The peer refused this client at the ZeroMQ handshake (key not allowed, wrong cluster key, CURVE on one side only). Not retryable. */
 export declare class HandshakeError extends ZeromeshError {}
 /** Code the user gave (a strategy, an event listener, a logger) threw; `cause` is what it threw. */
@@ -111,9 +113,9 @@ export declare const PROTOCOL_VERSION_MIN: number
 export declare const PROTOCOL_VERSION_MAX: number
 /** The codes a peer itself puts in a REMOTE answer (err.remoteCode), beside the handler's own. */
 export declare const RemoteCode: Readonly<{ EXPIRED: 'ERR_ZEROMESH_EXPIRED', ENCODE: 'ERR_ZEROMESH_ENCODE', WORKER_EXIT: 'ERR_ZEROMESH_WORKER_EXIT', TOO_LARGE: 'ERR_ZEROMESH_TOO_LARGE', STREAM_ONLY: 'ERR_ZEROMESH_STREAM_ONLY', INVALID_INPUT: 'ERR_ZEROMESH_INVALID_INPUT', INVALID_OUTPUT: 'ERR_ZEROMESH_INVALID_OUTPUT' }>
-export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17, STREAM_OPEN: 18, STREAM_ITEM: 19, STREAM_CREDIT: 20, STREAM_END: 21 }>
+export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17, STREAM_OPEN: 18, STREAM_ITEM: 19, STREAM_CREDIT: 20, STREAM_END: 21, EVENT: 22 }>
 /** What a peer can do beyond the base protocol: bits of a SERVICE answer's `features`. */
-export declare const Feature: Readonly<{ STREAMS: 1 }>
+export declare const Feature: Readonly<{ STREAMS: 1, EVENTS: 2 }>
 /** Bits of a REQUEST entry's `accepts` field: what the sender reads in its replies (PROTOCOL.md 4.1). */
 export declare const Accepts: Readonly<{ BULK: 1 }>
 /** The smallest Buffer a peer sends in a bulk frame of its own (PROTOCOL.md 4.2.1). */
@@ -134,7 +136,7 @@ export declare const Limits: Readonly<{
   maxTraceFields: number, maxTraceKeyLength: number, maxTraceValueLength: number, maxStreams: number, maxStreamsPerConnection: number,
   maxCreditItems: number, maxCreditBytes: number, maxHeaders: number, maxHeaderKeyLength: number, maxHeaderValueLength: number,
   maxHeaderBytes: number, maxIssues: number, maxIssueMessageLength: number, maxIssuePathLength: number, maxIssueSegmentLength: number,
-  maxSchemaBytes: number, maxContractsBytes: number,
+  maxSchemaBytes: number, maxContractsBytes: number, maxEventLength: number, maxSubscriptions: number,
 }>
 /** How far ahead of the receiver's wall clock (ms since 1970) a member's incarnation may be (PROTOCOL.md 4.6). */
 export declare const INCARNATION_HORIZON_MS: number

@@ -9,7 +9,7 @@ export {
 export {
   ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError,
   ClosedError, InvalidArgumentError, ConnectionLostError, AbortError, ProtocolError, HandshakeError,
-  UserCodeError, InvalidInputError, InvalidOutputError, RemoteCode,
+  UserCodeError, InvalidInputError, InvalidOutputError, NoSubscribersError, RemoteCode,
 } from './errors.js'
 export {
   encodeRequest, encodeReply, encodePing, encodePong, encodeError, encodeGossip, encodeMembersGet, encodeMembers,

@@ -8,6 +8,7 @@
 import semver from 'semver'
 import { Limits } from './constants.js'
 import { fnv1a } from './fnv.js'
+import { subscriptionKey } from './events.js'
 
 const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/
 const CONTROL = /[\u0000-\u001f\u007f]/ // eslint-disable-line no-control-regex
@@ -59,10 +60,14 @@ function byCodeUnits (a, b) {
 }
 
 /**
- * A descriptor as both ends hold it: the fields, its digest and a Set of its methods for
- * lookups. `d` must have passed descriptorProblem.
+ * A descriptor as both ends hold it: the fields, its digest, a Set of its methods and one of
+ * its subscriptions (`event\0group`, events.js) for lookups, and its groups by event. `d`
+ * must have passed descriptorProblem.
  */
 export function describe (d) {
+  const events = d.events ?? null
+  const groups = new Map() // event -> [group, ...]
+  for (const [e, g] of events ?? []) { let l = groups.get(e); if (l === undefined) groups.set(e, l = []); l.push(g) }
   return Object.freeze({
     methods: Object.freeze([...d.methods].sort(byCodeUnits)),
     version: d.version,
@@ -70,8 +75,12 @@ export function describe (d) {
     capacity: d.capacity,
     // The contracts element as it travels (contracts.js; readContracts() reads it), or null.
     contracts: d.contracts ?? null,
+    // The events element as it travels (events.js: [[event, group], ...]), or null.
+    events,
     digest: serviceDigest(d),
     has: new Set(d.methods),
+    subs: new Set((events ?? []).map(([e, g]) => subscriptionKey(e, g))),
+    groups,
   })
 }
 

@@ -93,10 +93,11 @@ export function windowOption (def) {
 
 /**
  * A method name given to the API (request, stream, waitFor, serve): a string of 1 to
- * Limits.maxMethodLength characters, as the wire takes it. `what` names the argument.
+ * Limits.maxMethodLength characters, as the wire takes it, not starting with a NUL (a
+ * subscription's name in a worker thread: peer/handler-module.js). `what` names the argument.
  */
 export function checkMethod (v, what = 'method') {
-  if (typeof v !== 'string' || v.length === 0 || v.length > Limits.maxMethodLength) {
+  if (typeof v !== 'string' || v.length === 0 || v.length > Limits.maxMethodLength || v.charCodeAt(0) === 0) {
     throw invalidArgument(`${what} must be a non-empty string of at most ${Limits.maxMethodLength} characters, got ${typeof v === 'string' ? JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v) : typeof v}`)
   }
   return v

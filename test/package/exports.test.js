@@ -23,6 +23,7 @@ const codes = {
   UserCodeError: ['ERR_ZEROMESH_USER_CODE', false],
   InvalidInputError: ['ERR_ZEROMESH_INVALID_INPUT', false],
   InvalidOutputError: ['ERR_ZEROMESH_INVALID_OUTPUT', false],
+  NoSubscribersError: ['ERR_ZEROMESH_NO_SUBSCRIBERS', true],
 }
 
 describe('package surface', () => {
@@ -57,9 +58,9 @@ describe('package surface', () => {
 
   it('message types, statuses and error codes keep their numbers (append only)', () => {
     expect(protocol.MessageType).to.deep.equal({
-      REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17, STREAM_OPEN: 18, STREAM_ITEM: 19, STREAM_CREDIT: 20, STREAM_END: 21,
+      REQUEST: 1, REPLY: 2, PING: 3, PONG: 4, ERROR: 5, PROBE: 6, ACK: 7, PROBE_REQ: 8, NACK: 9, SYNC: 10, MEMBERS_GET: 11, MEMBERS: 12, CANCEL: 13, SEALED: 14, SERVICE_GET: 15, SERVICE: 16, KEY_PROOF: 17, STREAM_OPEN: 18, STREAM_ITEM: 19, STREAM_CREDIT: 20, STREAM_END: 21, EVENT: 22,
     })
-    expect(protocol.Feature).to.deep.equal({ STREAMS: 1 })
+    expect(protocol.Feature).to.deep.equal({ STREAMS: 1, EVENTS: 2 })
     expect(protocol.MemberState).to.deep.equal({ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 })
     expect(protocol.Status).to.deep.equal({ OK: 0, UNKNOWN_METHOD: 1, REMOTE: 2, BUSY: 3, DRAINING: 4, INVALID_REQUEST: 5 })
     expect(protocol.ProtocolErrorCode).to.deep.equal({ UNSUPPORTED_VERSION: 1, UNKNOWN_TYPE: 2 })
