@@ -7,6 +7,8 @@ import {
   encodeMembers, encodeCancel, Accepts, Limits, encodeServiceGet, encodeService, describeService, encodeStreamOpen, encodeStreamItems, encodeStreamCredit, encodeStreamEnd, decode, MessageType, ProtocolError,
 } from '../../protocol/index.js'
 import { classify, Kind } from '../../protocol/flp.js'
+import { encodeEvent } from '../../protocol/event-codec.js'
+import { eventsDigest, eventsElement } from '../../protocol/events.js'
 import { seal, sealKey, unseal } from '../../protocol/seal.js'
 import { z85Decode } from '../../transport/keys.js'
 import { bulkReplyFrame } from '../../protocol/bulk.js'
@@ -27,6 +29,7 @@ const encoders = {
   ping: (b) => encodePing(b[0]),
   pong: (b) => encodePong(b[0], b[1]),
   error: (b) => encodeError(b[0], b[1]),
+  event: (b) => encodeEvent(b),
 }
 const specEncoders = {
   gossip: (v) => encodeGossip(v.seq, v.msg),
@@ -58,7 +61,7 @@ const specDecoded = {
   members: (m) => ({ kind: 'members', seq: m.seq, digest: m.membersVersion, members: m.members }),
   cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
   'service-get': (m) => ({ kind: 'service-get', seq: m.seq }),
-  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity, ...(m.service.contracts === null ? {} : { contracts: m.service.contracts }) }, features: m.features }),
+  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity, ...(m.service.contracts === null ? {} : { contracts: m.service.contracts }), ...(m.service.events === null ? {} : { events: m.service.events }) }, features: m.features }),
   'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input, ...(m.trace === null ? {} : { trace: { ...m.trace } }), ...(m.bulk ? { accepts: Accepts.BULK } : {}), ...(Object.keys(m.headers).length === 0 ? {} : { headers: { ...m.headers } }) }),
   'stream-item': (m) => ({ kind: 'stream-item', id: m.id, items: m.items.map(toJson) }),
   'bulk-item': (m, v) => {
@@ -97,6 +100,13 @@ function decodedBody (msg) {
     case MessageType.REPLY: return [msg.meta, msg.replies.map((r) => [r.id, r.status, r.status === 0 ? r.value : errorValue(r)])]
     case MessageType.PING: return [msg.seq]
     case MessageType.PONG: return [msg.seq, msg.meta]
+    case MessageType.EVENT: return msg.events.map((e) => {
+      const entry = [e.id, e.event, e.payload, e.timeoutMs, e.group, e.ack]
+      const headers = Object.keys(e.headers).length > 0
+      if (e.trace !== null || headers) entry.push(e.trace === null ? null : { ...e.trace })
+      if (headers) entry.push({ ...e.headers })
+      return entry
+    })
     default: return [msg.code, msg.message, msg.minVersion, msg.maxVersion]
   }
 }
@@ -104,8 +114,12 @@ function decodedBody (msg) {
 describe('PROTOCOL.md test vectors', () => {
   it('the document has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
-    expect([...kinds].sort()).to.deep.equal(['bulk-item', 'bulk-reply', 'cancel', 'error', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
+    expect([...kinds].sort()).to.deep.equal(['bulk-item', 'bulk-reply', 'cancel', 'error', 'event', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
     expect(vectors.length).to.be.at.least(40)
+  })
+
+  it('the events label check value of 4.11 holds', () => {
+    expect(eventsDigest(eventsElement([['orders.placed', 'billing'], ['cache.drop', 'cache.drop']]))).to.equal('7e3d4cb6')
   })
 
   it('the service digest check values of 4.8 hold', () => {
