@@ -1,5 +1,5 @@
 // zeromesh: ZeroMQ peer-to-peer, client-side load balancing.
-export { Peer, peerDefaults, membershipDefaults, implement, contract } from './peer/index.js'
+export { Peer, peerDefaults, membershipDefaults, implement, contract, on } from './peer/index.js'
 export { Client, clientDefaults, strategyNames } from './client/index.js'
 export {
   ZeromeshError, TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError,

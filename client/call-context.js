@@ -4,7 +4,7 @@
 
 export class CallContext {
   /**
-   * @param {'request'|'stream'} kind
+   * @param {'request'|'stream'|'publish'|'broadcast'} kind  (an event's `method` is its name, its `args` the payload)
    * @param {string} method
    * @param {unknown} args
    * @param {object} [options]  the call's options as given

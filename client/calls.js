@@ -382,7 +382,7 @@ export class Calls {
     } else if ((err = this.o.unroutable(call)) !== null) {
       // no peer serves it, nor may one come
     } else {
-      err = new NoPeersError(`zeromesh: no peer was up for "${call.method}" within ${call.timeout} ms`)
+      err = call.kind.noneUp?.(call) ?? new NoPeersError(`zeromesh: no peer was up for "${call.method}" within ${call.timeout} ms`)
     }
     this.settle(call, err)
   }

@@ -177,6 +177,11 @@ export class Client extends EventEmitter {
    * group subscribes within the deadline.
    */
   publish (event, payload, options) {
+    return this.throughChain('publish', event, payload, options, (e, p, o) => this.publishNow(e, p, o))
+  }
+
+  /** publish() past the middleware. */
+  publishNow (event, payload, options) {
     let o
     try {
       checkEvent(event, 'publish')
@@ -192,9 +197,12 @@ export class Client extends EventEmitter {
       pub.expect(groups.length)
       for (const g of groups) this.deliver(pub, event, payload, opts, now, (call) => { call.group = g })
     }
-    const known = o.groups ?? this.mesh.groupsOf(event)
-    if (known.length > 0) deliver(known, this.options.clock.now())
-    else this.whenSubscribed(event, o, pub, () => { const g = this.mesh.groupsOf(event); return g.length > 0 ? g : null }, deliver)
+    if (o.groups !== null) { deliver(o.groups, this.options.clock.now()); return pub.promise }
+    const learnt = this.learnt(o)
+    const found = () => { const g = this.mesh.groupsOf(event); return g.length > 0 && learnt() ? g : null }
+    const now = found()
+    if (now !== null) deliver(now, this.options.clock.now())
+    else this.whenSubscribed(event, o, pub, found, deliver)
     return pub.promise
   }
 
@@ -205,6 +213,11 @@ export class Client extends EventEmitter {
    * NoSubscribersError when no peer subscribes within the deadline.
    */
   broadcast (event, payload, options) {
+    return this.throughChain('broadcast', event, payload, options, (e, p, o) => this.broadcastNow(e, p, o))
+  }
+
+  /** broadcast() past the middleware. */
+  broadcastNow (event, payload, options) {
     let o
     try {
       checkEvent(event, 'broadcast')
@@ -214,7 +227,8 @@ export class Client extends EventEmitter {
     }
     const refused = this.refusal()
     if (refused !== null) return Promise.reject(refused)
-    const found = () => { const s = this.mesh.subscribersOf(event); return s.targets.length + s.gone.length > 0 ? s : null }
+    const learnt = this.learnt(o)
+    const found = () => { const s = this.mesh.subscribersOf(event); return s.targets.length + s.gone.length > 0 && learnt() ? s : null }
     let bc
     const deliver = ({ targets, gone }, now, opts = o) => {
       bc = new Broadcast(gone)
@@ -233,6 +247,24 @@ export class Client extends EventEmitter {
     return waiting.promise
   }
 
+  /**
+   * Whether the client knows enough of who subscribes to `event` to deliver it: it is no longer
+   * learning the cluster (mesh.js learning()), or it has waited membersTimeout (at most the
+   * event's deadline) for that; a fresh client would otherwise reach its seeds' groups alone.
+   */
+  learnt (o) {
+    if (!this.mesh.learning()) return LEARNT
+    const by = this.options.clock.now() + Math.min(o.timeout, this.options.membersTimeout)
+    return () => !this.mesh.learning() || this.options.clock.now() >= by
+  }
+
+  /** An event through the middleware (ctx.kind 'publish' or 'broadcast', ctx.method the event, ctx.args the payload), then `send`. */
+  throughChain (kind, event, payload, options, send) {
+    if (this.middleware.length === 0) return send(event, payload, options)
+    const ctx = new CallContext(kind, event, payload, options)
+    return runChain(this.middleware, ctx, () => send(ctx.method, ctx.args, ctx.sendOptions()))
+  }
+
   /** One delivery of `event` for fan-out `owner`, a call of the event kind on the lifecycle; `place` sets its group or pin. */
   deliver (owner, event, payload, o, now, place) {
     const call = new Call(this.events, this.newId(), event, payload, o, now)
@@ -249,7 +281,7 @@ export class Client extends EventEmitter {
    */
   whenSubscribed (event, o, owner, found, deliver) {
     const t0 = this.options.clock.now()
-    const watch = this.mesh.methodWaiters.watch(found, o.timeout, () => new NoSubscribersError(`zeromesh: no peer subscribed to "${event}" within ${o.timeout} ms`))
+    const watch = this.mesh.methodWaiters.watch(found, o.timeout, () => new NoSubscribersError(`zeromesh: no peer subscribed to "${event}" within ${o.timeout} ms`), Math.min(o.timeout, this.options.membersTimeout))
     const onAbort = () => watch.cancel(new AbortError(`zeromesh: event "${event}" was aborted`, { cause: o.signal.reason }))
     o.signal?.addEventListener('abort', onAbort, { once: true })
     if (o.signal?.aborted) onAbort()
@@ -295,7 +327,7 @@ export class Client extends EventEmitter {
       failed: { ...calls.counts.failed },
       ...mesh.counts,
       streams: { opened: streams.counts.started, ok: streams.counts.ok, failed: streams.counts.failed },
-      events: { deliveries: this.events.counts.started, ok: this.events.counts.ok, failed: this.events.counts.failed },
+      events: { deliveries: this.events.counts.started, ok: this.events.counts.ok, failed: this.events.counts.failed, redelivered: this.events.counts.redelivered },
       inflight: calls.pending.size,
       waiting: this.capacity.size,
       waited: this.capacity.counts.waited,
@@ -317,7 +349,7 @@ export class Client extends EventEmitter {
 
   /** A typed client of `contract` (docs/guides/contracts.md): a function per method. */
   proxy (contract, options) {
-    return contractProxy(contract, { request: (m, a, o) => this.request(m, a, o), stream: (m, a, o) => this.stream(m, a, o) }, options)
+    return contractProxy(contract, { request: (m, a, o) => this.request(m, a, o), stream: (m, a, o) => this.stream(m, a, o), publish: (e, p, o) => this.publish(e, p, o), broadcast: (e, p, o) => this.broadcast(e, p, o) }, options)
   }
 
   /** @deprecated since 0.3.0: proxy(contract), the same thing ("service" names what a peer serves). */
@@ -343,6 +375,8 @@ export class Client extends EventEmitter {
     return this.closing
   }
 }
+
+const LEARNT = () => true
 
 /** An event name given to publish() or broadcast(): 1 to Limits.maxEventLength characters. */
 function checkEvent (event, what) {

@@ -27,7 +27,7 @@ export class Events {
     this.long = false
     this.waits = true //     with no subscriber yet, it waits for one until its deadline
     this.producer = true //  its span is a PRODUCER's (client/tracing.js)
-    this.counts = { started: 0, ok: 0, failed: 0 }
+    this.counts = { started: 0, ok: 0, failed: 0, redelivered: 0 } // redelivered: delivered after more than one attempt (its handler may have run twice)
     this.lone = false // the delivery pack() made last is a whole frame, to leave at once (send)
     // Deliveries for one peer made in the same turn leave together, as requests do.
     this.outbox = new Outbox({
@@ -85,6 +85,11 @@ export class Events {
     return new NoSubscribersError(message)
   }
 
+  /** Its subscribers are known, and none of them was up before the deadline (down, or frozen and dropped). */
+  noneUp (call) {
+    return new NoSubscribersError(`zeromesh: no subscriber of "${call.method}"${groupText(call)} was up within ${call.timeout} ms`)
+  }
+
   /** A REPLY entry for a delivery: its ack (or refusal). */
   answer (call, peer, r) {
     this.o.calls.ended(call, peer, r)
@@ -92,6 +97,7 @@ export class Events {
 
   /** The delivery is over: its fan-out hears it (call.owner). */
   deliver (call, err) {
+    if (err === null && call.attempts > 1) this.counts.redelivered++
     call.owner.delivered(call, err)
   }
 }

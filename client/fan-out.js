@@ -14,10 +14,12 @@
 // to that peer. It resolves, never rejects for a peer's outcome, with each one: delivered;
 // failed (the handler threw, or the peer refused it); or unreached (no ack before the
 // deadline: frozen, partitioned, down, or dead by the member lists).
-import { NoSubscribersError } from '../protocol/errors.js'
+import {
+  NoSubscribersError, TimeoutError, NoPeersError, ConnectionLostError, BusyError, DrainingError, HandshakeError, ClosedError,
+} from '../protocol/errors.js'
 
 /** Codes that say a delivery never reached its peer's handler (a broadcast's "unreached"). */
-const UNREACHED = new Set(['ERR_ZEROMESH_TIMEOUT', 'ERR_ZEROMESH_NO_PEERS', 'ERR_ZEROMESH_CONNECTION_LOST', 'ERR_ZEROMESH_BUSY', 'ERR_ZEROMESH_DRAINING', 'ERR_ZEROMESH_HANDSHAKE', 'ERR_ZEROMESH_NO_SUBSCRIBERS', 'ERR_ZEROMESH_CLOSED'])
+const UNREACHED = new Set([TimeoutError, NoPeersError, ConnectionLostError, BusyError, DrainingError, HandshakeError, NoSubscribersError, ClosedError].map((e) => e.code))
 
 export class Publish {
   /** @param {boolean} ack  whether its deliveries ask for an ack */
@@ -50,8 +52,8 @@ export class Publish {
 
   finish () {
     const sort = (a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0)
-    this.done.sort(sort)
-    this.failedList.sort(sort)
+    if (this.done.length > 1) this.done.sort(sort)
+    if (this.failedList.length > 1) this.failedList.sort(sort)
     if (this.failedList.length === 0) return this.resolve(this.ack ? { delivered: this.done } : { sent: this.done })
     const err = this.failedList[0].error
     err.delivered = this.done

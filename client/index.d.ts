@@ -170,13 +170,39 @@ export interface StreamOptions {
   headers?: Record<string, string>
 }
 
+/** client.publish()'s options: a request's, without hedge (an event is never hedged). */
+export interface PublishOptions extends Omit<RequestOptions, 'hedge'> {
+  /** Wait for each group's handler to finish (true, the default), or resolve once each delivery left (false: at most once). */
+  ack?: boolean
+  /** The groups that must each get the event, whether they subscribe yet or not; default: every group subscribing now (or the first to come). */
+  groups?: string[]
+}
+/** client.broadcast()'s options: a request's, without hedge and key. */
+export interface BroadcastOptions extends Omit<RequestOptions, 'hedge' | 'key'> {
+  /** Wait for each peer's handlers to finish (true, the default), or count a delivery once it left (false). */
+  ack?: boolean
+}
+/** One group's delivery of a published event: the group, and the peer that took it. */
+export interface Delivery { group: string, endpoint: string }
+/** What publish() resolves with: `delivered`, or `sent` when it asked for no ack. A failed group rejects it with that group's error, which carries `delivered` and `failed` ({ group, endpoint, error }). */
+export type PublishResult = { delivered: Delivery[] } | { sent: Delivery[] }
+/** What broadcast() resolves with: each subscribing peer's outcome. */
+export interface BroadcastResult {
+  delivered: Array<{ endpoint: string }>
+  /** Its handler threw (RemoteError), or it refused the event. */
+  failed: Array<{ endpoint: string, error: Error }>
+  /** No ack before the deadline (frozen, partitioned, down), or dead or left by the member lists. */
+  unreached: Array<{ endpoint: string, reason: string }>
+}
+
 /**
  * What a client middleware sees of one call (docs/guides/middleware.md). Before next(): what
  * will be sent, which it may change. After next(), for a request: the peer that answered and
- * the attempts it took (a stream's stay null and 0).
+ * the attempts it took (a stream's and an event's stay null and 0). For an event
+ * (kind 'publish' or 'broadcast'), `method` is its name and `args` its payload.
  */
 export interface CallContext {
-  readonly kind: 'request' | 'stream'
+  readonly kind: 'request' | 'stream' | 'publish' | 'broadcast'
   method: string
   args: unknown
   headers: Record<string, string>
@@ -197,6 +223,14 @@ export type ContractProxy<C extends import('../runtime/contract.js').Contract> =
   readonly [K in keyof C['methods']]: C['methods'][K] extends { stream: true }
     ? (input: import('../runtime/contract.js').InputOf<C['methods'][K]['input']>, options?: StreamOptions) => AsyncIterableIterator<import('../runtime/contract.js').OutputOf<C['methods'][K]['output']>>
     : (input: import('../runtime/contract.js').InputOf<C['methods'][K]['input']>, options?: RequestOptions) => Promise<import('../runtime/contract.js').OutputOf<C['methods'][K]['output']>>
+} & ({} extends C['events'] ? {} : { readonly events: ContractEvents<C> })
+/** client.proxy(contract).events: each event of the contract, published or broadcast with its payload checked first. */
+export type ContractEvents<C extends import('../runtime/contract.js').Contract> = {
+  readonly [E in keyof C['events']]: {
+    publish(payload: import('../runtime/contract.js').InputOf<C['events'][E]['schema']>, options?: PublishOptions & { ack?: true }): Promise<{ delivered: Delivery[] }>
+    publish(payload: import('../runtime/contract.js').InputOf<C['events'][E]['schema']>, options: PublishOptions & { ack: false }): Promise<{ sent: Delivery[] }>
+    broadcast(payload: import('../runtime/contract.js').InputOf<C['events'][E]['schema']>, options?: BroadcastOptions): Promise<BroadcastResult>
+  }
 }
 /** @deprecated since 0.3.0: ContractProxy. */
 export type ServiceClient<C extends import('../runtime/contract.js').Contract> = ContractProxy<C>
@@ -248,6 +282,8 @@ export interface ClientStats {
   failed: Record<string, number>
   /** Streams opened, ended well, and failed (their failures are in `failed` by code too). */
   streams: { opened: number, ok: number, failed: number }
+  /** Event deliveries (one per group a publish reaches, one per peer a broadcast reaches), acknowledged, failed, and sent again after a lost connection or an attempt timeout. */
+  events: { deliveries: number, ok: number, failed: number, redelivered: number }
   /** Calls (requests and streams) in this client now: in flight, or waiting for a peer or for capacity. */
   inflight: number
   /** Requests and streams waiting now for a place on a busy peer (every peer that may take them answered BUSY). */
@@ -267,18 +303,23 @@ export declare class Client extends EventEmitter {
   use(fn: ClientMiddleware): this
   /** Opens a stream of `method(args)` on a peer that takes streams (docs/guides/streams.md). Throws at once on bad options. */
   stream<T = unknown>(method: string, args?: unknown, options?: StreamOptions): ClientStream<T>
+  /** Publishes `event`: one delivery to one peer of each subscribing group (docs/guides/events.md). NoSubscribersError when no group subscribes within the deadline. */
+  publish(event: string, payload?: unknown, options?: PublishOptions & { ack?: true }): Promise<{ delivered: Delivery[] }>
+  publish(event: string, payload: unknown, options: PublishOptions & { ack: false }): Promise<{ sent: Delivery[] }>
+  publish(event: string, payload?: unknown, options?: PublishOptions): Promise<PublishResult>
+  /** Delivers `event` to every peer that subscribes to it, reporting each one's outcome; NoSubscribersError when none subscribes within the deadline. */
+  broadcast(event: string, payload?: unknown, options?: BroadcastOptions): Promise<BroadcastResult>
   peers(): PeerInfo[]
   stats(): ClientStats
   /** A peer's view of the cluster (`from`, or a random up peer). */
   members(from?: string): Promise<Member[]>
   /** Resolves with the endpoints of the up peers that serve `method` once there is one; TimeoutError after `timeout`. */
   waitFor(method: string, options?: { timeout?: number, version?: string, where?: Record<string, string> | null }): Promise<string[]>
-  /** What the peer at `endpoint` serves, asked of it (connecting if needed); 'any' for an older peer. */
-  /** A typed client of a contract: a function per method, input to output (a stream's items as an async iterable). Inputs are checked before they are sent. */
   /** Typed calls of `contract`: a function per method, its input checked before it is sent (docs/guides/contracts.md). */
   proxy<C extends import('../runtime/contract.js').Contract>(contract: C, options?: { validateInput?: boolean, validateOutput?: boolean }): ContractProxy<C>
   /** @deprecated since 0.3.0: use proxy(contract), the same thing ("service" names what a peer serves). */
   service<C extends import('../runtime/contract.js').Contract>(contract: C, options?: { validateInput?: boolean, validateOutput?: boolean }): ContractProxy<C>
+  /** What the peer at `endpoint` serves, asked of it (connecting if needed); 'any' for an older peer. */
   describe(endpoint: string): Promise<import('../protocol/index.js').ServiceDescriptor | 'any'>
   close(): Promise<void>
   on(event: 'peer', listener: (peer: PeerInfo) => void): this

@@ -131,6 +131,8 @@ export class ClientMesh {
       closed,
     })
     this.methodWaiters = new MethodWaiters({ router: this.router, clock, timeout: o.timeout, where: o.where })
+    this.viewGen = 0 // bumped by routesChanged(): a member list, a SERVICE answer, a connection up or down
+    this.view = { tableGen: -1, viewGen: -1, groups: new Map(), learning: null } // viewCache()
     this.dns = dnsSeedsOf(o, (found) => this.lists.onDnsSeeds(found))
     // What members() and describe() use (asks.js).
     this.asking = {
@@ -159,6 +161,7 @@ export class ClientMesh {
 
   /** Something changed what peers may take which call: waitFor() and the waiting calls look again. */
   routesChanged () {
+    this.viewGen++
     this.methodWaiters.check()
     this.listener.routesChanged()
   }
@@ -205,6 +208,28 @@ export class ClientMesh {
 
   /** The groups that subscribe to `event`, as far as this client knows now (connected peers, and members by their digest). */
   groupsOf (event) {
+    const cache = this.viewCache()
+    let g = cache.groups.get(event)
+    if (g === undefined) {
+      if (cache.groups.size >= 1024) cache.groups.clear() // bounded: callers choose event names
+      cache.groups.set(event, g = Object.freeze(this.findGroups(event)))
+    }
+    return g
+  }
+
+  /**
+   * What groupsOf() and learning() found, valid while nothing changed which peers take what
+   * (the table's generation, and this mesh's, bumped by every member list and SERVICE answer):
+   * a publish asks both, and looking through every peer and member each time was most of its cost.
+   */
+  viewCache () {
+    const c = this.view
+    if (c.tableGen === this.table.gen && c.viewGen === this.viewGen) return c
+    this.view = { tableGen: this.table.gen, viewGen: this.viewGen, groups: new Map(), learning: null }
+    return this.view
+  }
+
+  findGroups (event) {
     const groups = new Set()
     const add = (d) => { if (d !== null && d !== ANY) for (const g of d.groups.get(event) ?? []) groups.add(g) }
     for (const p of this.table.entries.values()) add(p.service)
@@ -232,6 +257,29 @@ export class ClientMesh {
     for (const p of this.table.entries.values()) look(p.endpoint, p.claim?.state ?? MemberState.ALIVE)
     for (const [ep, r] of this.roster.members) look(ep, r.state)
     return { targets, gone }
+  }
+
+  /**
+   * Whether this client is still learning who subscribes to events: its first member list is
+   * not in (with discovery on), or a peer it connects to has not said what it serves, up or
+   * connecting for the first time while the lists show it alive (a member outside the subset
+   * that may subscribe is taken in, client.called(), and so counts once it is dialled). A
+   * publish or broadcast waits for this to end, a little (client.js learnt()), so that a fresh
+   * client reaches every group and every subscriber, not its seeds' alone.
+   */
+  learning () {
+    const cache = this.viewCache()
+    if (cache.learning === null) cache.learning = this.findLearning()
+    return cache.learning
+  }
+
+  findLearning () {
+    if (this.o.discover && this.discovery.known === null) return true
+    for (const p of this.table.entries.values()) {
+      if (p.service !== null || p.refusal !== null || p.retiring) continue
+      if (p.state === 'up' || (!p.everUp && (this.roster.get(p.endpoint)?.state ?? MemberState.DEAD) <= MemberState.SUSPECT)) return true
+    }
+    return false
   }
 
   /** Connects `endpoint` for a call pinned to it (a broadcast's delivery to a member outside the subset). */

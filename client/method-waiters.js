@@ -58,9 +58,10 @@ export class MethodWaiters {
   /**
    * Resolves with what `test()` gives once it gives something other than null (looked at now,
    * and whenever the routes change); rejects with `timedOut()` after `timeout` ms, or when the
-   * client closes. Returns { promise, cancel }.
+   * client closes; with `recheckAfter`, it is also looked at once that many ms from now (for a
+   * test that changes with time). Returns { promise, cancel }.
    */
-  watch (test, timeout, timedOut) {
+  watch (test, timeout, timedOut, recheckAfter = null) {
     let w
     const promise = new Promise((resolve, reject) => {
       w = {
@@ -68,11 +69,14 @@ export class MethodWaiters {
         end: (err, value) => {
           if (!this.waiting.delete(w)) return
           this.o.clock.clearTimeout(w.timer)
+          if (w.recheck !== null) this.o.clock.clearTimeout(w.recheck)
           if (err === null) resolve(value)
           else reject(err)
         },
+        recheck: null,
       }
       w.timer = this.o.clock.setTimeout(() => w.end(timedOut()), timeout)
+      if (recheckAfter !== null && recheckAfter < timeout) w.recheck = this.o.clock.setTimeout(() => { w.recheck = null; w.check() }, recheckAfter)
       this.waiting.add(w)
       w.check()
     })

@@ -172,7 +172,9 @@ export function streamOptionsChecker (defaults) {
 export function eventOptionsChecker (defaults, broadcast) {
   const request = requestOptionsChecker(defaults)
   const name = broadcast ? 'broadcast' : 'publish'
+  const none = Object.freeze({ ...request(undefined), hedge: null, ack: true, groups: null })
   return (given) => {
+    if (given === undefined) return none
     const { groups, ack, ...rest } = given ?? {}
     if (rest.hedge !== undefined) throw invalidArgument(`${name}: events are never hedged: leave out hedge`)
     if (broadcast && groups !== undefined) throw invalidArgument('broadcast reaches every subscriber in every group: leave out groups (publish takes them)')

@@ -53,6 +53,7 @@ export class Router {
     this.table = table
     this.gen = -1 //         the table's generation the cache was made in
     this.cache = new Map() // method (with version and selector) -> { gen, list }
+    this.byGroup = new Map() // event -> group (null: any) -> { gen, list }: an event's candidates
   }
 
   /**
@@ -65,9 +66,22 @@ export class Router {
       this.gen = gen
       if (this.cache.size > 1024) this.cache.clear() // bounded: callers choose method names
     }
+    if (version === null && where === null && group !== undefined) return this.forGroup(method, group, gen)
     const key = version === null && where === null && group === undefined ? method : `${method}\0${version ?? ''}\0${whereKey(where)}\0${group === undefined ? '\u0001' : group ?? '\u0002'}`
     let c = this.cache.get(key)
     if (c === undefined || c.gen !== gen) this.cache.set(key, c = { gen, list: this.filter(method, version, where, group) })
+    return c.list
+  }
+
+  /** candidates() of an event in a group (null: any), with no version or selector: the usual publish, looked up without making a key. */
+  forGroup (event, group, gen) {
+    let groups = this.byGroup.get(event)
+    if (groups === undefined) {
+      if (this.byGroup.size > 1024) this.byGroup.clear() // bounded: callers choose event names
+      this.byGroup.set(event, groups = new Map())
+    }
+    let c = groups.get(group)
+    if (c === undefined || c.gen !== gen) groups.set(group, c = { gen, list: this.filter(event, null, null, group) })
     return c.list
   }
 

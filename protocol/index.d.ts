@@ -36,6 +36,14 @@ export interface DescribedContract {
   name: string
   version: string | null
   methods: DescribedMethod[]
+  /** The events it publishes, each with the JSON Schema of its payload (or null); [] when none. */
+  events: DescribedEvent[]
+}
+/** A contract event as a peer states it: its wire name (`orders.placed`) and its payload's JSON Schema. */
+export interface DescribedEvent {
+  name: string
+  event: string
+  payload: unknown
 }
 
 export interface ServiceDescriptor {
@@ -47,6 +55,8 @@ export interface ServiceDescriptor {
   capacity: number | null
   /** The contracts it implements (implement()), with their JSON Schemas; [] when none. */
   contracts: DescribedContract[]
+  /** What it subscribes to: each event with its group (docs/guides/events.md); [] when none. */
+  events: Array<{ event: string, group: string }>
 }
 
 /**

@@ -124,7 +124,7 @@ async function middleware (): Promise<void> {
     if (ctx.headers.authorization !== 'Bearer t') throw Object.assign(new Error('no'), { code: 'E_AUTH' })
     ctx.headers = { tenant: 'acme' }
     ctx.args = { wrapped: ctx.args }
-    const kind: 'request' | 'stream' = ctx.kind
+    const kind: 'request' | 'stream' | 'event' = ctx.kind
     return next().then((r) => (kind === 'request' ? r : r))
   })
   const client = new Client({ seeds: [await peer.start()] }).use(async (ctx, next) => {
