@@ -22,6 +22,7 @@ export class Dispatcher {
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {string} o.endpoint
    * @param {((req: object, entry: Array, arrived: number) => void)|null} [o.debug]  told of every answer, at --log-level debug only
+   * @param {{ publish: Function, broadcast: Function }|null} [o.publisher]  how handlers publish events (ctx.publish)
    */
   constructor (o) {
     this.handlers = o.handlers
@@ -30,6 +31,7 @@ export class Dispatcher {
     this.clock = o.clock
     this.endpoint = o.endpoint
     this.debug = o.debug ?? null
+    this.publisher = o.publisher ?? null
     this.tracing = new PeerTracing() // SERVER spans, when a tracer provider is registered
     this.idleWaiters = []
     this.counts = { requests: 0, unknown: 0, busy: 0, drained: 0, invalid: 0, cancelled: 0 } // ok and errors: by method (stats())
@@ -75,6 +77,7 @@ export class Dispatcher {
     const admission = this.admission
     const ctx = new RequestContext(req, this.endpoint, this.clock, now)
     ctx.kind = kind
+    ctx.publisher = this.publisher
     const traced = this.tracing.start(req, ctx) // null unless traced: then the reply ends the span
     if (traced !== null) reply = traced.replying(reply)
     let out

@@ -16,8 +16,9 @@ import { METHOD } from '../runtime/contract.js'
  * @param {import('./service.js').OwnService} own
  * @param {Function[]} middleware  the peer's chain (peer.use()'s first)
  * @param {(err: Error) => void} onEmpty  no thread could be kept (worker-pool.js)
+ * @param {{ publish: Function, broadcast: Function }} [publisher]  how a thread's handlers publish events (ctx.publish)
  */
-export async function startHandlers (o, own, middleware, onEmpty) {
+export async function startHandlers (o, own, middleware, onEmpty, publisher) {
   const modules = o.handlers
   if (!Array.isArray(modules)) return null
   const failed = (err, how) => invalidArgument(err?.duplicate
@@ -34,7 +35,7 @@ export async function startHandlers (o, own, middleware, onEmpty) {
       throw failed(err, '')
     }
   } else {
-    pool = new WorkerPool({ modules, threads: o.threads, resourceLimits: o.resourceLimits, clock: o.clock, onEmpty })
+    pool = new WorkerPool({ modules, threads: o.threads, resourceLimits: o.resourceLimits, clock: o.clock, onEmpty, publisher })
     let methods
     try {
       methods = await pool.start()

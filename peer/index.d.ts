@@ -9,8 +9,10 @@ export type { Member }
 
 /** What a handler gets besides its args. */
 export interface RequestContext {
-  /** 'request', or 'stream' for a stream's handler. */
-  readonly kind: 'request' | 'stream'
+  /** 'request', 'stream' for a stream's handler, 'event' for a subscription's. */
+  readonly kind: 'request' | 'stream' | 'event'
+  /** An event's group (the subscription it ran for); null for a broadcast and for requests and streams. */
+  readonly group: string | null
   /** The method name called. */
   readonly method: string
   /** The caller's request headers (PROTOCOL.md 4.1) as the peer's middleware left them; {} when none. Frozen. */
@@ -39,6 +41,10 @@ export interface RequestContext {
    * `propagation.extract()` to continue the trace (docs/guides/observing.md).
    */
   readonly trace: Readonly<Record<string, string>> | null
+  /** Publishes an event from this handler, as client.publish() does; its trace continues this one. In a worker thread too. */
+  publish(event: string, payload?: unknown, options?: import('../client/index.js').PublishOptions): Promise<import('../client/index.js').PublishResult>
+  /** Broadcasts an event from this handler, as client.broadcast() does. */
+  broadcast(event: string, payload?: unknown, options?: import('../client/index.js').BroadcastOptions): Promise<import('../client/index.js').BroadcastResult>
 }
 
 /**
@@ -85,7 +91,14 @@ export type ContractHandlers<C extends import('../runtime/contract.js').Contract
 export declare function implement<C extends import('../runtime/contract.js').Contract>(contract: C, handlers: ContractHandlers<C>, options?: {
   /** Check each result (each item of a stream) against the output schema; a failure answers REMOTE 'ERR_ZEROMESH_INVALID_OUTPUT'. Default false. */
   validateOutput?: boolean
+  /** Subscriptions made with on(): their group is this contract's name (docs/guides/events.md). */
+  events?: import('../runtime/contract.js').Subscription[]
 }): Handlers
+
+/** A subscription's handler: the event's payload, and the ctx a handler gets (`kind` 'event'). */
+export type EventHandler = (payload: any, ctx: RequestContext) => unknown
+/** A Peer's `events`: handlers by event name (group: the event's name), `{ handler, group }`, or subscriptions made by on(). */
+export type PeerEvents = Record<string, EventHandler | { handler: EventHandler, group?: string }> | import('../runtime/contract.js').Subscription[]
 
 
 export interface PeerOptions {
@@ -97,6 +110,8 @@ export interface PeerOptions {
   seeds?: string[] | string
   /** Methods on the main thread (an object), or modules (URLs or paths) run in worker threads. */
   handlers?: Handlers | Handlers[] | URL | string | Array<URL | string>
+  /** The events this peer subscribes to (docs/guides/events.md); peer.subscribe() adds more. */
+  events?: PeerEvents
   /** Labels clients select this peer by ({ zone: 'a', tier: 'gold' }); `zone` is what a client's `zone` prefers. At most 32, keys and values of at most 63 characters. */
   labels?: Record<string, string>
   /** The semantic version of what this peer serves, for requests that ask a range (`version: '^2'`). Default: none. */
@@ -233,6 +248,8 @@ export interface MembershipOptions {
 
 
 export interface PeerStats {
+  /** Events (docs/guides/events.md): received, handled, failed (a handler threw), for no subscription here, refused (busy, draining), invalid, duplicates (a redelivery already run), run without an ack; and by event, for the events it subscribes to. Null before start. */
+  events: { received: number, handled: number, failed: number, unknown: number, refused: number, invalid: number, duplicates: number, unacked: number, byEvent: Record<string, { received: number, handled: number, failed: number }> } | null
   /** Streams (docs/guides/streams.md): opened, ended normally, failed (the handler threw), cancelled by the client, refused at the open, reused ids, stray frames (an unknown stream), credit violations, ended for a silent client, drained, cut with a revoked key, expired, undeliverable (their client gone or not reading), item frames sent, open now, and bytes of item frames (and credit lent to threads) waiting to leave, at most half of maxInflightBytes, and the streams whose handler waits for its client's credit now. */
   streams: { opened: number, ended: number, failed: number, cancelled: number, refused: number, reused: number, stray: number, violations: number, silent: number, drained: number, cut: number, expired: number, undeliverable: number, items: number, open: number, held: number, awaitingCredit: number } | null
   received: number
@@ -297,6 +314,14 @@ export declare class Peer extends EventEmitter {
   serve(method: string, fn: (args: any, ctx: RequestContext) => unknown): void
   /** Stops serving `method`; requests for it are then answered UNKNOWN_METHOD, which clients retry elsewhere. Returns whether it was served. */
   unserve(method: string): boolean
+  /** Subscribes `handler` to `event` in `group` (the event's name by default), or replaces that subscription's handler; clients learn it as they learn a new method. */
+  subscribe(event: string, handler: EventHandler, options?: { group?: string }): void
+  /** Ends the subscription of `event` in `group` (the event's name by default); returns whether there was one. */
+  unsubscribe(event: string, options?: { group?: string }): boolean
+  /** Publishes `event` from this peer, as client.publish() does. */
+  publish(event: string, payload?: unknown, options?: import('../client/index.js').PublishOptions): Promise<import('../client/index.js').PublishResult>
+  /** Broadcasts `event` from this peer, as client.broadcast() does. */
+  broadcast(event: string, payload?: unknown, options?: import('../client/index.js').BroadcastOptions): Promise<import('../client/index.js').BroadcastResult>
   /** Graceful: announces its leave, refuses new work (draining), finishes in-flight work, closes. */
   stop(): Promise<void>
   on(event: 'member', listener: (member: Member) => void): this
@@ -322,4 +347,4 @@ export declare const membershipDefaults: Readonly<Required<MembershipOptions>>
 export declare const peerDefaults: Readonly<Required<Pick<PeerOptions,
   'bind' | 'maxInflight' | 'maxInflightBytes' | 'drainTimeout' | 'stopLinger' | 'heartbeatInterval' | 'heartbeatTimeout' | 'maxMessageSize' | 'maxDepth' | 'maxBatch' | 'maxStreams' | 'maxStreamsPerConnection' | 'streamIdleTimeout' | 'collectWhenIdle'>>> & { readonly memoryLimit: 'cgroup' } & { readonly inputWindow: Readonly<{ items: number, bytes: number }> }
 
-export { contract } from '../runtime/contract.js'
+export { contract, on } from '../runtime/contract.js'

@@ -15,6 +15,7 @@ import { ConnectionTable } from './connections.js'
 import { RecentRequests } from './recent-requests.js'
 import { PeerStreams } from './streams.js'
 import { PeerEvents } from './events.js'
+import { PeerPublisher } from './publisher.js'
 import { collectGarbage as collectThisHeap } from './collect.js'
 import { PeerSecurity } from './security.js'
 import { HandshakeReports } from './handshake-reports.js'
@@ -76,6 +77,18 @@ export class Peer extends EventEmitter {
     if (!Array.isArray(o.handlers)) this.own.addAll(o.handlers)
     this.own.subscribeAll(o.subscriptions)
     this.events = null // PeerEvents, once started
+    // How it publishes events, its handlers too: a Client of its own, made when first used.
+    this.publisher = new PeerPublisher({ endpoint: () => this.endpoint, security: o.security, options: o })
+  }
+
+  /** Publishes `event` from this peer, as client.publish() does (docs/guides/events.md). */
+  publish (event, payload, options) {
+    return this.publisher.publish(event, payload, options)
+  }
+
+  /** Broadcasts `event` from this peer, as client.broadcast() does. */
+  broadcast (event, payload, options) {
+    return this.publisher.broadcast(event, payload, options)
   }
 
   /**
@@ -167,7 +180,7 @@ export class Peer extends EventEmitter {
   async startNow () {
     const o = this.options
     try {
-      this.pool = await startHandlers(o, this.own, this.middleware, (err) => this.unhealthy(err))
+      this.pool = await startHandlers(o, this.own, this.middleware, (err) => this.unhealthy(err), this.publisher)
     } catch (err) {
       this.state = 'stopped'
       throw err
@@ -195,7 +208,7 @@ export class Peer extends EventEmitter {
     }
     const endpoint = this.transport.endpoint
     this.admission = new Admission({ handlers, limits: o, pressedMessage: () => this.pressedMessage() })
-    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null })
+    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null, publisher: this.publisher })
     this.recent = new RecentRequests({ clock: o.clock, connections: this.connections })
     this.streams = new PeerStreams({
       dispatcher: this.dispatcher,
@@ -522,6 +535,7 @@ export class Peer extends EventEmitter {
       // Streams still open at the drain timeout end with a retryable DRAINING (the client may resume elsewhere).
       this.streams.endAll(Status.DRAINING, `peer stopped: its drain timeout (${drainTimeout} ms) passed while the stream was open`)
     }
+    await this.publisher.close() // after the work in flight, which may have published
     await leaving
     await this.quiet(drainEnd)
     if (this.debugging) logger.debug({ received: this.counts.received }, `no request for ${QUIET_MS} ms (or the drain timeout): closing`)

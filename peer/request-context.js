@@ -26,6 +26,27 @@ export class RequestContext {
     this.cancelled = false
     this.traced = null // its SERVER span (peer/tracing.js), when traced
     this.runner = null // whoever runs the handler elsewhere (a worker thread's task): told of a cancel by runner.cancel()
+    this.publisher = null // how its handler publishes events (peer/publisher.js), set by whoever runs it
+  }
+
+  /**
+   * Publishes `event` from this handler, as client.publish() does (docs/guides/events.md): by
+   * default within the time this call has left, and in its trace (a PRODUCER span under its
+   * span, from a worker thread too).
+   */
+  publish (event, payload, options) {
+    return this.publisher.publish(event, payload, this.eventOptions(options), this.trace)
+  }
+
+  /** Broadcasts `event` from this handler, as client.broadcast() does, by the same defaults. */
+  broadcast (event, payload, options) {
+    return this.publisher.broadcast(event, payload, this.eventOptions(options), this.trace)
+  }
+
+  /** An event's options, its timeout this call's time left when it gives none (and has a deadline). */
+  eventOptions (options) {
+    if (options?.timeout !== undefined || this.deadline === Infinity) return options
+    return { ...options, timeout: Math.max(1, Math.floor(this.remaining())) }
   }
 
   /** The client cancelled (or the work was stopped from outside): the signal aborts (now, or when first read), and its deadline timer goes. */

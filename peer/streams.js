@@ -83,6 +83,7 @@ export class PeerStreams {
       onDrain: () => s.producer?.wake?.(),
       onBytes: (delta) => this.heldChanged(delta),
     })
+    s.ctx.publisher = d.publisher
     conn.streams.set(msg.id, s)
     this.all.add(s)
     s.traced = d.tracing.start(msg, s.ctx)

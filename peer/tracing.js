@@ -37,6 +37,14 @@ export class PeerTracing {
   }
 }
 
+/**
+ * Runs `fn` with the span context `carrier` names (a ctx.trace, as the propagator wrote it)
+ * active, so the spans it starts are its children; `fn` as it is without one.
+ */
+export function underTrace (carrier, fn) {
+  return carrier == null || otel === null ? fn() : otel.context.with(extractContext(carrier), fn)
+}
+
 class ServerSpan {
   constructor (span, active) {
     this.span = span

@@ -50,6 +50,7 @@ export class WorkerPool {
    * @param {object} [o.resourceLimits] per thread (worker_threads resourceLimits)
    * @param {{ setTimeout: Function, clearTimeout: Function }} [o.clock]
    * @param {(err: Error) => void} [o.onEmpty]  no thread left, and none could be started
+   * @param {{ publish: Function, broadcast: Function }} [o.publisher]  publishes what a thread's handler publishes (ctx.publish)
    */
   constructor (o) {
     this.o = o
@@ -107,6 +108,8 @@ export class WorkerPool {
         } else if (m.type === 'stream-end') {
           const s = t.streams.get(m.sid)
           if (s !== undefined) { t.streams.delete(m.sid); s.ended(m.error, m.count) }
+        } else if (m.type === 'publish') {
+          this.publishFor(t, m)
         }
       })
       // A thread that fails before it is ready was never in service: it is dropped, and the
@@ -120,6 +123,25 @@ export class WorkerPool {
         this.lost(t, `handler thread exited with code ${code}`)
       })
     })
+  }
+
+  /**
+   * A thread's handler publishes or broadcasts (`m.how`) an event: the peer does it, and the
+   * thread hears how it went (an error as its plain fields, with each group's outcome).
+   */
+  publishFor (t, m) {
+    const publisher = this.o.publisher
+    const done = publisher === undefined ? Promise.reject(new Error('this pool publishes nothing')) : publisher[m.how](m.event, m.payload, m.options, m.trace)
+    // Errors go as their plain fields (a structured clone keeps no `code`), each group's or peer's too.
+    const plain = (e) => ({ message: e?.message ?? String(e), code: e?.code ?? null, remoteCode: e?.remoteCode ?? null })
+    const plainFailed = (failed) => failed?.map((f) => ({ ...f, error: plain(f.error) }))
+    done.then(
+      (value) => { if (this.threads.includes(t)) t.worker.postMessage({ type: 'published', ref: m.ref, value: value.failed === undefined ? value : { ...value, failed: plainFailed(value.failed) } }) },
+      (err) => {
+        if (!this.threads.includes(t)) return
+        t.worker.postMessage({ type: 'published', ref: m.ref, error: { ...plain(err), delivered: err?.delivered, failed: plainFailed(err?.failed) } })
+      },
+    )
   }
 
   /** Requests running or waiting, for the load a peer reports. */

@@ -18,7 +18,7 @@ import { loadHandlerModules, subscriptionMethod, subscriptionOf } from './handle
 import { packValue } from '../protocol/frames.js'
 import { isBulkValue } from '../protocol/bulk.js'
 import { collectGarbage } from './collect.js'
-import { RemoteCode } from '../protocol/errors.js'
+import { RemoteCode, ZeromeshError } from '../protocol/errors.js'
 import { StreamProducer, isStream, closeSource } from '../protocol/stream-producer.js'
 import { sourceOf } from './streams.js'
 import { RequestContext, threadDeadline } from './request-context.js'
@@ -65,6 +65,8 @@ parentPort.on('message', (m) => {
   } else if (m.type === 'stream-cancel') {
     const s = streams.get(m.sid)
     if (s !== undefined) { streams.delete(m.sid); s.ctx.cancel(); s.producer.cancel() }
+  } else if (m.type === 'published') {
+    onPublished(m)
   } else if (m.type === 'collect') {
     collectGarbage() // the pool asks only when the peer is idle
   } else {
@@ -180,11 +182,51 @@ class ThreadContext extends RequestContext {
   constructor (method, requestId, endpoint, timeoutMs, trace, deadline, headers) {
     super({ id: requestId, method, timeoutMs, headers: Object.freeze(headers) }, endpoint, systemClock, 0, deadline)
     this._trace = trace // the SERVER span's context (the main thread's) as its propagator wrote it, or null: docs/guides/observing.md
+    this.publisher = threadPublisher
   }
 
   get trace () {
     return this._trace
   }
+}
+
+/**
+ * How a handler in this thread publishes: the main thread does it for it (worker-pool.js
+ * publishFor), through the peer's own client. An AbortSignal in the options stays here (it
+ * cannot be passed on): the publish runs to its deadline.
+ */
+const published = new Map() // ref -> [resolve, reject] of the publishes this thread asked for
+let nextRef = 1
+const threadPublisher = {
+  publish: (event, payload, options, trace) => askMain('publish', event, payload, options, trace),
+  broadcast: (event, payload, options, trace) => askMain('broadcast', event, payload, options, trace),
+}
+
+/** `trace`: the handler's span context as the propagator wrote it (ctx.trace), the PRODUCER span's parent. */
+function askMain (how, event, payload, options, trace) {
+  const ref = nextRef++
+  const { signal, ...rest } = options ?? {}
+  return new Promise((resolve, reject) => {
+    published.set(ref, [resolve, reject])
+    parentPort.postMessage({ type: 'publish', how, ref, event, payload, options: rest, trace })
+  })
+}
+
+/** An error as worker-pool.js publishFor() sends it, made an Error again (a ZeromeshError with its codes). */
+function errorOf (e) {
+  return Object.assign(new ZeromeshError(e.message, { code: e.code ?? undefined }), { remoteCode: e.remoteCode ?? undefined })
+}
+
+function onPublished (m) {
+  const p = published.get(m.ref)
+  if (p === undefined) return
+  published.delete(m.ref)
+  if (m.error === undefined) {
+    const v = m.value
+    return p[0](v.failed === undefined ? v : { ...v, failed: v.failed.map((f) => ({ ...f, error: errorOf(f.error) })) })
+  }
+  const err = Object.assign(errorOf(m.error), { delivered: m.error.delivered, failed: m.error.failed?.map((f) => ({ ...f, error: errorOf(f.error) })) })
+  p[1](err)
 }
 
 const streams = new Map() // sid -> { producer, ctx, input } of the streams this thread runs
