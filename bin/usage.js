@@ -7,6 +7,8 @@ const SYNOPSIS = {
   request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--stream] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
   describe: 'zeromesh describe --seeds EP[,EP] [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
+  publish: 'zeromesh publish --seeds EP[,EP] EVENT [JSON-PAYLOAD] [--groups G,G] [--no-ack] [--timeout MS] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
+  broadcast: 'zeromesh broadcast --seeds EP[,EP] EVENT [JSON-PAYLOAD] [--timeout MS] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   demo: 'zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]',
   bench: 'zeromesh bench [--seeds EP,EP] [--concurrency 1,16,256] [--duration S] [--compare] [--secure] [--payload SIZE] [--json] [--cluster-pub FILE --key FILE | --insecure]',
   keygen: 'zeromesh keygen PREFIX',
@@ -50,11 +52,11 @@ export function commandLineBlock () {
  */
 export function cliReference () {
   const parts = ['## Synopsis', '', '```', commandLineBlock(), '```']
-  for (const command of ['peer', 'request', 'members', 'describe', 'demo', 'bench', 'keygen']) parts.push('', `## zeromesh ${command}`, '', '```', USAGE[command], '```')
+  for (const command of Object.keys(SYNOPSIS)) parts.push('', `## zeromesh ${command}`, '', '```', USAGE[command], '```')
   return parts.join('\n')
 }
 
-// The security options of every command that acts as a client (request, members, describe, bench).
+// The security options of every command that acts as a client (request, members, describe, publish, broadcast, bench).
 const CLIENT_SECURITY = `security (docs/guides/security.md): needed for a secured cluster, and for any non-loopback seed
   --cluster-pub FILE the cluster's public key (PREFIX.pub); env ZEROMESH_CLUSTER_PUB
   --key FILE         this client's secret key (PREFIX.key), its .pub on the peers' allow-list;
@@ -69,6 +71,8 @@ commands:
   request   send one request and print its JSON result
   members   print a peer's view of the cluster membership
   describe  print the services the cluster's peers serve: methods, contracts and their schemas
+  publish   publish an event to one peer of each group that subscribes, and print who handled it
+  broadcast deliver an event to every peer that subscribes, and print each one's outcome
   demo      the failover demo: peers, load, a kill, a join, a drain, a freeze
   bench     throughput and latency (req/s and p99) of echo requests, with --compare against raw zeromq.js and a broker
   keygen    write a CURVE keypair: PREFIX.key (secret) and PREFIX.pub (public)
@@ -91,8 +95,9 @@ exits 0.
                      methods, comma-separated (a data: URL alone; a method in two modules is
                      refused); without it the peer serves no method
   --demo-handlers    serve the demo handlers: echo, whoami (endpoint and pid), spin (a CPU
-                     loop of n iterations), sleep, and count (a stream of n items); for trying
-                     zeromesh, never in production
+                     loop of n iterations), sleep, and count (a stream of n items), and
+                     subscribe to the event cache.drop (logged on stderr); for trying zeromesh,
+                     never in production
   --labels K=V,K=V   labels clients select this peer by (zone=a,tier=gold); "zone" keeps a
                      client given that zone on it. Stated by this peer alone, never gossiped
   --service-version SEMVER
@@ -208,6 +213,32 @@ On failure prints "CODE: message" on stderr and exits 1; bad usage exits 2.
   --no-idempotent    never re-send after a lost connection
   --version RANGE    only a peer whose service version is in the semver RANGE (^2, ~2.1)
   --where K=V,K=V    only a peer with these labels
+
+${CLIENT_SECURITY}`,
+  publish: `${wrapped('publish', 'usage: ')}
+
+Publishes EVENT with JSON-PAYLOAD to one peer of each group that subscribes to it
+(docs/guides/events.md) and prints, as JSON on stdout, the peers whose handlers finished:
+{ "delivered": [{ "group", "endpoint" }] }. When a group's handler failed it prints "CODE:
+message" and the groups' outcomes on stderr and exits 1; bad usage exits 2.
+
+  --seeds EP,EP      peers to start from (comma-separated)
+  --groups G,G       the groups that must each get it (default: every group that subscribes)
+  --no-ack           print once sent, { "sent": [...] }: nothing is acknowledged (at most once)
+  --timeout MS       whole deadline, the wait for a subscriber and redeliveries included (default 5000)
+  --where K=V,K=V    only peers with these labels
+
+${CLIENT_SECURITY}`,
+  broadcast: `${wrapped('broadcast', 'usage: ')}
+
+Delivers EVENT with JSON-PAYLOAD to every peer that subscribes to it, in every group, and
+prints each peer's outcome as JSON on stdout: { "delivered": [{ "endpoint" }], "failed":
+[{ "endpoint", "code", "message" }], "unreached": [{ "endpoint", "reason" }] }. Exits 1 when a
+peer failed or was not reached.
+
+  --seeds EP,EP      peers to start from (comma-separated)
+  --timeout MS       whole deadline (default 5000): a peer that has not acknowledged by then is unreached
+  --where K=V,K=V    only peers with these labels
 
 ${CLIENT_SECURITY}`,
   keygen: `${wrapped('keygen', 'usage: ')}

@@ -31,6 +31,7 @@ async function main (argv) {
   if (command === 'request') return runRequest(rest)
   if (command === 'members') return runMembers(rest)
   if (command === 'describe') return runDescribe(rest)
+  if (command === 'publish' || command === 'broadcast') return runEvent(command, rest)
   if (command === 'demo') return runDemoCommand(rest)
   if (command === 'bench') return runBenchCommand(rest)
   if (command === 'keygen') return runKeygen(rest)
@@ -311,6 +312,47 @@ async function runRequest (args) {
   }
 }
 
+/** zeromesh publish and zeromesh broadcast: one event, its outcome as JSON. */
+async function runEvent (command, args) {
+  const usage = USAGE[command]
+  const { values, positionals } = parse(args, {
+    seeds: { type: 'string' },
+    timeout: { type: 'string' },
+    where: { type: 'string' },
+    ...(command === 'publish' ? { groups: { type: 'string' }, 'no-ack': { type: 'boolean' } } : {}),
+    ...SECURITY_CLIENT_FLAGS,
+  }, usage, true)
+  if (values.help) { process.stdout.write(usage + '\n'); return 0 }
+  if (values.seeds === undefined) throw new UsageError(`--seeds is required\n\n${usage}`)
+  if (positionals.length < 1 || positionals.length > 2) throw new UsageError(`give EVENT and at most one JSON-PAYLOAD\n\n${usage}`)
+  const [event, json] = positionals
+  let payload
+  if (json !== undefined) {
+    try { payload = JSON.parse(json) } catch (err) { throw new UsageError(`JSON-PAYLOAD is not valid JSON: ${err.message}`) }
+  }
+  // Every flag is checked before the client exists: a usage error must not leave it open.
+  const options = { timeout: wholeOption(values.timeout, 'timeout', usage, ' of milliseconds'), where: labelsOption(values.where, '--where', usage) }
+  if (values.groups !== undefined) options.groups = values.groups.split(',').map((g) => g.trim()).filter(Boolean)
+  if (values['no-ack']) options.ack = false
+  const client = new Client({ seeds: values.seeds, security: clientSecurity(values, usage) })
+  try {
+    if (command === 'publish') {
+      try {
+        process.stdout.write(JSON.stringify(await client.publish(event, payload, options)) + '\n')
+      } catch (err) {
+        if (err.failed !== undefined) process.stderr.write(JSON.stringify({ delivered: err.delivered, failed: err.failed.map((f) => ({ group: f.group, endpoint: f.endpoint, code: f.error.code, remoteCode: f.error.remoteCode ?? null, message: f.error.message })) }) + '\n')
+        throw err
+      }
+      return 0
+    }
+    const out = await client.broadcast(event, payload, options)
+    process.stdout.write(JSON.stringify({ ...out, failed: out.failed.map((f) => ({ endpoint: f.endpoint, code: f.error.code, remoteCode: f.error.remoteCode ?? null, message: f.error.message })) }) + '\n')
+    return out.failed.length + out.unreached.length === 0 ? 0 : 1
+  } finally {
+    await client.close()
+  }
+}
+
 async function runDemoCommand (args) {
   const { values } = parse(args, {
     duration: { type: 'string' },
@@ -418,9 +460,11 @@ async function runDescribe (args) {
         out.push(`      input:  ${m.input === null ? '(no JSON Schema)' : JSON.stringify(m.input)}`)
         out.push(`      output: ${m.output === null ? '(no JSON Schema)' : JSON.stringify(m.output)}`)
       }
+      for (const e of c.events ?? []) out.push(`    event ${e.name}`, `      payload: ${e.payload === null ? '(no JSON Schema)' : JSON.stringify(e.payload)}`)
     }
     const plain = s.methods.filter((m) => !inContracts.has(m))
     if (plain.length > 0) out.push(`  methods without a contract: ${plain.join(', ')}`)
+    for (const e of s.events ?? []) out.push(`  subscribes to ${e.event}${e.group === e.event ? '' : ` in group ${e.group}`}`)
     out.push('')
   }
   if (list.length === 0) out.push('no live peer said what it serves')

@@ -46,3 +46,11 @@ export async function * count (args, ctx) {
     yield pad === null ? { i } : { i, pad }
   }
 }
+
+/**
+ * The demo's subscription: `cache.drop` (in its own group, so a publish reaches one demo peer
+ * and a broadcast every one) logs the key it was given, on stderr, and drops nothing.
+ */
+export const events = {
+  'cache.drop': (key) => { process.stderr.write(`cache.drop ${JSON.stringify(key)}\n`) },
+}

@@ -74,6 +74,15 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
   })
   gauge(registry, n('stream_item_frames_total'), 'Item frames sent on streams.', 'counter', () => [{ value: s().streams?.items ?? 0 }])
   gauge(registry, n('stream_held_bytes'), 'Bytes of stream item frames waiting to leave (capped at half of maxInflightBytes).', 'gauge', () => [{ value: s().streams?.held ?? 0 }])
+  // By event, for the events this peer subscribes to only: a publisher cannot add a label value.
+  // Each event it subscribes to at 0 before its first delivery, as other labelled series.
+  gauge(registry, n('events_total'), 'Events received, handled and failed, by event (the events this peer subscribes to).', 'counter', () => {
+    const byEvent = s().events?.byEvent ?? {}
+    const events = new Set([...peer.service().events.map((e) => e.event), ...Object.keys(byEvent)])
+    const out = []
+    for (const event of events) for (const outcome of ['received', 'handled', 'failed']) out.push({ labels: { event, outcome }, value: byEvent[event]?.[outcome] ?? 0 })
+    return out
+  })
   gauge(registry, n('memory_actions_total'), 'What the memory limit did: full collections past 60% of it, every connection closed past 80%.', 'counter', () => [{ labels: { action: 'collect' }, value: s().memory.collections }, { labels: { action: 'close_connections' }, value: s().memory.sheds }])
   return registry
 }

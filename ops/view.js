@@ -89,11 +89,15 @@ export class ClusterView {
   }
 }
 
-/** What a member serves, as the page shows it, or null when not known: its contracts by name, version and methods (their schemas stay with `zeromesh describe`). */
+/**
+ * What a member serves, as the page shows it, or null when not known: its contracts by name,
+ * version and methods (their schemas stay with `zeromesh describe`), and its subscriptions.
+ */
 function served (d) {
   if (d === null || d === undefined || d === 'any') return null
   const contracts = (d.contracts ?? []).map((c) => ({ name: c.name, version: c.version, methods: c.methods.map((m) => ({ name: m.name, stream: m.stream })) }))
-  return { methods: [...d.methods].sort(), version: d.version ?? null, labels: { ...d.labels }, contracts }
+  const events = (d.events ?? []).map((e) => ({ event: e.event, group: e.group }))
+  return { methods: [...d.methods].sort(), version: d.version ?? null, labels: { ...d.labels }, contracts, events }
 }
 
 function diff (a, b) {

@@ -54,6 +54,8 @@ function serves (m) {
     for (const x of c.methods) inContracts.add(x.name)
   }
   for (const name of m.serves.methods) if (!inContracts.has(name)) td.append(el('span', 'method', name))
+  // Its subscriptions: each event, and its group when that is not the event's own name.
+  for (const e of m.serves.events ?? []) td.append(el('span', 'event', e.group === e.event ? `on ${e.event}` : `on ${e.event} (${e.group})`))
   if (m.serves.version) td.append(el('span', 'label', `v${m.serves.version} `))
   for (const [k, v] of Object.entries(m.serves.labels)) td.append(el('span', 'label', `${k}=${v} `))
   return td
