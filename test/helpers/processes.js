@@ -24,9 +24,14 @@ export async function killAll () {
 }
 
 /** Starts `zeromesh <args>` and collects its output. */
-export function run (args, { env, ipc = false, nodeArgs = [] } = {}) {
+export function run (args, options) {
+  return runScript(BIN, args, options)
+}
+
+/** Starts `node <script> <args>` and collects its output; killAll() kills it. */
+export function runScript (script, args, { env, ipc = false, nodeArgs = [] } = {}) {
   const stdio = ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])]
-  const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], { stdio, env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio, env: { ...process.env, ...env } })
   const c = { child, pid: child.pid, stdout: '', stderr: '', messages: [] }
   if (ipc) child.on('message', (m) => c.messages.push(m))
   child.stdout.setEncoding('utf8').on('data', (d) => { c.stdout += d })

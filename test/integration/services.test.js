@@ -37,7 +37,7 @@ describe('services: routing by method over ZeroMQ', () => {
     expect([...seen.alpha.keys()].sort()).to.deep.equal([a.endpoint, c.endpoint].sort())
     expect([...seen.beta.keys()].sort()).to.deep.equal([b.endpoint, c.endpoint].sort())
     const row = client.peers().find((p) => p.endpoint === b.endpoint)
-    expect(row.service).to.deep.equal({ methods: ['beta', 'shared'], version: null, labels: {}, capacity: null, contracts: [] })
+    expect(row.service).to.deep.equal({ methods: ['beta', 'shared'], version: null, labels: {}, capacity: null, contracts: [], events: [] })
   })
 
   it('a method nobody serves fails at once with UNKNOWN_METHOD naming it and what is served', async () => {

@@ -135,6 +135,27 @@ describe('tracing across hops', function () {
     expect(failed.attributes).to.include({ 'error.type': 'E_THREAD' })
   })
 
+  it('traces events: a delivery is a PRODUCER span, its handler\'s run a CONSUMER span under it; a handler in a thread publishes under its SERVER span', async () => {
+    const sub = await h.peer({ events: { 'traced.placed': { group: 'audit', handler: () => {} } } })
+    const p = await h.peer({ seeds: [sub.endpoint], handlers: TRACED, threads: 1 })
+    const c = h.client({ seeds: [sub.endpoint] })
+    await c.publish('traced.placed', { secret: SECRET })
+    let spans = await eventually(() => { const s = exporter.getFinishedSpans(); expect(s).to.have.length(2); return s })
+    const producer = only(spans, 'traced.placed', SpanKind.PRODUCER)
+    const consumer = only(spans, 'traced.placed', SpanKind.CONSUMER)
+    expect(parentOf(consumer)).to.equal(idOf(producer))
+    expect(JSON.stringify([producer.attributes, consumer.attributes])).to.not.include(SECRET)
+
+    exporter.reset()
+    const c2 = h.client({ seeds: [p.endpoint] })
+    expect(await c2.request('threadPublish')).to.deep.equal(['audit'])
+    spans = await eventually(() => { const s = exporter.getFinishedSpans(); expect(s).to.have.length(4); return s })
+    const server = only(spans, 'threadPublish', SpanKind.SERVER)
+    const fromThread = only(spans, 'traced.placed', SpanKind.PRODUCER)
+    expect(parentOf(fromThread)).to.equal(idOf(server)) // the thread's publish continues its call's trace
+    expect(parentOf(only(spans, 'traced.placed', SpanKind.CONSUMER))).to.equal(idOf(fromThread))
+  })
+
   it('traces streams: a generator\'s code runs in its SERVER span, on the main thread and in a thread', async () => {
     const b = await h.peer({ handlers: { leaf: () => 'leaf' } })
     const inner = h.client({ seeds: [b.endpoint] })

@@ -40,7 +40,7 @@ describe('the live view (server side)', function () {
   })
 
   async function viewed (handlers, o = {}) {
-    const p = await h.peer({ handlers, labels: { zone: 'a' } })
+    const p = await h.peer({ handlers, labels: { zone: 'a' }, events: { 'orders.placed': { group: 'billing', handler: () => {} } } })
     const registry = peerMetrics(p)
     const view = new ClusterView(p, p.latency, o)
     const s = await startOpsServer({ host: '127.0.0.1', port: 0, registry, ready: () => p.ready, view })
@@ -67,7 +67,7 @@ describe('the live view (server side)', function () {
 
     const state = JSON.parse((await get(s.port, '/state')).body)
     expect(state.self).to.include({ endpoint: p.endpoint, ready: true, inflight: 0 })
-    expect(state.members[0]).to.deep.include({ endpoint: p.endpoint, state: 'alive', self: true, serves: { methods: ['echo'], version: null, labels: { zone: 'a' }, contracts: [] } })
+    expect(state.members[0]).to.deep.include({ endpoint: p.endpoint, state: 'alive', self: true, serves: { methods: ['echo'], version: null, labels: { zone: 'a', 'zeromesh/events': p.service().labels['zeromesh/events'] }, contracts: [], events: [{ event: 'orders.placed', group: 'billing' }] } })
     expect(watched).to.deep.equal([]) // nobody watches yet: no client of the cluster
   })
 

@@ -28,7 +28,7 @@ const codes = {
 
 describe('package surface', () => {
   it('entry points export what the docs and types promise', () => {
-    expect(Object.keys(root).sort()).to.deep.equal(['Client', 'Peer', 'ZeromeshError', 'clientDefaults', 'contract', 'implement', 'membershipDefaults', 'peerDefaults', 'strategyNames', ...Object.keys(codes)].sort())
+    expect(Object.keys(root).sort()).to.deep.equal(['Client', 'Peer', 'ZeromeshError', 'clientDefaults', 'contract', 'implement', 'membershipDefaults', 'on', 'peerDefaults', 'strategyNames', ...Object.keys(codes)].sort())
     expect(peer.Peer).to.equal(root.Peer)
     expect(client.Client).to.equal(root.Client)
     expect(protocol.decode).to.be.a('function')

@@ -51,7 +51,7 @@ describe('Grafana dashboard', function () {
   })
 
   it('every query names series a fresh peer or client exports, grouped by labels those series carry', async () => {
-    const p = await h.peer({ handlers: { echo: (x) => x } })
+    const p = await h.peer({ handlers: { echo: (x) => x }, events: { 'cache.drop': () => {} } })
     const c = h.client({ seeds: p.endpoint })
     const series = exported((await peerMetrics(p).metrics()) + (await clientMetrics(c).metrics()))
     const read = new Set()

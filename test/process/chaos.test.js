@@ -20,7 +20,7 @@ describe('failover under load across peer processes', function () {
     const b = await startPeer(['--seeds', a.endpoint])
     const c = await startPeer(['--seeds', a.endpoint])
     const client = h.client({ seeds: [a.endpoint], timeout: 2000 })
-    await eventually(() => expect(client.peers().filter((p) => p.state === 'up')).to.have.length(3), { timeout: 5000 })
+    await eventually(() => expect(client.peers().filter((p) => p.state === 'up' && p.service !== null)).to.have.length(3), { timeout: 5000 }) // every peer described: the key's candidates are settled
 
     const served = new Map()
     const load = startLoad(32, async () => {
@@ -76,7 +76,7 @@ describe('failover under load across peer processes', function () {
     peers.push(await startPeer(['--seeds', peers[0].endpoint]))
     peers.push(await startPeer(['--seeds', peers[0].endpoint]))
     const client = h.client({ seeds: peers.map((p) => p.endpoint), timeout: 2000 })
-    await eventually(() => expect(client.peers().filter((p) => p.state === 'up')).to.have.length(3), { timeout: 5000 })
+    await eventually(() => expect(client.peers().filter((p) => p.state === 'up' && p.service !== null)).to.have.length(3), { timeout: 5000 }) // every peer described: the key's candidates are settled
     const key = 'session-42'
     const owners = new Set()
     for (let i = 0; i < 20; i++) owners.add((await client.request('whoami', null, { key })).pid)

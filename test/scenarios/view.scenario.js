@@ -67,7 +67,7 @@ describe('the live view in headless Chromium', function () {
     await page.waitForFunction((ep) => document.querySelector(`#members tr[data-endpoint="${ep}"] .serves`)?.textContent.includes('ordersGet'), { timeout: 15000 }, b.endpoint)
     const before = await rows()
     expect(before.map((r) => r.endpoint).sort()).to.deep.equal([a.endpoint, b.endpoint, c.endpoint].sort())
-    expect(before.find((r) => r.endpoint === a.endpoint).serves).to.include('echo').and.include('v1.4.0').and.include('zone=a')
+    expect(before.find((r) => r.endpoint === a.endpoint).serves).to.include('echo').and.include('v1.4.0').and.include('zone=a').and.include('on cache.drop') // the demo handlers' subscription
     // C's contract shows once, by name and version, its methods in its title.
     await page.waitForFunction((ep) => document.querySelector(`#members tr[data-endpoint="${ep}"] .serves .contract`) !== null, { timeout: 15000 }, c.endpoint)
     const contract = await page.$eval(`#members tr[data-endpoint="${c.endpoint}"] .serves .contract`, (e) => ({ text: e.textContent, title: e.title }))
