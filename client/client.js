@@ -1,6 +1,7 @@
 // The embeddable client: what a caller sees. The mesh (mesh.js) knows the peers; the one call
 // lifecycle (calls.js) takes every call from start to settle; a kind says how a call is sent
-// and answered (requests.js, streams.js). No promise outlives its deadline.
+// and answered (requests.js, streams.js, events.js); an event's fan-out to its deliveries is
+// publishing.js. No promise outlives its deadline.
 import { EventEmitter } from 'node:events'
 import { resolveClientOptions, requestOptionsChecker, streamOptionsChecker, eventOptionsChecker } from './options.js'
 import { resolveStrategy } from './strategies/index.js'
@@ -14,15 +15,12 @@ import { Call } from './call.js'
 import { Requests } from './requests.js'
 import { Streams } from './streams.js'
 import { Events } from './events.js'
-import { Publish, Broadcast } from './fan-out.js'
-import { Roster } from './roster.js'
+import { Publishing } from './publishing.js'
 import { contractProxy } from './contract-proxy.js'
 import { CallContext, pendingStream } from './call-context.js'
 import { runChain, middlewareOf } from '../runtime/middleware.js'
 import { MAX_REQUEST_ID } from '../protocol/constants.js'
-import { ClosedError, NoSubscribersError, AbortError, invalidArgument } from '../protocol/errors.js'
-import { isName } from '../protocol/events.js'
-import { Limits } from '../protocol/constants.js'
+import { ClosedError } from '../protocol/errors.js'
 import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
 import { deprecated } from '../runtime/deprecated.js'
 import { SILENT_LOGGER, checkMethod } from '../runtime/options.js'
@@ -36,8 +34,6 @@ export class Client extends EventEmitter {
     this.options = o
     this.requestOptions = requestOptionsChecker(o)
     this.streamOptions = streamOptionsChecker(o)
-    this.publishOptions = eventOptionsChecker(o, false)
-    this.broadcastOptions = eventOptionsChecker(o, true)
     this.middleware = [] // client.use()'s, in order (runtime/middleware.js)
     this.nextId = 1
     this.closing = null
@@ -81,6 +77,25 @@ export class Client extends EventEmitter {
     this.requests = new Requests({ send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
     this.streams = new Streams({ clock: o.clock, send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
     this.events = new Events({ send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
+    // What a publish or broadcast does before its deliveries (publishing.js).
+    this.publishing = new Publishing({
+      clock: o.clock,
+      membersTimeout: o.membersTimeout,
+      publishOptions: eventOptionsChecker(o, false),
+      broadcastOptions: eventOptionsChecker(o, true),
+      refusal: () => this.refusal(),
+      newId: () => this.newId(),
+      kind: this.events,
+      start: (call, now) => this.calls.start(call, now),
+      view: {
+        groupsOf: (event) => mesh.groupsOf(event),
+        subscribersOf: (event) => mesh.subscribersOf(event),
+        learning: () => mesh.learning(),
+        reach: (endpoint) => mesh.reach(endpoint),
+        called: (key) => mesh.called(key),
+        methodWaiters: mesh.methodWaiters,
+      },
+    })
     mesh.serve({
       lost: (peer, notTaken) => this.calls.lost(peer, notTaken),
       routesChanged: () => this.calls.routesChanged(),
@@ -177,33 +192,7 @@ export class Client extends EventEmitter {
    * group subscribes within the deadline.
    */
   publish (event, payload, options) {
-    return this.throughChain('publish', event, payload, options, (e, p, o) => this.publishNow(e, p, o))
-  }
-
-  /** publish() past the middleware. */
-  publishNow (event, payload, options) {
-    let o
-    try {
-      checkEvent(event, 'publish')
-      o = this.publishOptions(options)
-    } catch (err) {
-      return Promise.reject(err)
-    }
-    const refused = this.refusal()
-    if (refused !== null) return Promise.reject(refused)
-    const pub = new Publish(o.ack)
-    this.mesh.called(Roster.eventKey(event)) // the subset takes its subscribers in
-    const deliver = (groups, now, opts = o) => {
-      pub.expect(groups.length)
-      for (const g of groups) this.deliver(pub, event, payload, opts, now, (call) => { call.group = g })
-    }
-    if (o.groups !== null) { deliver(o.groups, this.options.clock.now()); return pub.promise }
-    const learnt = this.learnt(o)
-    const found = () => { const g = this.mesh.groupsOf(event); return g.length > 0 && learnt() ? g : null }
-    const now = found()
-    if (now !== null) deliver(now, this.options.clock.now())
-    else this.whenSubscribed(event, o, pub, found, deliver)
-    return pub.promise
+    return this.throughChain('publish', event, payload, options, (e, p, o) => this.publishing.publish(e, p, o))
   }
 
   /**
@@ -213,49 +202,7 @@ export class Client extends EventEmitter {
    * NoSubscribersError when no peer subscribes within the deadline.
    */
   broadcast (event, payload, options) {
-    return this.throughChain('broadcast', event, payload, options, (e, p, o) => this.broadcastNow(e, p, o))
-  }
-
-  /** broadcast() past the middleware. */
-  broadcastNow (event, payload, options) {
-    let o
-    try {
-      checkEvent(event, 'broadcast')
-      o = this.broadcastOptions(options)
-    } catch (err) {
-      return Promise.reject(err)
-    }
-    const refused = this.refusal()
-    if (refused !== null) return Promise.reject(refused)
-    const learnt = this.learnt(o)
-    const found = () => { const s = this.mesh.subscribersOf(event); return s.targets.length + s.gone.length > 0 && learnt() ? s : null }
-    let bc
-    const deliver = ({ targets, gone }, now, opts = o) => {
-      bc = new Broadcast(gone)
-      bc.expect(targets.length)
-      for (const ep of targets) {
-        this.mesh.reach(ep) // a member outside the subset is connected for it
-        this.deliver(bc, event, payload, opts, now, (call) => { call.group = null; call.pin = ep })
-      }
-      if (targets.length === 0) bc.finish()
-      return bc.promise
-    }
-    const now = found()
-    if (now !== null) return deliver(now, this.options.clock.now())
-    const waiting = new Broadcast([])
-    this.whenSubscribed(event, o, waiting, found, (s, t, opts) => deliver(s, t, opts).then((out) => waiting.resolve(out), (err) => waiting.reject(err)))
-    return waiting.promise
-  }
-
-  /**
-   * Whether the client knows enough of who subscribes to `event` to deliver it: it is no longer
-   * learning the cluster (mesh.js learning()), or it has waited membersTimeout (at most the
-   * event's deadline) for that; a fresh client would otherwise reach its seeds' groups alone.
-   */
-  learnt (o) {
-    if (!this.mesh.learning()) return LEARNT
-    const by = this.options.clock.now() + Math.min(o.timeout, this.options.membersTimeout)
-    return () => !this.mesh.learning() || this.options.clock.now() >= by
+    return this.throughChain('broadcast', event, payload, options, (e, p, o) => this.publishing.broadcast(e, p, o))
   }
 
   /** An event through the middleware (ctx.kind 'publish' or 'broadcast', ctx.method the event, ctx.args the payload), then `send`. */
@@ -263,36 +210,6 @@ export class Client extends EventEmitter {
     if (this.middleware.length === 0) return send(event, payload, options)
     const ctx = new CallContext(kind, event, payload, options)
     return runChain(this.middleware, ctx, () => send(ctx.method, ctx.args, ctx.sendOptions()))
-  }
-
-  /** One delivery of `event` for fan-out `owner`, a call of the event kind on the lifecycle; `place` sets its group or pin. */
-  deliver (owner, event, payload, o, now, place) {
-    const call = new Call(this.events, this.newId(), event, payload, o, now)
-    call.ack = o.ack
-    call.owner = owner
-    place(call)
-    this.calls.start(call, now)
-  }
-
-  /**
-   * No peer subscribes to `event` yet: `owner` waits for `found()` to give its subscribers
-   * (looked at whenever the routes change), then `deliver(them, now)` goes on with the time
-   * left; it fails with NoSubscribersError at the deadline, AbortError on an abort.
-   */
-  whenSubscribed (event, o, owner, found, deliver) {
-    const t0 = this.options.clock.now()
-    const watch = this.mesh.methodWaiters.watch(found, o.timeout, () => new NoSubscribersError(`zeromesh: no peer subscribed to "${event}" within ${o.timeout} ms`), Math.min(o.timeout, this.options.membersTimeout))
-    const onAbort = () => watch.cancel(new AbortError(`zeromesh: event "${event}" was aborted`, { cause: o.signal.reason }))
-    o.signal?.addEventListener('abort', onAbort, { once: true })
-    if (o.signal?.aborted) onAbort()
-    watch.promise.then((them) => {
-      o.signal?.removeEventListener('abort', onAbort)
-      const now = this.options.clock.now()
-      deliver(them, now, { ...o, timeout: Math.max(1, Math.round(o.timeout - (now - t0))) })
-    }, (err) => {
-      o.signal?.removeEventListener('abort', onAbort)
-      owner.fail(err)
-    })
   }
 
   /** Why a new call is refused now (the client is closed, or holds as many calls as it may), or null. */
@@ -374,11 +291,4 @@ export class Client extends EventEmitter {
     })()
     return this.closing
   }
-}
-
-const LEARNT = () => true
-
-/** An event name given to publish() or broadcast(): 1 to Limits.maxEventLength characters. */
-function checkEvent (event, what) {
-  if (!isName(event)) throw invalidArgument(`${what}(event, payload): event must be a string of 1 to ${Limits.maxEventLength} characters, got ${typeof event === 'string' ? JSON.stringify(event) : typeof event}`)
 }
