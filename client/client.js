@@ -264,6 +264,15 @@ export class Client extends EventEmitter {
     return this.mesh.methodWaiters.add(method, options)
   }
 
+  /**
+   * Whether `method` is served as a stream, by what the up peers serving it said (PROTOCOL.md
+   * 4.8.2): true (call it with stream()), false (with request()), or null when none has said
+   * yet (waitFor(method) first). For callers that know only a name, such as zeromesh/nest.
+   */
+  streaming (method) {
+    return this.mesh.streaming(method)
+  }
+
   /** A typed client of `contract` (docs/guides/contracts.md): a function per method. */
   proxy (contract, options) {
     return contractProxy(contract, { request: (m, a, o) => this.request(m, a, o), stream: (m, a, o) => this.stream(m, a, o), publish: (e, p, o) => this.publish(e, p, o), broadcast: (e, p, o) => this.broadcast(e, p, o) }, options)

@@ -313,6 +313,8 @@ export declare class Client extends EventEmitter {
   stats(): ClientStats
   /** A peer's view of the cluster (`from`, or a random up peer). */
   members(from?: string): Promise<Member[]>
+  /** Whether `method` is served as a stream, by what the up peers serving it said: true (use stream()), false (request()), null when none has said yet. */
+  streaming(method: string): boolean | null
   /** Resolves with the endpoints of the up peers that serve `method` once there is one; TimeoutError after `timeout`. */
   waitFor(method: string, options?: { timeout?: number, version?: string, where?: Record<string, string> | null }): Promise<string[]>
   /** Typed calls of `contract`: a function per method, its input checked before it is sent (docs/guides/contracts.md). */

@@ -206,6 +206,20 @@ export class ClientMesh {
     return digest === null ? null : this.services.known(digest) ?? null
   }
 
+  /**
+   * Whether the up peers serving `method` serve it as a stream (PROTOCOL.md 4.8.2): true or
+   * false by the first of them that said what it serves, null when none has (or only older
+   * peers, which may serve anything).
+   */
+  streaming (method) {
+    for (const p of this.router.candidates(method, null, null, undefined)) {
+      const s = p.service
+      if (s === ANY) continue
+      return s.streaming.has(method)
+    }
+    return null
+  }
+
   /** The groups that subscribe to `event`, as far as this client knows now (connected peers, and members by their digest). */
   groupsOf (event) {
     const cache = this.viewCache()

@@ -96,7 +96,7 @@ export class PeerEntry {
       latencyMs: this.latencyMs,
       failures: this.failures,
       lastError: this.lastError,
-      service: this.service === null ? null : this.service.any === true ? 'any' : { methods: [...this.service.methods], version: this.service.version, labels: { ...this.service.labels }, capacity: this.service.capacity, contracts: readContracts(this.service.contracts) ?? [], events: (this.service.events ?? []).map(([event, group]) => ({ event, group })) },
+      service: this.service === null ? null : this.service.any === true ? 'any' : { methods: [...this.service.methods], version: this.service.version, labels: { ...this.service.labels }, capacity: this.service.capacity, contracts: readContracts(this.service.contracts) ?? [], events: (this.service.events ?? []).map(([event, group]) => ({ event, group })), streams: [...(this.service.streams ?? [])] },
     }
   }
 }

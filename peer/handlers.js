@@ -7,6 +7,7 @@ import { WorkerPool } from './worker-pool.js'
 import { loadHandlerModules, loadModuleMiddleware, loadFailure, subscriptionOf } from './handler-module.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { METHOD } from '../runtime/contract.js'
+import { STREAMING } from '../runtime/stream-marker.js'
 
 /**
  * Loads the handler modules into `own` (service.js), and their `middleware` (on this, the
@@ -54,6 +55,7 @@ export async function startHandlers (o, own, middleware, onEmpty, publisher) {
       handlers[m] = (args, ctx) => pool.run(m, args, ctx)
       handlers[m].stream = (args, ctx, so) => pool.stream(m, args, ctx, so) // a stream runs in the thread too (streams.js)
       if (pool.described[m] !== undefined) handlers[m][METHOD] = pool.described[m] // its contract, for the service answer; its checks run in the thread
+      if (pool.streaming.has(m)) handlers[m][STREAMING] = true // served as a stream, for the service answer
     }
     if (o.capacity === undefined) own.capacity = pool.threads.length
     withMiddleware = pool.withMiddleware

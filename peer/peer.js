@@ -116,14 +116,9 @@ export class Peer extends EventEmitter {
    */
   service () {
     const d = this.own.descriptor
-    return { methods: [...d.methods], version: d.version, labels: { ...d.labels }, capacity: d.capacity, contracts: readContracts(d.contracts) ?? [], events: (d.events ?? []).map(([event, group]) => ({ event, group })), digest: d.digest }
+    return { methods: [...d.methods], version: d.version, labels: { ...d.labels }, capacity: d.capacity, contracts: readContracts(d.contracts) ?? [], events: (d.events ?? []).map(([event, group]) => ({ event, group })), streams: [...(d.streams ?? [])], digest: d.digest }
   }
 
-  /**
-   * Serves `method` with `fn` from now on (or replaces its handler). A new method changes
-   * what this peer serves: its claim goes out at a higher incarnation with the new digest, so
-   * clients learn it within a member-list refresh.
-   */
   /**
    * Adds `fn`, an `async (ctx, next) => ...` middleware, to the end of the chain every request
    * and stream goes through on this (the main) thread before its handler (a handler module's
@@ -134,6 +129,11 @@ export class Peer extends EventEmitter {
     return this
   }
 
+  /**
+   * Serves `method` with `fn` from now on (or replaces its handler). A new method changes
+   * what this peer serves: its claim goes out at a higher incarnation with the new digest, so
+   * clients learn it within a member-list refresh.
+   */
   serve (method, fn) {
     if (this.own.serve(method, fn)) this.serviceChanged(`now serves ${method}${fn[METHOD] === undefined ? '' : ` (contract ${fn[METHOD].contract})`}`)
   }

@@ -6,6 +6,8 @@
 import { describe, descriptorProblem } from '../protocol/service.js'
 import { contractsElement, contractsDigest, CONTRACTS_LABEL } from '../protocol/contracts.js'
 import { eventsElement, eventsDigest, EVENTS_LABEL } from '../protocol/events.js'
+import { streamsElement, streamsDigest, STREAMS_LABEL } from '../protocol/stream-methods.js'
+import { servesStream } from '../runtime/stream-marker.js'
 import { Subscriptions } from './subscriptions.js'
 import { METHOD } from '../runtime/contract.js'
 import { invalidArgument } from '../protocol/errors.js'
@@ -19,7 +21,7 @@ export class OwnService {
    * @param {number|null} o.capacity    requests it runs at full speed at once, or null (undeclared)
    */
   constructor ({ version, labels, capacity }) {
-    for (const own of [CONTRACTS_LABEL, EVENTS_LABEL]) if (own in labels) throw invalidArgument(`label ${own} is the peer's own: it states the digest of what it ${own === EVENTS_LABEL ? 'subscribes to' : 'serves'}`)
+    for (const own of [CONTRACTS_LABEL, EVENTS_LABEL, STREAMS_LABEL]) if (own in labels) throw invalidArgument(`label ${own} is the peer's own: it states the digest of what it ${own === EVENTS_LABEL ? 'subscribes to' : own === STREAMS_LABEL ? 'serves as streams' : 'serves'}`)
     this.version = version
     this.labels = labels
     this.capacity = capacity
@@ -60,9 +62,9 @@ export class OwnService {
     checkMethod(name, 'serve(name, fn): name')
     if (typeof fn !== 'function') throw invalidArgument(`serve("${name}", fn): fn must be a function (args, ctx) => result`)
     const had = name in this.handlers
-    const before = had ? this.handlers[name][METHOD] : undefined
+    const before = had ? this.handlers[name] : undefined
     this.handlers[name] = fn
-    if (had && before === fn[METHOD]) return false // the same contract method (or none): what it serves is unchanged
+    if (had && before[METHOD] === fn[METHOD] && servesStream(before) === servesStream(fn)) return false // the same contract method (or none), a stream or not as before: what it serves is unchanged
     const digest = this.descriptor.digest
     this.descriptor = this.describe()
     return this.descriptor.digest !== digest
@@ -77,7 +79,13 @@ export class OwnService {
   }
 
   describe () {
-    const d = { methods: Object.keys(this.handlers), version: this.version, labels: this.labels, capacity: this.capacity, contracts: null, events: null }
+    const d = { methods: Object.keys(this.handlers), version: this.version, labels: this.labels, capacity: this.capacity, contracts: null, events: null, streams: null }
+    // The methods it serves as streams, stated in the answer and, by digest, in a label (PROTOCOL.md 4.8.2).
+    const streams = streamsElement(d.methods.filter((m) => servesStream(this.handlers[m])))
+    if (streams !== null) {
+      d.streams = streams
+      d.labels = { ...d.labels, [STREAMS_LABEL]: streamsDigest(streams) }
+    }
     // Its subscriptions, stated in the answer and, by digest, in a label (PROTOCOL.md 4.11).
     const events = eventsElement(this.subscriptions?.pairs() ?? [])
     if (events !== null) {

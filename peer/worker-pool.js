@@ -76,6 +76,7 @@ export class WorkerPool {
     const lists = await Promise.all(ready)
     this.methods = lists[0].methods
     this.described = lists[0].described // contract methods' descriptions (implement())
+    this.streaming = new Set(lists[0].streaming) // the methods served as streams (runtime/stream-marker.js)
     this.withMiddleware = lists[0].withMiddleware // the modules that export middleware, for the main thread to load
     this.methodIndex = new Map(this.methods.map((m, i) => [m, i]))
     return this.methods

@@ -19,6 +19,7 @@ import { packValue } from '../protocol/frames.js'
 import { isBulkValue } from '../protocol/bulk.js'
 import { collectGarbage } from './collect.js'
 import { RemoteCode, ZeromeshError } from '../protocol/errors.js'
+import { servesStream } from '../runtime/stream-marker.js'
 import { StreamProducer, isStream, closeSource } from '../protocol/stream-producer.js'
 import { sourceOf } from './streams.js'
 import { RequestContext, threadDeadline } from './request-context.js'
@@ -41,7 +42,9 @@ const progress = new Int32Array(workerData.progress) // [place of the task runni
 // The contract methods' descriptions (implement()'s), for the main thread's service answer.
 const described = {}
 for (const m of methods) if (handlers[m][METHOD] !== undefined) described[m] = handlers[m][METHOD]
-parentPort.postMessage({ type: 'ready', methods, described, withMiddleware })
+// The methods it serves as streams (runtime/stream-marker.js), for the same answer.
+const streaming = methods.filter((m) => servesStream(handlers[m]))
+parentPort.postMessage({ type: 'ready', methods, described, streaming, withMiddleware })
 
 const methodMs = new Map() //  method -> its measured time per run (ms), moving average
 const cancelled = new Set() // ids the client cancelled, of the hand-offs here

@@ -15,6 +15,7 @@ import { packr, unpackr, frame } from './msgpack.js'
 import { decodeStream, STREAM_TYPES } from './stream-codec.js'
 import { decodeEvent } from './event-codec.js'
 import { eventsProblem } from './events.js'
+import { streamsProblem } from './stream-methods.js'
 
 const knownTypes = new Set(Object.values(MessageType))
 const NO_BULK = Object.freeze([]) // a message of one frame
@@ -120,8 +121,11 @@ export function encodeServiceGet (seq) {
 /** A peer's answer: its own service descriptor (protocol/service.js describe()). */
 export function encodeService (seq, d, features = 0) {
   const body = [seq, d.digest, d.methods, d.version, d.labels, d.capacity, features]
-  if (d.contracts != null || d.events != null) body.push(d.contracts ?? null)
-  if (d.events != null) body.push(d.events)
+  // The optional elements (contracts, events, streams) in order, nil before a later one.
+  const optional = [d.contracts ?? null, d.events ?? null, d.streams ?? null]
+  let last = optional.length
+  while (last > 0 && optional[last - 1] === null) last--
+  for (let i = 0; i < last; i++) body.push(optional[i])
   return frame(MessageType.SERVICE, body)
 }
 
@@ -291,6 +295,9 @@ function decodeService (body, version, limits) {
   // `events` (4.11): the peer's subscriptions; a malformed element is left out (the peer then
   // takes no events from this client), not the answer.
   d.events = body.length > 8 && body[8] !== null && eventsProblem(body[8]) === null ? body[8] : null
+  // `streams` (4.8.2): the methods served as streams; a malformed element is left out (a caller
+  // then cannot tell which of its methods stream), not the answer.
+  d.streams = body.length > 9 && body[9] !== null && streamsProblem(body[9], new Set(d.methods)) === null ? body[9] : null
   return { type: MessageType.SERVICE, version, seq: body[0], service: describe(d), features }
 }
 

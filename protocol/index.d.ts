@@ -57,6 +57,8 @@ export interface ServiceDescriptor {
   contracts: DescribedContract[]
   /** What it subscribes to: each event with its group (docs/guides/events.md); [] when none. */
   events: Array<{ event: string, group: string }>
+  /** The methods it serves as streams (PROTOCOL.md 4.8.2: async generator handlers, a contract's stream methods); [] when none. */
+  streams: string[]
 }
 
 /**

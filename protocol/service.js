@@ -60,9 +60,9 @@ function byCodeUnits (a, b) {
 }
 
 /**
- * A descriptor as both ends hold it: the fields, its digest, a Set of its methods and one of
- * its subscriptions (`event\0group`, events.js) for lookups, and its groups by event. `d`
- * must have passed descriptorProblem.
+ * A descriptor as both ends hold it: the fields, its digest, a Set of its methods, one of the
+ * methods it serves as streams, and one of its subscriptions (`event\0group`, events.js) for
+ * lookups, and its groups by event. `d` must have passed descriptorProblem.
  */
 export function describe (d) {
   const events = d.events ?? null
@@ -77,8 +77,11 @@ export function describe (d) {
     contracts: d.contracts ?? null,
     // The events element as it travels (events.js: [[event, group], ...]), or null.
     events,
+    // The streams element as it travels (stream-methods.js: method names), or null.
+    streams: d.streams ?? null,
     digest: serviceDigest(d),
     has: new Set(d.methods),
+    streaming: new Set(d.streams ?? []),
     subs: new Set((events ?? []).map(([e, g]) => subscriptionKey(e, g))),
     groups,
   })

@@ -102,7 +102,9 @@ describe('contracts (in-process peers, real sockets)', function () {
     const { frame } = await rawPeer.ask(p.endpoint, encodeServiceGet(3))
     const { unpackr } = await import('../../protocol/msgpack.js')
     const body = unpackr.unpack(frame.subarray(5))
-    expect(body).to.have.length(8) // the contracts ride eighth
+    expect(body).to.have.length(10) // the contracts ride eighth; no events (nil), then the methods served as streams
+    expect(body[8]).to.equal(null)
+    expect(body[9]).to.deep.equal(['orders.list'])
     // An older client recomputes the digest from the first six fields: it matches.
     expect(serviceDigest({ methods: body[2], version: body[3], labels: body[4], capacity: body[5] })).to.equal(body[1])
     expect(body[4]['zeromesh/contracts']).to.match(/^[0-9a-f]{8}$/)

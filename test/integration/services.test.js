@@ -37,7 +37,7 @@ describe('services: routing by method over ZeroMQ', () => {
     expect([...seen.alpha.keys()].sort()).to.deep.equal([a.endpoint, c.endpoint].sort())
     expect([...seen.beta.keys()].sort()).to.deep.equal([b.endpoint, c.endpoint].sort())
     const row = client.peers().find((p) => p.endpoint === b.endpoint)
-    expect(row.service).to.deep.equal({ methods: ['beta', 'shared'], version: null, labels: {}, capacity: null, contracts: [], events: [] })
+    expect(row.service).to.deep.equal({ methods: ['beta', 'shared'], version: null, labels: {}, capacity: null, contracts: [], events: [], streams: [] })
   })
 
   it('a method nobody serves fails at once with UNKNOWN_METHOD naming it and what is served', async () => {
@@ -105,5 +105,37 @@ describe('services: routing by method over ZeroMQ', () => {
     expect(() => new Peer({ labels: { zone: 'a,b' } })).to.throw(/labels: label zone must be a string of at most 63 characters without commas/)
     expect(() => new Peer({ serviceVersion: 'two' })).to.throw(/serviceVersion: version must be a semantic version such as 2.1.0/)
     expect(() => new Peer({ labels: { 'bad key': 'x' } })).to.throw(/label key "bad key"/)
+  })
+})
+
+describe('services: which methods stream (PROTOCOL.md 4.8.2)', () => {
+  const h = harness()
+  afterEach(() => h.cleanup())
+
+  it('a peer states its async generator methods as streams; client.streaming() tells a caller that knows only the name, and follows serve()', async () => {
+    const p = await h.peer({ handlers: { echo: (x) => x, async * count ({ n }) { for (let i = 0; i < n; i++) yield i } } })
+    expect(p.service().streams).to.deep.equal(['count'])
+    expect(p.service().labels).to.have.property('zeromesh/streams')
+    const c = h.client({ seeds: [p.endpoint] })
+    expect(c.streaming('count')).to.equal(null) // nothing said yet
+    await c.waitFor('count')
+    expect(c.streaming('count')).to.equal(true)
+    expect(c.streaming('echo')).to.equal(false)
+    expect(c.streaming('nope')).to.equal(null)
+    expect((await c.describe(p.endpoint)).streams).to.deep.equal(['count'])
+    // echo becomes a stream: the digest changes, the client asks again.
+    p.serve('echo', async function * (x) { yield x })
+    await eventually(() => expect(c.streaming('echo')).to.equal(true))
+    const items = []
+    for await (const x of c.stream('echo', 7)) items.push(x)
+    expect(items).to.deep.equal([7])
+  })
+
+  it('a worker thread reports its stream methods, a contract\'s stream method among them', async () => {
+    const p = await h.peer({ handlers: [new URL('../fixtures/orders-handlers.js', import.meta.url)], threads: 1 })
+    const served = p.service()
+    expect(served.streams).to.include('orders.list')
+    expect(served.streams.every((m) => served.methods.includes(m))).to.equal(true)
+    expect(served.streams).to.not.include('orders.get')
   })
 })

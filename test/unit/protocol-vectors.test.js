@@ -9,6 +9,7 @@ import {
 import { classify, Kind } from '../../protocol/flp.js'
 import { encodeEvent } from '../../protocol/event-codec.js'
 import { eventsDigest, eventsElement } from '../../protocol/events.js'
+import { streamsDigest, streamsElement } from '../../protocol/stream-methods.js'
 import { seal, sealKey, unseal } from '../../protocol/seal.js'
 import { z85Decode } from '../../transport/keys.js'
 import { bulkReplyFrame } from '../../protocol/bulk.js'
@@ -61,7 +62,7 @@ const specDecoded = {
   members: (m) => ({ kind: 'members', seq: m.seq, digest: m.membersVersion, members: m.members }),
   cancel: (m) => ({ kind: 'cancel', ids: m.ids }),
   'service-get': (m) => ({ kind: 'service-get', seq: m.seq }),
-  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity, ...(m.service.contracts === null ? {} : { contracts: m.service.contracts }), ...(m.service.events === null ? {} : { events: m.service.events }) }, features: m.features }),
+  service: (m) => ({ kind: 'service', seq: m.seq, digest: m.service.digest, service: { methods: [...m.service.methods], version: m.service.version, labels: { ...m.service.labels }, capacity: m.service.capacity, ...(m.service.contracts === null ? {} : { contracts: m.service.contracts }), ...(m.service.events === null ? {} : { events: m.service.events }), ...(m.service.streams === null ? {} : { streams: m.service.streams }) }, features: m.features }),
   'stream-open': (m) => ({ kind: 'stream-open', id: m.id, method: m.method, args: m.args, timeoutMs: m.timeoutMs, items: m.items, bytes: m.bytes, input: m.input, ...(m.trace === null ? {} : { trace: { ...m.trace } }), ...(m.bulk ? { accepts: Accepts.BULK } : {}), ...(Object.keys(m.headers).length === 0 ? {} : { headers: { ...m.headers } }) }),
   'stream-item': (m) => ({ kind: 'stream-item', id: m.id, items: m.items.map(toJson) }),
   'bulk-item': (m, v) => {
@@ -120,6 +121,10 @@ describe('PROTOCOL.md test vectors', () => {
 
   it('the events label check value of 4.11 holds', () => {
     expect(eventsDigest(eventsElement([['orders.placed', 'billing'], ['cache.drop', 'cache.drop']]))).to.equal('7e3d4cb6')
+  })
+
+  it('the streams label check value of 4.8.2 holds', () => {
+    expect(streamsDigest(streamsElement(['rows', 'count']))).to.equal('6c05645f')
   })
 
   it('the service digest check values of 4.8 hold', () => {
