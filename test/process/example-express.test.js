@@ -5,8 +5,8 @@ import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { startPeer, killAll } from '../helpers/processes.js'
-import { httpAnswerOf } from '../../examples/express/http-errors.js'
-import { BusyError, DrainingError, TimeoutError, NoPeersError, InvalidArgumentError, InvalidInputError, RemoteError, ClosedError, UnknownMethodError } from '../../index.js'
+import { httpAnswerOf } from 'zeromesh/http'
+import { BusyError, DrainingError, TimeoutError, NoPeersError, NoSubscribersError, InvalidArgumentError, InvalidInputError, RemoteError, ClosedError, UnknownMethodError } from '../../index.js'
 
 const DIR = fileURLToPath(new URL('../../examples/express/', import.meta.url))
 
@@ -69,9 +69,11 @@ describe('examples/express (processes)', function () {
   it('maps every zeromesh error to its HTTP status', () => {
     const cases = [
       [new BusyError(), 503, 1], [new DrainingError(), 503, 1], [new NoPeersError(), 503, 1], [new ClosedError(), 503, 1],
-      [new TimeoutError(), 504, null], [new InvalidArgumentError(), 400, null], [new InvalidInputError(), 400, null],
+      [new NoSubscribersError(), 503, 1], [new TimeoutError(), 504, null], [new InvalidArgumentError(), 400, null], [new InvalidInputError(), 400, null],
       [new RemoteError('boom', { remoteCode: 'E_X' }), 500, null], [new UnknownMethodError(), 500, null], [new Error('plain'), 500, null],
     ]
-    for (const [err, status, retryAfter] of cases) expect(httpAnswerOf(err), err.code).to.deep.equal({ status, retryAfter })
+    for (const [err, status, retryAfter] of cases) expect(httpAnswerOf(err), err.code).to.deep.include({ status, retryAfter })
+    expect(httpAnswerOf(new RemoteError('secret detail', { remoteCode: 'E_X' })).body).to.deep.equal({ error: 'internal error', code: 'ERR_ZEROMESH_REMOTE' })
+    expect(httpAnswerOf(Object.assign(new InvalidInputError('bad limit'), { issues: [{ message: 'too big', path: ['limit'] }] })).body).to.deep.equal({ error: 'bad limit', code: 'ERR_ZEROMESH_INVALID_INPUT', issues: [{ message: 'too big', path: ['limit'] }] })
   })
 })
