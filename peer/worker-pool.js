@@ -40,7 +40,7 @@ const STALL_GRACE_MAX_MS = 5000 // ...and its threads get the time lost, up to t
 const WORKER = fileURLToPath(new URL('./worker.js', import.meta.url))
 
 /** How a task failed outside its handler: a ZeromeshError with the code its answer carries. */
-const failed = (message, code, issues) => issues === undefined ? new ZeromeshError(message, { code }) : errorFromValue([message, code, issues], ZeromeshError)
+const failed = (message, code, issues) => errorFromValue(issues === undefined ? [message, code] : [message, code, issues], ZeromeshError) // a handler's error with no code keeps none, as on the main thread
 
 export class WorkerPool {
   /**

@@ -41,6 +41,8 @@ describe('worker-thread handlers', function () {
     const err = await rejectsWith(c.request('fail'), 'ERR_ZEROMESH_REMOTE')
     expect(err.message).to.equal('failed in a thread')
     expect(err.remoteCode).to.equal('E_THREAD')
+    const plain = await rejectsWith(c.request('failPlain'), 'ERR_ZEROMESH_REMOTE')
+    expect(plain.remoteCode).to.equal(null) // no code, as the same handler on the main thread (it read ERR_ZEROMESH)
     const enc = await rejectsWith(c.request('notEncodable'), 'ERR_ZEROMESH_REMOTE')
     expect(enc.remoteCode).to.equal('ERR_ZEROMESH_ENCODE') // as the same handler on the main thread
   })
