@@ -74,7 +74,11 @@ describe('each entry\'s runtime exports and its declarations (issue 55, item 3)'
     const fs = await import('node:fs')
     const path = await import('node:path')
     const repo = path.resolve(import.meta.dirname, '../..')
-    const entries = { zeromesh: root, 'zeromesh/peer': peer, 'zeromesh/client': client, 'zeromesh/protocol': protocol, 'zeromesh/metrics': metrics, 'zeromesh/testing': testing }
+    // Every entry package.json exports (but its own package.json), as a user imports it.
+    const pkg = JSON.parse(fs.readFileSync(path.join(repo, 'package.json'), 'utf8'))
+    const entries = {}
+    for (const sub of Object.keys(pkg.exports)) if (sub !== './package.json') entries[sub === '.' ? 'zeromesh' : `zeromesh/${sub.slice(2)}`] = await import(sub === '.' ? 'zeromesh' : `zeromesh/${sub.slice(2)}`)
+    expect(Object.keys(entries)).to.include.members(['zeromesh', 'zeromesh/peer', 'zeromesh/client', 'zeromesh/protocol', 'zeromesh/metrics', 'zeromesh/testing', 'zeromesh/http', 'zeromesh/nest'])
     // A probe per entry: an object with exactly the run time's names, typed as having exactly
     // the declared values (`keyof typeof m` holds values, not types): tsc refuses a name
     // missing on either side.
@@ -129,14 +133,16 @@ describe('package contents', function () {
         if (!name.startsWith('node:') && !Object.hasOwn(pkg.dependencies, name) && !optional) devImports.push(`${rel}: ${name}`)
       }
     }
-    for (const entry of ['index.js', 'peer/index.js', 'client/index.js', 'protocol/index.js', 'ops/metrics.js', 'testing/index.js', 'bin/zeromesh.js']) visit(entry)
+    const entryFiles = Object.entries(pkg.exports).filter(([sub]) => sub !== './package.json').map(([, e]) => path.normalize(e.default))
+    expect(entryFiles).to.include.members(['index.js', 'peer/index.js', 'client/index.js', 'protocol/index.js', 'ops/metrics.js', 'testing/index.js', 'http/index.js', 'nest/index.js'])
+    for (const entry of [...entryFiles, 'bin/zeromesh.js']) visit(entry)
     expect(seen.size).to.be.above(40)
     expect(missing).to.deep.equal([])
     expect(devImports).to.deep.equal([])
     // The container image has what `zeromesh peer` needs (bench/ is for `zeromesh bench` only,
-    // testing/ for users' tests).
+    // testing/ for users' tests, http/ and nest/ for their gateways and Nest applications).
     const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8')
-    const dirs = new Set([...seen].filter((f) => f.includes('/') && !f.startsWith('bench/') && !f.startsWith('testing/')).map((f) => f.split('/')[0]))
+    const dirs = new Set([...seen].filter((f) => f.includes('/') && !['bench/', 'testing/', 'http/', 'nest/'].some((d) => f.startsWith(d))).map((f) => f.split('/')[0]))
     for (const d of dirs) expect(dockerfile, `Dockerfile copies ${d}/`).to.match(new RegExp(`^COPY ${d} \\./${d}$`, 'm'))
   })
 })
@@ -147,6 +153,15 @@ describe('without @opentelemetry/api (an optional peer dependency)', function ()
     const { execFile } = await import('node:child_process')
     const out = await new Promise((resolve, reject) => execFile(process.execPath, [new URL('../fixtures/no-otel.mjs', import.meta.url).pathname], { timeout: 20000 }, (err, stdout, stderr) => err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)))
     expect(JSON.parse(out)).to.deep.equal({ otel: 'absent', result: 'no trace', items: ['no trace'] })
+  })
+})
+
+describe('zeromesh without the NestJS packages (optional peer dependencies)', function () {
+  this.timeout(30000)
+  it('every entry but zeromesh/nest loads and serves, asking for no Nest package; zeromesh/nest fails naming what it lacks', async () => {
+    const { execFile } = await import('node:child_process')
+    const out = await new Promise((resolve, reject) => execFile(process.execPath, [new URL('../fixtures/no-nest.mjs', import.meta.url).pathname], { timeout: 20000 }, (err, stdout, stderr) => err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)))
+    expect(JSON.parse(out)).to.deep.equal({ result: 7, askedBefore: [], nest: 'ERR_MODULE_NOT_FOUND', askedFor: true })
   })
 })
 

@@ -1,0 +1,28 @@
+// zeromesh/nest: NestJS on zeromesh (docs/guides/nestjs.md). Nothing here loads unless this
+// entry is imported; @nestjs/common, @nestjs/core, @nestjs/microservices and rxjs are the
+// application's (optional peer dependencies of zeromesh).
+import { MessagePattern, EventPattern } from '@nestjs/microservices'
+import { isContract } from '../runtime/contract.js'
+import { invalidArgument } from '../protocol/errors.js'
+
+export { ZeromeshServer, ZEROMESH_TRANSPORT } from './server.js'
+export { ZeromeshClient, ZeromeshRecord } from './client.js'
+export { ZeromeshContext } from './context.js'
+export { ZeromeshExceptionFilter } from './exception-filter.js'
+
+/**
+ * @MessagePattern for `contract`'s `method`: its wire name (orders.get), its input checked
+ * before the handler's pipes run (a refusal answers ERR_ZEROMESH_INVALID_INPUT with issues),
+ * a stream when the contract says so, and the contract stated in the peer's service answer.
+ * Every method of a contract used this way needs its pattern.
+ */
+export function ContractPattern (contract, method, extras = {}) {
+  if (!isContract(contract) || contract.methods[method] === undefined) throw invalidArgument(`ContractPattern(contract, method): ${isContract(contract) ? `${contract.name} has no method ${JSON.stringify(method)} (it has ${Object.keys(contract.methods).join(', ')})` : 'contract must be made by contract()'}`)
+  return MessagePattern(contract.methods[method].wire, { ...extras, zeromeshContract: { contract, name: method } })
+}
+
+/** @EventPattern for `contract`'s `event`: its wire name (orders.placed), its payload checked before the handler runs. */
+export function ContractEventPattern (contract, event, extras = {}) {
+  if (!isContract(contract) || contract.events[event] === undefined) throw invalidArgument(`ContractEventPattern(contract, event): ${isContract(contract) ? `${contract.name} has no event ${JSON.stringify(event)} (it has ${Object.keys(contract.events).join(', ') || 'none'})` : 'contract must be made by contract()'}`)
+  return EventPattern(contract.events[event].wire, { ...extras, zeromeshContract: { contract, name: event } })
+}
