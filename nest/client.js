@@ -98,7 +98,7 @@ export class ZeromeshClient extends ClientProxy {
     this.track((async () => {
       try {
         const { method, data, options } = await callOf(packet.pattern, packet.data, this.normalizePattern.bind(this))
-        const o = { ...options, signal: abort.signal }
+        const o = { ...options, signal: options?.signal === undefined ? abort.signal : AbortSignal.any([options.signal, abort.signal]) }
         const client = this.ensure()
         if (await this.streams(client, method, o)) {
           for await (const item of client.stream(method, data, o)) callback({ response: item })

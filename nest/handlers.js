@@ -23,6 +23,9 @@ import { on, isContract } from '../runtime/contract.js'
 import { STREAMING } from '../runtime/stream-marker.js'
 import { invalidArgument } from '../protocol/errors.js'
 
+/** The transport id of zeromesh's strategies: @MessagePattern('x', ZEROMESH_TRANSPORT) serves 'x' through zeromesh alone in a hybrid app. */
+export const ZEROMESH_TRANSPORT = Symbol.for('zeromesh.transport')
+
 /**
  * @param {Map<string, Function>} messageHandlers  the strategy's (Server#getHandlers())
  * @param {{ group?: string|null }} [options]

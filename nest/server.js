@@ -9,11 +9,8 @@
 import { Server } from '@nestjs/microservices'
 import { pathToFileURL } from 'node:url'
 import { Peer } from '../peer/peer.js'
-import { zeromeshHandlers } from './handlers.js'
+import { zeromeshHandlers, ZEROMESH_TRANSPORT } from './handlers.js'
 import { invalidArgument } from '../protocol/errors.js'
-
-/** The transport id of zeromesh patterns: @MessagePattern('x', ZEROMESH_TRANSPORT) serves 'x' through zeromesh alone in a hybrid app. */
-export const ZEROMESH_TRANSPORT = Symbol.for('zeromesh.transport')
 
 const THREAD_MODULE = new URL('./thread.js', import.meta.url)
 const OWN = ['module', 'moduleExport', 'group', 'threadLogger']

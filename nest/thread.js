@@ -6,9 +6,8 @@
 // export, the subscriptions as `events` (handlers.js).
 import { NestFactory } from '@nestjs/core'
 import { Server } from '@nestjs/microservices'
-import { zeromeshHandlers } from './handlers.js'
+import { zeromeshHandlers, ZEROMESH_TRANSPORT } from './handlers.js'
 import { SUBSCRIPTIONS } from '../runtime/contract.js'
-import { ZEROMESH_TRANSPORT } from './server.js'
 
 const query = new URL(import.meta.url).searchParams
 const moduleUrl = query.get('module')

@@ -14,12 +14,24 @@
 // Reports the heavy route's req/s, p50 and p99, the cheap route's p99, and every error
 // (non-2xx answers, socket errors, timeouts), from the first request on.
 //
-// Usage: node bench/work/cpu.js [--only threads|http] [--n 15000000] [--seconds 8] [--threads 2]
+// nest: the NestJS tutorial's own case. The app of examples/nestjs (GET / cheap, GET /heavy
+// counting to 50,000,000) as one process, under pm2 cluster mode with one instance per core,
+// and as a gateway + a zeromesh microservice of a thread per core (zeromesh/nest), each
+// started cold and driven by the tutorial's command, `loadtest -n 1200 -c 400 -k` (in a
+// process of its own), with GET / at 50 a second beside it. Reports the total time, req/s,
+// /heavy's p50, p90, p99 and max, GET /'s p99 under that load, errors, and the gateway's
+// zeromesh client retries and attempt timeouts.
+//
+// Usage: node bench/work/cpu.js [--only threads|http|nest] [--n 15000000] [--seconds 8] [--threads 2]
 //        [--inflight N] [--limit 200000] [--connections 100] [--http-seconds 10]
-//        [--max-queue N] [--json]
+//        [--max-queue N] [--requests 1200] [--concurrency 400] [--rounds 1] [--json]
+// (--rounds: for nest, the three ways in turn, rotated each round; medians and per-round ratios)
 // (--max-queue: the zeromesh peers' queue, per peer; default the peer's, 64 per thread)
 // (--inflight: requests in flight for every threads measurement; default 2 per thread)
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import fs from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import os from 'node:os'
@@ -38,10 +50,13 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '100' },
     'http-seconds': { type: 'string', default: '10' },
     'max-queue': { type: 'string' },
+    requests: { type: 'string', default: '1200' },
+    rounds: { type: 'string', default: '1' },
+    concurrency: { type: 'string', default: '400' },
     json: { type: 'boolean' },
   },
 })
-if (values.only !== undefined && values.only !== 'threads' && values.only !== 'http') throw new Error('--only takes threads or http')
+if (values.only !== undefined && !['threads', 'http', 'nest'].includes(values.only)) throw new Error('--only takes threads, http or nest')
 const N = Number(values.n)
 const SECONDS = Number(values.seconds)
 const THREADS = Number(values.threads)
@@ -160,17 +175,20 @@ async function measureHttp (name, mode, peers = []) {
 }
 
 /**
- * GET `url` 50 times a second for `seconds`, each request on its own (open loop: a slow answer
- * does not hold back the next request, as autocannon's connections would), then waits up to
- * 30 s for the last answers. Resolves with the p99 of the answers' latency (ms), how many
- * came, and the errors (non-2xx answers, failures, none by then).
+ * GET `url` 50 times a second for `seconds` (or until the promise `until` settles), each
+ * request on its own (open loop: a slow answer does not hold back the next request, as
+ * autocannon's connections would), then waits up to 30 s for the last answers. Resolves with
+ * the p99 of the answers' latency (ms), how many came, and the errors (non-2xx answers,
+ * failures, none by then).
  */
-async function cheapRoute (url, seconds) {
+async function cheapRoute (url, seconds, until = null) {
   const latencies = []
   let errors = 0
   const pending = []
+  let over = false
+  until?.finally(() => { over = true })
   const t0 = performance.now()
-  for (let i = 0; performance.now() - t0 < seconds * 1000; i++) {
+  for (let i = 0; until === null ? performance.now() - t0 < seconds * 1000 : !over; i++) {
     const start = performance.now()
     pending.push(fetch(url, { signal: AbortSignal.timeout(30000) }).then(async (res) => {
       await res.arrayBuffer()
@@ -183,9 +201,100 @@ async function cheapRoute (url, seconds) {
   return { p99: latencies.length === 0 ? null : Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]), answered: latencies.length, errors }
 }
 
+const LOADTEST = fileURLToPath(new URL('../lib/loadtest-run.js', import.meta.url))
+const PM2 = fileURLToPath(new URL('../../node_modules/pm2/bin/pm2', import.meta.url))
+
+/** Runs `cmd` (node and its args) to its end; resolves with its stdout, rejects with its stderr. */
+function runToEnd (args, env = {}) {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+    let out = ''
+    let err = ''
+    c.stdout.on('data', (d) => { out += d })
+    c.stderr.on('data', (d) => { err += d })
+    c.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}: ${err}`))))
+  })
+}
+
+/** A port free on 127.0.0.1 now (for pm2's instances, which share one). */
+async function freePort () {
+  const net = await import('node:net')
+  const s = net.createServer()
+  await new Promise((resolve) => s.listen(0, '127.0.0.1', resolve))
+  const { port } = s.address()
+  await new Promise((resolve) => s.close(resolve))
+  return port
+}
+
+/** Starts `script` of examples/nestjs/dist with `env`; resolves once its stdout matches `ready` (capture 1), with { c, line, stderr() }. */
+function nestProcess (script, env, ready) {
+  const c = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+  children.push(c)
+  let out = ''
+  let err = ''
+  c.stderr.on('data', (d) => { err += d })
+  return new Promise((resolve, reject) => {
+    c.once('exit', (code) => reject(new Error(`${script} exited ${code} before it was ready: ${err}`)))
+    c.stdout.on('data', (d) => {
+      out += d
+      const m = ready.exec(out)
+      if (m) resolve({ c, line: m[1], stderr: () => err })
+    })
+  })
+}
+
+/**
+ * The NestJS app served one way (`mode`: single, pm2, or zeromesh), started cold and driven
+ * by loadtest -n --requests -c --concurrency -k on /heavy, GET / at 50 a second beside it;
+ * then stopped.
+ */
+async function measureNest (name, mode, dist) {
+  let base
+  let stop
+  let retries = null
+  if (mode === 'single') {
+    const app = await nestProcess(path.join(dist, 'main.js'), { PORT: '0' }, /listening on (\S+)\n/)
+    base = app.line
+    stop = async () => { app.c.kill('SIGTERM'); await once(app.c, 'exit') }
+  } else if (mode === 'pm2') {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'zeromesh-bench-pm2-'))
+    const port = await freePort()
+    const env = { PM2_HOME: home, PORT: String(port) }
+    await runToEnd([PM2, 'start', path.join(dist, 'main.js'), '-i', String(THREADS), '--name', 'nest-bench'], env)
+    base = `http://127.0.0.1:${port}`
+    for (let i = 0; i < 100; i++) { try { if ((await fetch(`${base}/`)).ok) break } catch {} await sleep(100) }
+    stop = async () => { await runToEnd([PM2, 'kill'], env); fs.rmSync(home, { recursive: true, force: true }) }
+  } else {
+    const ms = await nestProcess(path.join(dist, 'microservice.js'), { BIND: 'tcp://127.0.0.1:0', THREADS: String(THREADS) }, /^(tcp:\S+)\n/)
+    const gw = await nestProcess(path.join(dist, 'gateway.js'), { ZEROMESH_SEEDS: ms.line, PORT: '0', TIMEOUT_MS: '30000' }, /listening on (\S+)\n/)
+    base = gw.line
+    stop = async () => {
+      gw.c.kill('SIGTERM')
+      await once(gw.c, 'exit')
+      const m = /zeromesh client: (\{.*\})/.exec(gw.stderr())
+      if (m) retries = JSON.parse(m[1])
+      ms.c.kill('SIGTERM')
+      await once(ms.c, 'exit')
+    }
+  }
+  const load = runToEnd([LOADTEST, `${base}/heavy`, values.requests, values.concurrency]).then((out) => JSON.parse(out))
+  const [lt, cheap] = await Promise.all([load, cheapRoute(`${base}/`, null, load)])
+  await stop()
+  return {
+    name,
+    totalSeconds: +lt.totalTimeSeconds.toFixed(1),
+    perSecond: lt.rps,
+    heavy: { p50: lt.p50, p90: lt.p90, p99: lt.p99, max: lt.max },
+    cheapP99: cheap.p99,
+    errors: lt.errors + cheap.errors,
+    retries: retries === null ? null : retries.retries,
+    attemptTimeouts: retries === null ? null : retries.attemptTimeouts,
+  }
+}
+
 const report = { date: new Date().toISOString(), cpus: os.availableParallelism(), node: process.version }
 
-if (values.only !== 'http') {
+if (values.only === undefined || values.only === 'threads') {
   // The handler alone: spin(N) in this process, warm, on an otherwise idle machine.
   const { spin } = await import('../../demo/handlers.js')
   for (let i = 0; i < 50; i++) spin({ n: N })
@@ -208,7 +317,7 @@ if (values.only !== 'http') {
   }
 }
 
-if (values.only !== 'threads') {
+if (values.only === undefined || values.only === 'http') {
   const runs = [
     await measureHttp('one process', 'single'),
     await measureHttp(`cluster x${THREADS}`, 'cluster'),
@@ -224,6 +333,42 @@ if (values.only !== 'threads') {
   }
 }
 
+if (values.only === undefined || values.only === 'nest') {
+  const { buildNestExample } = await import('../lib/nest-example.js')
+  const built = await buildNestExample()
+  const dist = built.dist
+  const ways = [['one process', 'single'], [`pm2 -i ${THREADS}`, 'pm2'], [`gateway + zeromesh, 1 peer x ${THREADS} threads`, 'zeromesh']]
+  const got = ways.map(() => [])
+  const rounds = Number(values.rounds)
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < ways.length; k++) {
+      const i = (k + r) % ways.length // rotated: no way always runs first, or after the same one
+      got[i].push(await measureNest(ways[i][0], ways[i][1], dist))
+    }
+  }
+  await built.remove()
+  const med = (xs) => { const v = xs.filter((x) => x !== null).sort((a, b) => a - b); return v.length === 0 ? null : v[Math.floor((v.length - 1) / 2)] }
+  const ratio = (i, f) => got[i].map((run, r) => f(run) / f(got[1][r]))
+  const fmt = (xs) => `${med(xs).toFixed(2)}${xs.length > 1 ? ` (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})` : ''}`
+  report.nest = {
+    requests: Number(values.requests),
+    concurrency: Number(values.concurrency),
+    rounds,
+    runs: got.map((runs, i) => ({
+      name: ways[i][0],
+      totalSeconds: med(runs.map((x) => x.totalSeconds)),
+      perSecond: med(runs.map((x) => x.perSecond)),
+      heavy: { p50: med(runs.map((x) => x.heavy.p50)), p90: med(runs.map((x) => x.heavy.p90)), p99: med(runs.map((x) => x.heavy.p99)), max: med(runs.map((x) => x.heavy.max)) },
+      cheapP99: med(runs.map((x) => x.cheapP99)),
+      errors: runs.reduce((a, x) => a + x.errors, 0),
+      retries: med(runs.map((x) => x.retries)),
+      attemptTimeouts: med(runs.map((x) => x.attemptTimeouts)),
+      vsPm2: { total: fmt(ratio(i, (x) => x.totalSeconds)), heavyP99: fmt(ratio(i, (x) => x.heavy.p99)) },
+      each: runs,
+    })),
+  }
+}
+
 if (values.json) console.log(JSON.stringify(report))
 else {
   if (report.threads) console.log(JSON.stringify(report.threads, null, 2))
@@ -233,6 +378,12 @@ else {
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const r of report.http.runs) console.log(`| ${r.name} | ${r.perSecond} | ${r.heavyP50} | ${r.heavyP99} | ${r.cheapP99} | ${r.errors} | ${r.vsCluster.perSecond}x | ${r.vsCluster.heavyP99}x |`)
     console.log('(errors from the first request on: every server started cold; GET / is open loop, 50 a second)')
+  }
+  if (report.nest) {
+    console.log(`\nNestJS app (examples/nestjs), loadtest -n ${report.nest.requests} -c ${report.nest.concurrency} -k on /heavy (50,000,000 counted), GET / at 50/s beside it (${report.cpus} cores, ${report.node}); medians of ${report.nest.rounds} round(s), errors summed:`)
+    console.log('| served as | total s | req/s | /heavy p50 ms | p90 | p99 | max | GET / p99 ms | errors | retries | attempt timeouts | total vs pm2 per round | /heavy p99 vs pm2 per round |')
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    for (const r of report.nest.runs) console.log(`| ${r.name} | ${r.totalSeconds} | ${r.perSecond} | ${r.heavy.p50} | ${r.heavy.p90} | ${r.heavy.p99} | ${r.heavy.max} | ${r.cheapP99} | ${r.errors} | ${r.retries ?? '-'} | ${r.attemptTimeouts ?? '-'} | ${r.vsPm2.total}x | ${r.vsPm2.heavyP99}x |`)
   }
 }
 process.exit(0)

@@ -1,5 +1,5 @@
 // examples/nestjs runs as its comments say, with real Nest packages: the example compiled to
-// CommonJS (bench/lib/nest-example.js), the microservice (a zeromesh peer, heavy.run in two
+// CommonJS in a temporary directory (bench/lib/nest-example.js), the microservice (a zeromesh peer, heavy.run in two
 // worker threads) and the HTTP gateway as processes, and HTTP requests to the tutorial's
 // routes: the heavy one, the cheap one, a 400, a 503 or 504 with the microservice killed, and
 // a SIGTERM to the gateway with requests in flight that loses none (Nest closes the HTTP
@@ -29,8 +29,10 @@ const gateway = (dist, seeds) => start(dist, 'gateway.js', { ZEROMESH_SEEDS: see
 
 describe('examples/nestjs (processes, real Nest packages)', function () {
   this.timeout(90000)
+  let built
   let dist
-  before(async () => { dist = await buildNestExample() })
+  before(async () => { built = await buildNestExample(); dist = built.dist })
+  after(() => built?.remove())
   afterEach(() => killAll())
 
   it('answers the cheap route, the heavy route on the microservice\'s threads, and 400 with the contract\'s issues for a bad n', async () => {
