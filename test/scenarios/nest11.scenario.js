@@ -68,6 +68,7 @@ describe('zeromesh/nest on NestJS 11, installed from the packed tarball', functi
       fs.mkdirSync(path.dirname(path.join(test, f)), { recursive: true })
       fs.copyFileSync(path.join(ROOT, 'test', f), path.join(test, f))
     }
+    fs.writeFileSync(path.join(test, 'package.json'), JSON.stringify({ type: 'module' })) // the tests are ES modules; the project is CommonJS
     const out = await exec(process.execPath, [path.join(ROOT, 'node_modules/mocha/bin/mocha.js'), '--no-config', '--timeout', '60000', '--reporter', 'dot', 'test/integration/nest.test.js'], dir)
     expect(out).to.match(/\d+ passing/)
     expect(out).to.not.match(/failing/)
@@ -89,7 +90,7 @@ describe('zeromesh/nest on NestJS 11, installed from the packed tarball', functi
     await new Promise((resolve) => setTimeout(resolve, 300)) // they reached the gateway
     process.kill(gw.pid, 'SIGTERM')
     expect(await Promise.all(inflight)).to.deep.equal([200, 200, 200, 200, 200, 200])
-    expect(gw.stderr).to.match(/zeromesh client: \{"requests":8,"ok":8,/)
     await gw.exited
+    expect(gw.stderr).to.match(/zeromesh client: \{"requests":7,"ok":7,/)
   })
 })
