@@ -8,9 +8,13 @@
 //     nears its memory limit (BUSY);
 //   - a stream must fit the stream caps, all connections together and on its own (BUSY);
 //   - and a place among the work in flight (maxInflight: requests running or queued for a
-//     thread, streams open) must be free (BUSY).
-// What it takes it holds until release(): its place and its bytes. The counts of what is held
-// are the peer's load (replies carry it; clients balance on it).
+//     thread, streams open) must be free, or the work's flow (flows.js) must hold less than
+//     its share: maxInflight divided among the flows holding places (BUSY). So a peer full of
+//     one busy client's work still takes a modest client's call at once, and a lone flow gets
+//     every place (work-conserving). Past its share, the flows below theirs may take the peer to
+//     twice maxInflight, never beyond.
+// What it takes it holds until release(): its place and its bytes, counted in its flow. The
+// counts of what is held are the peer's load (replies carry it; clients balance on it).
 import { Status } from '../protocol/constants.js'
 
 const DRAINING = Object.freeze({ status: Status.DRAINING, message: 'peer is draining' })
@@ -28,6 +32,8 @@ export class Admission {
     this.inflight = 0 // places held: requests running or queued, streams open
     this.bytes = 0 //    bytes held: requests' and request streams' input
     this.streams = 0 //  streams open
+    this.flows = 0 //    flows holding places
+    this.counts = { byShare: 0 } // taken past maxInflight for a flow below its share
     this.memory = null // the memory limit's watch once started (memory-limit.js: pressed, room), or null
     this.servedText = undefined
   }
@@ -48,20 +54,20 @@ export class Admission {
   }
 
   /**
-   * The verdict on new work for `method` holding `bytes`: its handler when it is taken (its
-   * place and bytes are held until release()), or the refusal { status, message }. `conn`: the
-   * connection a stream opens on (its own cap), or null for a request.
+   * The verdict on new work for `method` holding `bytes` in `flow`: its handler when it is
+   * taken (its place and bytes are held until release()), or the refusal { status, message }.
+   * `conn`: the connection a stream opens on (its own cap), or null for a request.
    */
-  take (method, bytes, conn = null) {
+  take (method, bytes, conn, flow) {
     if (this.draining) return DRAINING
     const h = this.o.handlers
     const fn = Object.hasOwn(h, method) ? h[method] : undefined
     if (typeof fn !== 'function') return { status: Status.UNKNOWN_METHOD, message: `unknown method "${method}"; this peer serves ${this.served()}` }
-    return this.admit(fn, bytes, conn)
+    return this.admit(fn, bytes, conn, flow)
   }
 
   /** The same verdict for work whose handler `fn` its caller found (an event's subscription): `fn` when taken, or the refusal. */
-  admit (fn, bytes, conn = null) {
+  admit (fn, bytes, conn, flow) {
     if (this.draining) return DRAINING
     const l = this.o.limits
     const memory = this.memory
@@ -77,17 +83,27 @@ export class Admission {
       const open = conn.streams?.size ?? 0
       if (open >= l.maxStreamsPerConnection) return { status: Status.BUSY, message: `peer busy: ${open} streams open on this connection (maxStreamsPerConnection ${l.maxStreamsPerConnection})` }
     }
-    if (this.inflight >= l.maxInflight) return { status: Status.BUSY, message: `peer busy: ${this.inflight} requests in flight` }
+    if (this.inflight >= l.maxInflight) {
+      if (this.inflight >= 2 * l.maxInflight || flow.held >= this.share(flow)) return { status: Status.BUSY, message: `peer busy: ${this.inflight} requests in flight` }
+      this.counts.byShare++
+    }
     this.inflight++
     this.bytes += bytes
     if (conn !== null) this.streams++
+    if (flow.held++ === 0) this.flows++
     return fn
   }
 
-  /** Work taken by take() is over: its place and its `bytes` are free (`stream`: it was a stream). */
-  release (bytes, stream = false) {
+  /** The places `flow` may hold when the peer is full: maxInflight shared among the flows holding places, itself included. */
+  share (flow) {
+    return Math.floor(this.o.limits.maxInflight / (this.flows + (flow.held === 0 ? 1 : 0)))
+  }
+
+  /** Work taken by take() in `flow` is over: its place and its `bytes` are free (`stream`: it was a stream). */
+  release (bytes, stream, flow) {
     this.inflight--
     this.bytes -= bytes
     if (stream) this.streams--
+    if (--flow.held === 0) this.flows--
   }
 }

@@ -23,7 +23,7 @@ export class Connection {
     this.key = key
     this.requests = null // ClientRequests (recent-requests.js), while it sent requests lately
     this.streams = null //  Map stream id -> PeerStream, while any is open (streams.js)
-    this.flow = key //      the flow its work shares a busy peer in: the connection itself by default
+    this.flow = null //     its Flow (flows.js), made when it first asks for work: the flow its work shares a busy peer in by default
     // What it proved of its key, on a secured peer (key-proofs.js):
     this.challenge = null // the challenge its last PONG carried, not answered yet
     this.proven = null //    the client key it proved (Z85), or null

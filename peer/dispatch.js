@@ -8,6 +8,7 @@ import { Status } from '../protocol/constants.js'
 import { IdTable } from '../runtime/id-table.js'
 import { DrainingError, RemoteCode } from '../protocol/errors.js'
 import { closeSource, isStream } from '../protocol/stream-producer.js'
+import { NO_FLOW } from './flows.js'
 import { RequestContext } from './request-context.js'
 import { PeerTracing } from './tracing.js'
 
@@ -51,33 +52,34 @@ export class Dispatcher {
    * synchronously. `scope` (the client connection's ClientRequests, or null) keeps the
    * contexts of running async requests in its `running` table, by request id, so the client
    * can cancel them (an IdTable, not a Map: runtime/id-table.js says why). `now`: the clock's
-   * time when the request arrived, if the caller has it. A request the client cancelled gets
-   * no reply: `reply(null)` says it is over.
+   * time when the request arrived, if the caller has it. `flow`: the flow it is counted in
+   * (flows.js). A request the client cancelled gets no reply: `reply(null)` says it is over.
    */
-  run (req, reply, scope = null, now = this.clock.now(), bytes = 0) {
+  run (req, reply, scope = null, now = this.clock.now(), bytes = 0, flow = NO_FLOW) {
     this.counts.requests++
     if (this.debug !== null) { const answer = reply; reply = (entry) => { answer(entry); if (entry !== null) this.debug(req, entry, now) } }
-    const fn = this.admission.take(req.method, bytes)
+    const fn = this.admission.take(req.method, bytes, null, flow)
     if (typeof fn !== 'function') return reply(this.refusal(req.id, req.method, fn))
     let mc = this.byMethod.get(req.method)
     if (mc === undefined) this.byMethod.set(req.method, mc = { requests: 0, ok: 0, errors: 0 })
     mc.requests++
-    this.execute(req, fn, reply, scope, now, bytes, mc, 'request')
+    this.execute(req, fn, reply, scope, now, bytes, mc, 'request', flow)
   }
 
   /**
    * Runs `fn`, work the admission took already (holding `bytes`), for `req` ({ id, method,
    * args, timeoutMs, trace, headers }): its ctx (of `kind`: 'request', 'event'), its span,
    * the middleware, then `reply` once with the entry of its outcome, counted in `tally`
-   * ({ ok, errors }: its method's, or its event's). The admission's place and bytes are given
-   * back before the reply is made, so the load the reply reports (reply-outbox.js) is the work
-   * still running.
+   * ({ ok, errors }: its method's, or its event's). The admission's place and bytes (in
+   * `flow`) are given back before the reply is made, so the load the reply reports
+   * (reply-outbox.js) is the work still running.
    */
-  execute (req, fn, reply, scope, now, bytes, tally, kind) {
+  execute (req, fn, reply, scope, now, bytes, tally, kind, flow) {
     const admission = this.admission
     const ctx = new RequestContext(req, this.endpoint, this.clock, now)
     ctx.kind = kind
     ctx.publisher = this.publisher
+    ctx.flow = flow
     const traced = this.tracing.start(req, ctx) // null unless traced: then the reply ends the span
     if (traced !== null) reply = traced.replying(reply)
     let out
@@ -86,14 +88,14 @@ export class Dispatcher {
       out = traced === null ? run(req.args, ctx) : traced.run(run, req.args, ctx)
     } catch (err) {
       ctx.done()
-      admission.release(bytes)
+      admission.release(bytes, false, flow)
       reply(this.failure(req.id, err, tally))
       if (admission.inflight === 0) this.wakeIdle()
       return
     }
     if (out === null || typeof out !== 'object' || typeof out.then !== 'function') {
       ctx.done()
-      admission.release(bytes)
+      admission.release(bytes, false, flow)
       if (isStream(out)) { tally.errors++; reply(this.streamOnly(req, out)) } else { tally.ok++; reply([req.id, Status.OK, out]) }
       if (admission.inflight === 0 && this.idleWaiters.length > 0) this.wakeIdle() // a drain may wait for this last place
       return
@@ -101,12 +103,12 @@ export class Dispatcher {
     if (scope !== null) (scope.running ??= new IdTable({ capacity: RUNNING_CAPACITY, key: 'requestId', link: '_next' })).add(ctx)
     Promise.resolve(out).then(
       (value) => {
-        admission.release(bytes)
+        admission.release(bytes, false, flow)
         if (isStream(value)) { tally.errors++; return reply(ctx.cancelled ? null : this.streamOnly(req, value)) }
         tally.ok++
         reply(ctx.cancelled ? null : [req.id, Status.OK, value])
       },
-      (err) => { admission.release(bytes); reply(ctx.cancelled ? null : this.failure(req.id, err, tally)) },
+      (err) => { admission.release(bytes, false, flow); reply(ctx.cancelled ? null : this.failure(req.id, err, tally)) },
     ).finally(() => {
       ctx.done()
       if (scope !== null) scope.running.delete(ctx)
@@ -143,20 +145,20 @@ export class Dispatcher {
 
   /**
    * A stream asks for its place among the work in flight (admission.js), holding `bytes` (a
-   * request stream's input) on connection `conn`: its handler when it is taken, until
-   * release(), or the refusal { status, message }, counted.
+   * request stream's input) on connection `conn`, in `flow`: its handler when it is taken,
+   * until release(), or the refusal { status, message }, counted.
    */
-  hold (method, bytes, conn) {
+  hold (method, bytes, conn, flow) {
     this.counts.requests++
-    const fn = this.admission.take(method, bytes, conn)
+    const fn = this.admission.take(method, bytes, conn, flow)
     if (typeof fn !== 'function') { this.refusal(0, method, fn); return fn }
     this.method(method)
     return fn
   }
 
-  /** A stream held by hold() ended; `failed` counts it as a handler error of `method`. */
-  release (method, failed, bytes) {
-    this.admission.release(bytes, true)
+  /** A stream held by hold() in `flow` ended; `failed` counts it as a handler error of `method`. */
+  release (method, failed, bytes, flow) {
+    this.admission.release(bytes, true, flow)
     const mc = this.byMethod.get(method)
     if (mc !== undefined) { if (failed) mc.errors++; else mc.ok++ }
     if (this.admission.inflight === 0) this.wakeIdle()

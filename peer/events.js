@@ -74,7 +74,8 @@ export class PeerEvents {
       if (admission.draining) return answer([ev.id, Status.DRAINING, ['peer is draining', null]])
       return answer([ev.id, Status.UNKNOWN_METHOD, [`no subscription to "${ev.event}"${ev.group === null ? '' : ` in group "${ev.group}"`}; this peer subscribes to ${this.o.subscriptions.text()}`, null]])
     }
-    const fn = admission.admit(handler, share)
+    const flow = this.o.flows.of(conn, ev.headers)
+    const fn = admission.admit(handler, share, null, flow)
     if (typeof fn !== 'function') { this.counts.refused++; return answer([ev.id, fn.status, [fn.message, null]]) }
     let tally = this.byEvent.get(ev.event)
     if (tally === undefined) this.byEvent.set(ev.event, tally = { received: 0, ok: 0, errors: 0 })
@@ -84,7 +85,7 @@ export class PeerEvents {
       if (entry === null) return // cancelled by its publisher: no ack
       if (entry[1] === Status.OK) { this.counts.handled++; entry[2] = null } else this.counts.failed++ // an ack carries no result
       answer(entry)
-    }, ev.ack ? memory : null, now, share, tally, 'event')
+    }, ev.ack ? memory : null, now, share, tally, 'event', flow)
   }
 
   /** What runs `ev`: its group's subscription, or for a broadcast (no group) every subscription to its event here, together. */

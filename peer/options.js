@@ -7,6 +7,7 @@ import { normalizeEndpoint, normalizeRemote } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits, STREAM_IDLE_MS } from '../protocol/constants.js'
 import { checkValue } from '../protocol/validate.js'
+import { headersProblem } from '../protocol/headers.js'
 import { metaSize } from '../protocol/codec.js'
 import { descriptorProblem } from '../protocol/service.js'
 import { VERSION } from '../protocol/version.js'
@@ -58,6 +59,16 @@ export const peerDefaults = Object.freeze({
 
 const MIN_MEMORY_LIMIT = 64 * 1024 * 1024 // below this a peer would shed its connections at start
 
+/**
+ * `flowHeader`: the request header whose value names the flow a call shares a busy peer in
+ * (peer/flows.js), such as 'x-tenant'; null (the default): each connection is a flow.
+ */
+function flowHeaderOption (v) {
+  if (v === undefined || v === null) return null
+  if (typeof v !== 'string' || headersProblem({ [v]: '' }) !== null) throw invalidArgument(`flowHeader must be a request header name (lowercase letters, digits, '.', '_' or '-', such as 'x-tenant'), got ${JSON.stringify(v)}`)
+  return v
+}
+
 /** Default answer to a 10/FLP request: echo the body frames. */
 export function flpEcho (frames) {
   return frames
@@ -100,6 +111,7 @@ export function resolvePeerOptions (given) {
     serviceVersion: serviceVersionOption,
     labels: labelsOption,
     capacity: int(undefined, 1, 2 ** 31 - 1),
+    flowHeader: flowHeaderOption,
     membership: (v) => resolveMembershipOptions(v),
     security: resolvePeerSecurity,
     logger: loggerOption,

@@ -12,6 +12,7 @@ import { answerGossip } from './gossip-transport.js'
 import { Dispatcher } from './dispatch.js'
 import { Admission } from './admission.js'
 import { ConnectionTable } from './connections.js'
+import { Flows } from './flows.js'
 import { RecentRequests } from './recent-requests.js'
 import { PeerStreams } from './streams.js'
 import { PeerEvents } from './events.js'
@@ -49,6 +50,7 @@ export class Peer extends EventEmitter {
     this.admission = null // whether new work is taken (admission.js), once started
     this.streams = null // PeerStreams, once started
     this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
+    this.flows = new Flows({ header: this.options.flowHeader }) // the flows that share it when it is busy (flows.js)
     this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {}, memory: { collections: 0, sheds: 0 } }
     this.stopping = null
     this.starting = null
@@ -212,6 +214,7 @@ export class Peer extends EventEmitter {
     this.recent = new RecentRequests({ clock: o.clock, connections: this.connections })
     this.streams = new PeerStreams({
       dispatcher: this.dispatcher,
+      flows: this.flows,
       clock: o.clock,
       endpoint,
       send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
@@ -220,6 +223,7 @@ export class Peer extends EventEmitter {
     })
     this.events = new PeerEvents({
       subscriptions: this.own.subscriptions,
+      flows: this.flows,
       dispatcher: this.dispatcher,
       admission: this.admission,
       recent: this.recent,
@@ -401,7 +405,7 @@ export class Peer extends EventEmitter {
           // A reply is remembered as its packed bytes, ready to be sent again as they are.
           if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
           else recent.finish(entry[0], packed)
-        }, recent, now, share)
+        }, recent, now, share, this.flows.of(conn, req.headers))
       }
     } finally {
       this.replies.leave()

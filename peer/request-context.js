@@ -27,6 +27,7 @@ export class RequestContext {
     this.traced = null // its SERVER span (peer/tracing.js), when traced
     this.runner = null // whoever runs the handler elsewhere (a worker thread's task): told of a cancel by runner.cancel()
     this.publisher = null // how its handler publishes events (peer/publisher.js), set by whoever runs it
+    this.flow = null // the flow it is counted in when flows share a busy peer (flows.js), set by whoever runs it
   }
 
   /**

@@ -68,11 +68,13 @@ export class PeerStreams {
     if (msg.invalid !== null) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `invalid stream: ${msg.invalid}`) }
     const l = this.o.limits
     const reserved = msg.input ? l.inputWindow.bytes : 0 // a request stream's input holds the peer's budget while it is open
-    const fn = d.hold(msg.method, reserved, conn)
+    const flow = this.o.flows.of(conn, msg.headers) // a stream counts in its connection's flow (or its header's)
+    const fn = d.hold(msg.method, reserved, conn, flow)
     if (typeof fn !== 'function') return refuse(fn.status, fn.message)
     conn.streams ??= new Map()
     const now = this.o.clock.now()
     const s = new PeerStream(msg, conn, new RequestContext({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, this.o.endpoint, this.o.clock, now), reserved, now)
+    s.ctx.flow = flow
     // Every frame of the stream from here on leaves through its own sender, in order: items,
     // credit for its input, and its end after the items.
     s.out = new OrderedSender({
@@ -255,7 +257,7 @@ export class PeerStreams {
     s.ctx.cancel()
     s.producer?.cancel()
     s.input?.abandon(null)
-    this.o.dispatcher.release(s.method, false, s.reserved)
+    this.o.dispatcher.release(s.method, false, s.reserved, s.ctx.flow)
     s.traced?.endWith(Status.REMOTE, ['stopped before its end (cancelled, deadline, drain or client gone)', 'STOPPED'], s.producer?.count ?? 0)
     if (frame !== null) s.out.push(frame)
     else s.out.close()
@@ -271,13 +273,13 @@ export class PeerStreams {
     s.ctx.done()
     s.input?.abandon(null)
     if (s.ctx.expired) {
-      this.o.dispatcher.release(s.method, false, s.reserved)
+      this.o.dispatcher.release(s.method, false, s.reserved, s.ctx.flow)
       this.counts.expired++
       s.traced?.endWith(Status.REMOTE, ['deadline passed', RemoteCode.EXPIRED], count)
       s.out.push(expiredEnd(s, count))
       return
     }
-    this.o.dispatcher.release(s.method, err !== null, s.reserved)
+    this.o.dispatcher.release(s.method, err !== null, s.reserved, s.ctx.flow)
     if (err === null) {
       this.counts.ended++
       s.traced?.endWith(Status.OK, null, count)

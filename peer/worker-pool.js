@@ -1,13 +1,14 @@
 // A pool of worker threads running a handler module, so CPU-bound requests use every core
 // while the main thread keeps doing I/O and gossip. Each thread runs one request at a time;
-// the rest wait in a bounded queue (the dispatcher answers BUSY beyond it). Under load a
+// the rest wait in a bounded queue (the dispatcher answers BUSY beyond it), taken in turn
+// across the flows that share the peer (fair-queue.js). Under load a
 // thread is handed several short requests in one message, as many as take about
 // HANDOFF_BUDGET_MS by the pool's measured time per request (at most MAX_HANDOFF), and
 // their results come back together (worker.js): a hand-off costs the main thread and the
 // thread a message each way, which for small requests is most of the work. Long requests go
-// one per hand-off, as before. When every thread is busy and requests wait for each of them,
-// each thread is handed its next ones ahead, to begin the moment it finishes without a round
-// trip through the main thread. A request whose deadline passes while queued is dropped
+// one per hand-off, as before. When every thread is busy and short requests wait for each of
+// them, each thread is handed its next ones ahead, to begin the moment it finishes without a
+// round trip through the main thread. A request whose deadline passes while queued is dropped
 // unrun; one still running at its deadline is abandoned: its thread is terminated and
 // replaced. A request the client cancels aborts `ctx.signal` in its thread. A thread that
 // exits or crashes fails its request with a coded error and is replaced; what else it was
@@ -20,7 +21,7 @@ import { ZeromeshError, ClosedError, DrainingError, RemoteCode } from '../protoc
 import { Worker } from 'node:worker_threads'
 import { fileURLToPath } from 'node:url'
 import { systemClock, timerDelay } from '../runtime/clock.js'
-import { Fifo } from './fifo.js'
+import { FairQueue } from './fair-queue.js'
 import { Packed } from '../protocol/frames.js'
 import { ThreadStream } from './thread-stream.js'
 import { errorFromValue } from '../protocol/issues.js'
@@ -32,6 +33,7 @@ const RESPAWN_MAX_MS = 5000 // ...doubling up to this
 const EMPTY_ATTEMPTS = 5 //    failed starts in a row with no thread left: the pool is dead
 const MAX_HANDOFF = 32 //      requests handed to a thread in one message, at most...
 const HANDOFF_BUDGET_MS = 2 // ...and about this much work by the measured time per request
+const AHEAD_TASK_MS = 10 //    a busy thread is handed its next requests ahead only when they take less than this
 const TASK_MS_WEIGHT = 0.2 //  of a new measurement in the time per request (a moving average)
 const NOT_BEGUN_RECHECK_MS = 5 // a thread past a deadline that has not begun its batch is looked at again after this
 const STALL_MS = 50 //          a deadline timer this late means the whole process stalled (SIGSTOP, a paused VM)...
@@ -59,7 +61,7 @@ export class WorkerPool {
     this.respawnTimer = null
     this.threads = []
     this.idle = []
-    this.queue = new Fifo() // tasks waiting for a thread
+    this.queue = new FairQueue() // tasks waiting for a thread, taken in turn across flows
     this.nextId = 1
     this.methods = []
     this.methodIndex = new Map() // method -> its place in `methods`, as every thread lists them
@@ -214,8 +216,10 @@ export class WorkerPool {
     // Every thread busy and at least one request waiting for each: each thread gets its next
     // hand-off now, to begin the moment it finishes, instead of idling for a round trip
     // through this thread (a message each way, and whatever this thread is doing): that was
-    // 6-10% of a thread's time with requests of 2 ms (bench/RESULTS.md).
-    if (this.queue.length < this.threads.length) return
+    // 6-10% of a thread's time with requests of 2 ms (bench/RESULTS.md). Not for requests of
+    // AHEAD_TASK_MS or more: the round trip is then a small share of a request, and what a
+    // thread holds ahead is taken from the fair order early, ahead of a flow that comes next.
+    if (this.queue.length < this.threads.length || this.taskMs === null || this.taskMs >= AHEAD_TASK_MS) return
     for (const t of this.threads) {
       if (this.queue.length === 0) return
       if (!t.mayTakeAhead()) continue
