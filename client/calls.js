@@ -147,7 +147,7 @@ export class Calls {
     call.sentAt = now
     ;(call.kind.long ? peer.open : peer.calls).add(call)
     if (call.attemptTimeout !== null) {
-      const limit = this.attemptTimeoutFor(call, remaining)
+      const limit = this.attemptTimeoutFor(call, remaining, peer)
       if (limit !== null) call.attemptTimer = this.limits.add(call, limit, now)
     }
     if (call.hedge !== null && call.idempotent && call.attempts === 1) {
@@ -157,19 +157,22 @@ export class Calls {
   }
 
   /**
-   * How long this attempt may take before another peer is tried: the call's
-   * `attemptTimeout`, or with 'auto' 4x the method's peak-EWMA latency + 50 ms (at least
-   * 100 ms). Null (no attempt limit: the whole deadline) for non-idempotent calls, which are
-   * not retried after a timeout anyway, for methods never measured, and when the limit would
-   * not come before the deadline.
+   * How long this attempt on `peer` may take before another peer is tried: the call's
+   * `attemptTimeout`, or with 'auto' 4x the time the call should take there + 50 ms (at least
+   * 100 ms): the method's peak-EWMA latency, once for the call itself and once for each wave
+   * of work queued ahead of it at a busy peer (the peer's load past its declared capacity,
+   * `capacity` calls a wave), so a call waiting its turn in a healthy peer's queue is not an
+   * attempt that timed out. Null (no attempt limit: the whole deadline) for non-idempotent
+   * calls, which are not retried after a timeout anyway, for methods never measured, and when
+   * the limit would not come before the deadline.
    */
-  attemptTimeoutFor (call, remaining) {
+  attemptTimeoutFor (call, remaining, peer) {
     if (!call.idempotent) return null
     let limit = call.attemptTimeout
     if (limit === 'auto') {
       const est = this.methodLatency.get(call.method)?.value
       if (est == null) return null
-      limit = Math.max(100, Math.ceil((4 * est + 50) / 10) * 10) // 10 ms steps: few distinct timer lists
+      limit = Math.max(100, Math.ceil((4 * est * (1 + queuedWaves(peer)) + 50) / 10) * 10) // 10 ms steps: few distinct timer lists
     }
     return remaining === 0 || limit < remaining ? limit : null
   }
@@ -469,4 +472,20 @@ export class Calls {
 function timeLeft (call, now) {
   if (call.deadline === Infinity) return 0
   return Math.min(call.timeout, Math.max(1, Math.ceil(call.deadline - now)))
+}
+
+/**
+ * Waves of work queued ahead of a new call at `peer`: what is in flight there past the
+ * capacity it declared (its threads, by default), in units of that capacity; 0 for a peer that
+ * declared none or is not full. In flight: this client's other calls on it, or the load it
+ * reported for all its clients, the larger; nothing when this client has no other call there,
+ * as the peer then takes this one ahead of the flows that have work waiting
+ * (peer/fair-queue.js), and its last report may be old.
+ */
+function queuedWaves (peer) {
+  const capacity = peer.service?.capacity
+  const others = peer.calls.size - 1 // this call is on the peer's list already
+  if (typeof capacity !== 'number' || others <= 0) return 0
+  const ahead = Math.max(others, peer.load ?? 0) - capacity
+  return ahead > 0 ? ahead / capacity : 0
 }
