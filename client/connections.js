@@ -60,6 +60,7 @@ export class Connections {
     peer.failures = 0
     if (reason === null) {
       peer.busy = false // a (re)connection: what it said of its load is stale (capacity.js)
+      peer.latency.fresh() // ...and its first answer says little of its latency (peak-ewma.js)
       if (c.prover !== null) {
         // ...and does not know this client's key yet: the proof goes first, and the peer is
         // up once it is on its way (key-prover.js says why).

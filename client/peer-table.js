@@ -4,7 +4,8 @@ import { readContracts } from '../protocol/contracts.js'
 import { PeakEwma } from './peak-ewma.js'
 
 const LATENCY_DECAY_MS = 2000 // a peer's latency estimate forgets a slow spell over about this long...
-const LATENCY_STALE_MS = 500 // ...and one with no sample for this long is tried again and replaced
+const LATENCY_STALE_MS = 500 // ...and one with no sample for this long is tried again and replaced...
+const LATENCY_STALE_SAMPLES = 16 // ...or while this many answers came from the other peers: serial traffic spreads (peak-ewma.js)
 
 /**
  * The calls whose current attempt is on one peer, as a list linked through the calls
@@ -42,14 +43,15 @@ export class CallList {
 }
 
 export class PeerEntry {
-  constructor (endpoint, order, now) {
+  /** @param {{ n: number }} samples  latency samples taken of every peer of the table (peak-ewma.js) */
+  constructor (endpoint, order, now, samples) {
     this.endpoint = endpoint
     this.order = order // position in the order peers were learned; lists keep this order
     this.state = 'down' // down until its handshake completes
     this.calls = new CallList() // calls whose current attempt is on this peer (requests: its outstanding load)...
     this.open = new CallList() //  ...and the streams open on it (client/calls.js: a kind's `long`)
     this.now = now
-    this.latency = new PeakEwma(LATENCY_DECAY_MS, LATENCY_STALE_MS) // the one estimate: p2c balances on it, peers() shows it
+    this.latency = new PeakEwma(LATENCY_DECAY_MS, LATENCY_STALE_MS, samples, LATENCY_STALE_SAMPLES) // the one estimate: p2c balances on it, peers() shows it
     this.failures = 0 // consecutive
     this.lastError = null
     this.everUp = false
@@ -110,6 +112,7 @@ export class PeerTable {
     this.now = now
     this.entries = new Map()
     this.nextOrder = 0
+    this.samples = { n: 0 } // latency samples taken of every peer (peak-ewma.js)
     this.onChange = onChange
     this.upList = [] // cached list of entries in state up, rebuilt on every change
     this.gen = 0 //    bumped by every change that can change which peers take a call (routing.js caches by it)
@@ -123,7 +126,7 @@ export class PeerTable {
   add (endpoint) {
     let e = this.entries.get(endpoint)
     if (e === undefined) {
-      e = new PeerEntry(endpoint, this.nextOrder++, this.now)
+      e = new PeerEntry(endpoint, this.nextOrder++, this.now, this.samples)
       this.entries.set(endpoint, e)
       this.gen++
       this.onChange(e.snapshot())

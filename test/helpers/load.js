@@ -20,3 +20,13 @@ export function startLoad (concurrency, one) {
   }
   return state
 }
+
+/** `n` requests of `method`, one after another; resolves with a Map of who answered (`who(result)`) to how many times. */
+export async function serialSpread (client, method, n, who) {
+  const seen = new Map()
+  for (let i = 0; i < n; i++) {
+    const w = who(await client.request(method))
+    seen.set(w, (seen.get(w) ?? 0) + 1)
+  }
+  return seen
+}
