@@ -38,6 +38,9 @@ export class Call {
     // Timers the lifecycle holds for it:
     this.deadlineTimer = null // in the lifecycle's deadlines (TimerLists)
     this.attemptTimer = null //  in its attempt limits (TimerLists)
+    this.attemptStep = 0 //      ...each this long...
+    this.attemptUntil = 0 //     ...while the peer answers other calls, until then (clock time)
+    this.heard = 0 //            the peer's count of answers when its timer was armed
     this.hedgeTimer = null
     this.retryTimer = null
     this.onAbort = null

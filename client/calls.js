@@ -148,7 +148,12 @@ export class Calls {
     ;(call.kind.long ? peer.open : peer.calls).add(call)
     if (call.attemptTimeout !== null) {
       const limit = this.attemptTimeoutFor(call, remaining, peer)
-      if (limit !== null) call.attemptTimer = this.limits.add(call, limit, now)
+      if (limit !== null) {
+        call.attemptTimer = this.limits.add(call, limit.step, now)
+        call.attemptStep = limit.step
+        call.attemptUntil = now + limit.until
+        call.heard = peer.heard
+      }
     }
     if (call.hedge !== null && call.idempotent && call.attempts === 1) {
       call.hedgeTimer = this.clock.setTimeout(() => this.hedge(call), call.hedge.delayMs)
@@ -157,24 +162,27 @@ export class Calls {
   }
 
   /**
-   * How long this attempt on `peer` may take before another peer is tried: the call's
-   * `attemptTimeout`, or with 'auto' 4x the time the call should take there + 50 ms (at least
-   * 100 ms): the method's peak-EWMA latency, once for the call itself and once for each wave
-   * of work queued ahead of it at a busy peer (the peer's load past its declared capacity,
-   * `capacity` calls a wave), so a call waiting its turn in a healthy peer's queue is not an
-   * attempt that timed out. Null (no attempt limit: the whole deadline) for non-idempotent
-   * calls, which are not retried after a timeout anyway, for methods never measured, and when
-   * the limit would not come before the deadline.
+   * How long this attempt on `peer` may take before another peer is tried, as { step, until }
+   * (ms): the call's `attemptTimeout` for both; or with 'auto' a step of 4x the method's
+   * peak-EWMA latency + 50 ms (at least 100 ms), renewed while the peer answers other calls
+   * (onAttemptTimeout), until 4x the time the call should take there + 50 ms: its latency once
+   * for the call itself and once for each wave of work queued ahead of it at a busy peer (the
+   * peer's load past its declared capacity, `capacity` calls a wave). So a call waiting its turn
+   * in a healthy peer's queue is not an attempt that timed out, and one on a peer that went
+   * silent (frozen, partitioned) is after a step, as fast as ever. Null (no attempt limit: the
+   * whole deadline) for non-idempotent calls, which are not retried after a timeout anyway, for
+   * methods never measured, and when the step would not come before the deadline.
    */
   attemptTimeoutFor (call, remaining, peer) {
     if (!call.idempotent) return null
-    let limit = call.attemptTimeout
-    if (limit === 'auto') {
-      const est = this.methodLatency.get(call.method)?.value
-      if (est == null) return null
-      limit = Math.max(100, Math.ceil((4 * est * (1 + queuedWaves(peer)) + 50) / 10) * 10) // 10 ms steps: few distinct timer lists
-    }
-    return remaining === 0 || limit < remaining ? limit : null
+    const given = call.attemptTimeout
+    if (given !== 'auto') return remaining === 0 || given < remaining ? { step: given, until: given } : null
+    const est = this.methodLatency.get(call.method)?.value
+    if (est == null) return null
+    const step = Math.max(100, tens(4 * est + 50)) // 10 ms steps: few distinct timer lists
+    if (remaining !== 0 && step >= remaining) return null
+    const until = Math.max(step, tens(4 * est * (1 + queuedWaves(peer)) + 50))
+    return { step, until: remaining !== 0 && until >= remaining ? Infinity : until }
   }
 
   /**
@@ -289,8 +297,14 @@ export class Calls {
     call.attemptTimer = null
     const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
     if (call.settled || peer === null) return
-    this.counts.attemptTimeouts++
     const now = this.clock.now()
+    if (peer.heard !== call.heard && now < call.attemptUntil) {
+      // The peer answered other calls meanwhile: alive, and this one waits its turn there.
+      call.heard = peer.heard
+      call.attemptTimer = this.limits.add(call, Math.min(call.attemptStep, Math.max(10, tens(call.attemptUntil - now))), now)
+      return
+    }
+    this.counts.attemptTimeouts++
     const latencyMs = now - call.sentAt
     this.o.table.recordFailure(peer, `attempt timed out after ${Math.round(latencyMs)} ms`, latencyMs, now)
     this.strategyResult(peer, { latencyMs, error: 'timeout', at: now })
@@ -488,4 +502,9 @@ function queuedWaves (peer) {
   if (typeof capacity !== 'number' || others <= 0) return 0
   const ahead = Math.max(others, peer.load ?? 0) - capacity
   return ahead > 0 ? ahead / capacity : 0
+}
+
+/** `ms` rounded up to a multiple of 10. */
+function tens (ms) {
+  return Math.ceil(ms / 10) * 10
 }
