@@ -122,6 +122,8 @@ export interface PeerOptions {
   threads?: number
   /** Requests waiting for a thread before busy. Default 64 x threads. */
   maxQueue?: number
+  /** The request header whose value names the flow a call shares a busy peer in, across connections (docs/guides/deploying.md). Default: none, each connection is a flow. */
+  flowHeader?: string
   /** Per-thread limits, as worker_threads takes them. */
   resourceLimits?: { maxOldGenerationSizeMb?: number, maxYoungGenerationSizeMb?: number, codeRangeSizeMb?: number, stackSizeMb?: number }
   /** Answers 10/FLP requests: body frames in, reply frames out. Default: echo. */
@@ -274,6 +276,8 @@ export interface PeerStats {
   invalid: number
   cancelled: number
   inflight: number
+  /** Sharing a busy peer (docs/guides/deploying.md): the flows holding places now, and the calls taken past maxInflight for a flow below its share. */
+  flows: { holding: number, byShare: number }
   /** With handlers in worker threads: ran, expired, abandoned, crashed, replaced, cancelled, startFailures, handoffs (messages that carried requests to threads), busyMs (time the threads spent running requests), size, load, queued; else null. */
   threads: Record<string, number> | null
   /** Membership counters; `refused` counts claims and endpoints refused, by rule. */

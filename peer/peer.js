@@ -477,6 +477,7 @@ export class Peer extends EventEmitter {
       ...(this.dispatcher?.stats() ?? {}),
       inflight: this.admission?.inflight ?? 0,
       inflightBytes: this.admission?.bytes ?? 0,
+      flows: { holding: this.admission?.flows ?? 0, byShare: this.admission?.counts.byShare ?? 0 },
       events: this.events?.stats() ?? null,
       streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held, awaitingCredit: this.streams.awaitingCredit },
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },

@@ -38,6 +38,11 @@ describe('npm start (the failover demo)', function () {
     const back = /thawed peer +back in rotation ([\d.]+) s after SIGCONT/.exec(out)
     expect(back, 'the summary says the thawed peer is back in rotation').to.not.equal(null)
     expect(Number(back[1])).to.be.at.most(5)
+    // A frozen or killed peer is left within an attempt's step: the gap was 160-220 ms; a
+    // queue-aware attempt limit that did not tell a silent peer from a busy one made it 1.2 s.
+    const gap = /failover gap +(\d+) ms/.exec(out)
+    expect(gap, 'the summary says the failover gap').to.not.equal(null)
+    expect(Number(gap[1])).to.be.below(400)
     expect(out).not.to.match(/\x1b\[2J/) // no screen drawing without a terminal
     expect(secs).to.be.below(60)
   })
