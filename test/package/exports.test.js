@@ -90,7 +90,8 @@ describe('each entry\'s runtime exports and its declarations (issue 55, item 3)'
         fs.writeFileSync(path.join(dir, `entry${i}.ts`), `import * as m from '${spec}'\nexport const names: { [K in keyof typeof m]: true } = {\n${names}\n}\n`)
         files.push(`entry${i}.ts`)
       }
-      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', files }))
+      // skipLibCheck: the probes' own lines are what this checks (npm run test:types checks the declarations themselves).
+      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', compilerOptions: { skipLibCheck: true }, files }))
       let out = ''
       try { execFileSync(path.join(repo, 'node_modules/.bin/tsc'), ['-p', path.join(dir, 'tsconfig.json')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) } catch (err) { out = `${err.stdout}${err.stderr}` }
       const which = (line) => { const m = line.match(/entry(\d+)\.ts/); return m === null ? line : `${Object.keys(entries)[Number(m[1])]}: ${line.slice(line.indexOf('error'))}` }

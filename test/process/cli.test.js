@@ -9,9 +9,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { eventsDigest, eventsElement } from '../../protocol/events.js'
+import { streamsDigest, streamsElement } from '../../protocol/stream-methods.js'
 
 // The label of the demo handlers' one subscription, cache.drop in its own group (PROTOCOL.md 4.11).
 const DEMO_EVENTS = eventsDigest(eventsElement([['cache.drop', 'cache.drop']]))
+const DEMO_STREAMS = streamsDigest(streamsElement(['count']))
 
 describe('zeromesh command line', function () {
   this.timeout(30000)
@@ -162,8 +164,8 @@ describe('zeromesh command line', function () {
       await m.exited
       const list = JSON.parse(m.stdout)
       expect(list).to.have.length(2)
-      expect(list.find((x) => x.endpoint === a.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'ordersGet', 'ordersPut', 'sleep', 'spin', 'whoami'], version: '2.1.0', labels: { zone: 'a', tier: 'gold', 'zeromesh/events': DEMO_EVENTS }, capacity: 1, contracts: [], events: [{ event: 'cache.drop', group: 'cache.drop' }] })
-      expect(list.find((x) => x.endpoint === b.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'sleep', 'spin', 'whoami'], version: '1.0.0', labels: { zone: 'b', 'zeromesh/events': DEMO_EVENTS }, capacity: 8, contracts: [], events: [{ event: 'cache.drop', group: 'cache.drop' }] })
+      expect(list.find((x) => x.endpoint === a.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'ordersGet', 'ordersPut', 'sleep', 'spin', 'whoami'], version: '2.1.0', labels: { zone: 'a', tier: 'gold', 'zeromesh/events': DEMO_EVENTS, 'zeromesh/streams': DEMO_STREAMS }, capacity: 1, contracts: [], events: [{ event: 'cache.drop', group: 'cache.drop' }], streams: ['count'] })
+      expect(list.find((x) => x.endpoint === b.endpoint).serves).to.deep.equal({ methods: ['count', 'echo', 'sleep', 'spin', 'whoami'], version: '1.0.0', labels: { zone: 'b', 'zeromesh/events': DEMO_EVENTS, 'zeromesh/streams': DEMO_STREAMS }, capacity: 8, contracts: [], events: [{ event: 'cache.drop', group: 'cache.drop' }], streams: ['count'] })
     }, { timeout: 8000 })
     const table = run(['members', '--seeds', a.endpoint])
     await table.exited

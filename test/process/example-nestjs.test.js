@@ -25,7 +25,7 @@ async function start (dist, script, env, ready) {
   return c
 }
 const microservice = (dist) => start(dist, 'microservice.js', { BIND: 'tcp://127.0.0.1:0', THREADS: '2' }, /^(tcp:\S+)\n/)
-const gateway = (dist, seeds) => start(dist, 'gateway.js', { ZEROMESH_SEEDS: seeds, PORT: '0', TIMEOUT_MS: '2000' }, /listening on (\S+)\n/)
+const gateway = (dist, seeds) => start(dist, 'gateway.js', { ZEROMESH_SEEDS: seeds, PORT: '0', TIMEOUT_MS: '1000' }, /listening on (\S+)\n/)
 
 describe('examples/nestjs (processes, real Nest packages)', function () {
   this.timeout(90000)
