@@ -4,7 +4,14 @@
 // attempts it took; retries, hedges and refusals are events. Its context goes to the peer in
 // the request's `trace` field. Spans never hold arguments or results. A plain call costs the
 // span and one setAttributes at its end: nothing per attempt unless there is more than one.
-import { otel, TracerSource, injectContext, serverAttributes, endSpan } from '../protocol/trace-context.js'
+//
+// A call that is not sampled costs almost nothing: the decision is made once, at its start.
+// When the caller's context carries a span context whose sampled flag is off, no span is made
+// at all; otherwise one span is started (the API exposes no sampler: a non-recording span is
+// how a root call learns the decision), and if it is not recording it is dropped there. Either
+// way the call sends the empty trace field (UNSAMPLED_TRACE, PROTOCOL.md 4.1), so the peer
+// records nothing and its handler's own calls continue the decision.
+import { otel, TracerSource, injectContext, serverAttributes, endSpan, unsampledParent, UNSAMPLED_TRACE } from '../protocol/trace-context.js'
 import { Status, statusNames } from '../protocol/constants.js'
 
 const MAX_ENDPOINTS = 1024 // endpoints whose span attributes are kept parsed
@@ -15,12 +22,18 @@ export class ClientTracing {
     this.servers = new Map() // endpoint -> { attributes: its server.*, once: those with zeromesh.attempts 1 }
   }
 
-  /** Starts `call`'s span (call.span) and sets the trace field its attempts carry (call.trace), if a tracer is registered. */
+  /**
+   * Starts `call`'s span (call.span) and sets the trace field its attempts carry (call.trace),
+   * if a tracer is registered; for a call not sampled, only the trace field that says so.
+   */
   start (call) {
     const tracer = this.source.get()
     if (tracer === null) return
     const parent = otel.context.active()
-    const span = tracer.startSpan(call.method, { kind: call.kind.producer === true ? otel.SpanKind.PRODUCER : otel.SpanKind.CLIENT, attributes: { 'rpc.system': 'zeromesh', 'rpc.method': call.method } }, parent) // an event's delivery produces it
+    if (unsampledParent(parent)) { call.trace = UNSAMPLED_TRACE; return }
+    const span = tracer.startSpan(call.method, { kind: call.kind.producer === true ? otel.SpanKind.PRODUCER : otel.SpanKind.CLIENT }, parent) // an event's delivery produces it
+    if (!span.isRecording()) { call.trace = UNSAMPLED_TRACE; return } // the sampler said no: nothing more
+    span.setAttributes({ 'rpc.system': 'zeromesh', 'rpc.method': call.method })
     call.span = new ClientSpan(span)
     call.trace = injectContext(otel.trace.setSpan(parent, span))
   }

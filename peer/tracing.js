@@ -4,7 +4,13 @@
 // so a client it calls continues the trace. A handler on a worker thread runs inside the span
 // of the main thread that hands it over; `ctx.trace` carries the span's context to it. Spans
 // never hold arguments or results.
-import { otel, TracerSource, extractContext, injectContext, serverAttributes, endSpan } from '../protocol/trace-context.js'
+//
+// A call its client did not sample (the empty trace field, PROTOCOL.md 4.1; or a traceparent
+// whose sampled flag is off) gets no span: its handler runs in a context whose span context is
+// not sampled either (trace-context.js unsampledRun; a caller's own ids when it sent them), so
+// the handler's own calls record nothing and start no trace of their own; `ctx.trace` carries
+// that context to a worker thread.
+import { otel, TracerSource, extractContext, injectContext, serverAttributes, endSpan, unsampledCarrier, unsampledRun, UNSAMPLED_TRACE } from '../protocol/trace-context.js'
 import { Status, statusNames } from '../protocol/constants.js'
 
 export class PeerTracing {
@@ -23,6 +29,9 @@ export class PeerTracing {
   start (req, ctx) {
     const tracer = this.source.get()
     if (tracer === null) return null
+    const t = req.trace
+    if (t === UNSAMPLED_TRACE) return (ctx.traced = UNSAMPLED)
+    if (t != null && unsampledCarrier(t)) return (ctx.traced = new Unsampled(extractContext(t), t))
     if (ctx.endpoint !== this.endpoint) {
       const a = serverAttributes(this.endpoint = ctx.endpoint)
       this.address = a['server.address']
@@ -44,6 +53,46 @@ export class PeerTracing {
 export function underTrace (carrier, fn) {
   return carrier == null || otel === null ? fn() : otel.context.with(extractContext(carrier), fn)
 }
+
+/**
+ * What runs a call its client did not sample: no span, the handler in a context not sampled
+ * (`context`: the caller's, extracted; null: the one shared context of unsampledRun(), made
+ * when first used). The same calls as ServerSpan's, each doing only that.
+ */
+class Unsampled {
+  constructor (context, carrier) {
+    this.context = context
+    this.written = carrier // the context as the propagator writes it (ctx.trace), or undefined until asked for
+  }
+
+  get active () {
+    return this.context ?? unsampledRun().context
+  }
+
+  carrier () {
+    if (this.written !== undefined) return this.written
+    if (this.context !== null) return (this.written = injectContext(this.context))
+    const shared = unsampledRun()
+    if (shared.carrier === null) shared.carrier = injectContext(shared.context)
+    return shared.carrier
+  }
+
+  run (fn, args, ctx) {
+    return otel.context.with(this.active, fn, undefined, args, ctx)
+  }
+
+  replying (reply) {
+    return reply
+  }
+
+  bind (source) {
+    return bindTo(this.active, source)
+  }
+
+  endWith () {}
+}
+
+const UNSAMPLED = new Unsampled(null, undefined) // every call whose client sent the empty trace field
 
 class ServerSpan {
   constructor (span, active) {
@@ -73,9 +122,7 @@ class ServerSpan {
 
   /** A stream's items (an async iterator) pulled with the span as the active context: a generator's code runs in it. */
   bind (source) {
-    const active = this.active
-    const call = (name, v) => typeof source[name] === 'function' ? otel.context.with(active, () => source[name](v)) : Promise.resolve({ value: v, done: true })
-    return { next: (v) => call('next', v), return: (v) => call('return', v), throw: (e) => call('throw', e), [Symbol.asyncIterator] () { return this } }
+    return bindTo(this.active, source)
   }
 
   /** Ends the span: OK, or failed with a REPLY status and its `[message, code]`; a stream's with the `items` it sent. */
@@ -85,4 +132,10 @@ class ServerSpan {
     const type = typeof value?.[1] === 'string' ? value[1] : (statusNames[status] ?? 'REMOTE')
     endSpan(this.span, type, typeof value?.[0] === 'string' ? value[0] : type)
   }
+}
+
+/** `source` (an async iterator) pulled with `active` as the active context: a generator's code runs in it. */
+function bindTo (active, source) {
+  const call = (name, v) => typeof source[name] === 'function' ? otel.context.with(active, () => source[name](v)) : Promise.resolve({ value: v, done: true })
+  return { next: (v) => call('next', v), return: (v) => call('return', v), throw: (e) => call('throw', e), [Symbol.asyncIterator] () { return this } }
 }

@@ -11,6 +11,9 @@
 import { createRequire } from 'node:module'
 import { VERSION } from './version.js'
 import { parseEndpoint } from './endpoint.js'
+import { UNSAMPLED_TRACE } from './validate.js'
+
+export { UNSAMPLED_TRACE }
 
 const OTEL = '@opentelemetry/api'
 
@@ -79,6 +82,37 @@ export function serverAttributes (endpoint) {
   const p = parseEndpoint(endpoint)
   if (p.error !== undefined || p.host === null) return { 'server.address': endpoint }
   return { 'server.address': p.host.startsWith('[') ? p.host.slice(1, -1) : p.host, 'server.port': p.port }
+}
+
+/**
+ * Whether `context` holds a span context its sampler decided not to record (its sampled flag
+ * off): a call in it records nothing, and says so to the peer (UNSAMPLED_TRACE).
+ */
+export function unsampledParent (context) {
+  const sc = api.trace.getSpanContext(context)
+  return sc !== undefined && (sc.traceFlags & api.TraceFlags.SAMPLED) === 0
+}
+
+/** Whether a received carrier names a parent not sampled: a W3C `traceparent` whose flags have the sampled bit off. */
+export function unsampledCarrier (carrier) {
+  const tp = carrier.traceparent
+  return typeof tp === 'string' && tp.length === 55 && (parseInt(tp.slice(53), 16) & 1) === 0
+}
+
+// The context a handler runs in when its caller's trace is not sampled (UNSAMPLED_TRACE): a
+// remote span context of fixed ids, its sampled flag off, so the handler's own calls (a client,
+// a ParentBased sampler) record nothing either and start no trace of their own. Made once.
+const UNSAMPLED_TRACE_ID = '7a65726f6d657368756e73616d706c65' // "zeromeshunsample"
+const UNSAMPLED_SPAN_ID = '7a65726f6d657368' // "zeromesh"
+let unsampled = null
+
+/** The context a handler of an unsampled call runs in, and its carrier (ctx.trace, for a worker thread). */
+export function unsampledRun () {
+  if (unsampled === null) {
+    const context = api.trace.setSpan(api.ROOT_CONTEXT, api.trace.wrapSpanContext({ traceId: UNSAMPLED_TRACE_ID, spanId: UNSAMPLED_SPAN_ID, traceFlags: api.TraceFlags.NONE, isRemote: true }))
+    unsampled = { context, carrier: null, propagator: null }
+  }
+  return unsampled
 }
 
 /** Ends `span`: OK, or failed (`errorType` as its `error.type`, `message` as its status). */

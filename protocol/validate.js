@@ -62,9 +62,17 @@ export function checkMeta (meta) {
 }
 
 /**
+ * A `trace` field that is an empty map (PROTOCOL.md 4.1): the caller's trace is not sampled, so
+ * the receiver records nothing of the call and its handler's own calls continue that decision.
+ * One shared frozen object, what traceCarrier() reads an empty map as, and what a client sends.
+ */
+export const UNSAMPLED_TRACE = Object.freeze({})
+
+/**
  * A `trace` field as it came off the wire (PROTOCOL.md 4.1), as a carrier for a propagator's
- * extract(): a map of at most Limits.maxTraceFields strings, or null when it is absent or
- * breaks a limit (then it is ignored: the request is served without a parent).
+ * extract(): a map of at most Limits.maxTraceFields strings, UNSAMPLED_TRACE for an empty map,
+ * or null when it is absent or breaks a limit (then it is ignored: the request is served
+ * without a parent).
  */
 export function traceCarrier (v) {
   if (v === undefined || v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array || v instanceof Date) return null
@@ -76,5 +84,5 @@ export function traceCarrier (v) {
     if (typeof value !== 'string' || value.length > Limits.maxTraceValueLength) return null
     out[k] = value
   }
-  return n === 0 ? null : out
+  return n === 0 ? UNSAMPLED_TRACE : out
 }

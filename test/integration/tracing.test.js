@@ -6,14 +6,14 @@
 // real sockets, spans from sdk-trace-base's in-memory exporter.
 import { expect } from 'chai'
 import { trace, context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api'
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, SamplingDecision } from '@opentelemetry/sdk-trace-base'
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { harness, rejectsWith } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
 import { encodeRequest, decode } from '../../protocol/index.js'
 import { encodeStreamOpen } from '../../protocol/stream-codec.js'
-import { traceCarrier } from '../../protocol/validate.js'
+import { traceCarrier, UNSAMPLED_TRACE } from '../../protocol/validate.js'
 import { Limits } from '../../protocol/constants.js'
 
 const TRACED = new URL('../fixtures/traced.js', import.meta.url)
@@ -190,6 +190,55 @@ describe('tracing across hops', function () {
     expect(item.parentSpanId).to.equal(idOf(threadServer))
     expect(item.traceId).to.equal(traceOf(threadServer))
   })
+
+  it('a call not sampled makes no span on either side, sends the empty trace field, and its handler\'s own calls start no trace of their own (no orphan roots)', async () => {
+    // A sampler that drops 'outer' when it is a root and records anything else: a call made
+    // under an unsampled 'outer' that did not carry its decision would be recorded as a root.
+    unregister()
+    exporter = new InMemorySpanExporter()
+    const byName = { shouldSample: (ctx, traceId, name) => ({ decision: name === 'outer' ? SamplingDecision.NOT_RECORD : SamplingDecision.RECORD_AND_SAMPLED }), toString: () => 'byName' }
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)], sampler: new ParentBasedSampler({ root: byName }) }))
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+    const b = await h.peer({ handlers: { inner: (args, ctx) => ctx.trace } })
+    const inner = h.client({ seeds: [b.endpoint] })
+    const a = await h.peer({ handlers: { outer: async (args, ctx) => ({ here: ctx.trace, there: await inner.request('inner') }) } })
+    const c = h.client({ seeds: [a.endpoint] })
+    const sent = []
+    const send = c.mesh.transport.send.bind(c.mesh.transport)
+    c.mesh.transport.send = (endpoint, frames, done) => { sent.push(decode(frames[0])); return send(endpoint, frames, done) }
+    const out = await c.request('outer')
+    expect(sent.flatMap((m) => m.requests ?? []).map((r) => r.trace)).to.deep.equal([{}]) // the empty map
+    // ctx.trace, for code that continues the decision by hand (a worker thread): a traceparent not sampled.
+    expect(out.here.traceparent).to.match(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/)
+    expect(out.there.traceparent).to.match(/-00$/)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(exporter.getFinishedSpans().map((x) => `${x.name}/${x.kind}`)).to.deep.equal([]) // 'inner' was recorded as a root before
+    // A parent whose sampled flag is off makes no span either, and says so to the peer.
+    const parent = trace.setSpanContext(context.active(), { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 0, isRemote: true })
+    sent.length = 0
+    await context.with(parent, () => c.request('outer'))
+    expect(sent.flatMap((m) => m.requests ?? []).map((r) => r.trace)).to.deep.equal([{}])
+    expect(exporter.getFinishedSpans()).to.deep.equal([])
+    // A sampled call records as before.
+    await c.request('inner', null, { timeout: 1000 }).catch(() => {}) // a's peer does not serve it: an UNKNOWN_METHOD, recorded
+    const named = await eventually(() => { const x = exporter.getFinishedSpans(); expect(x).to.not.deep.equal([]); return x })
+    expect(named.map((x) => x.name)).to.include('inner')
+  })
+
+  it('a worker thread\'s handler of a call not sampled gets a ctx.trace whose traceparent is not sampled: code in the thread continues the decision', async () => {
+    unregister()
+    exporter = new InMemorySpanExporter()
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)], sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) }) }))
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+    const p = await h.peer({ handlers: TRACED, threads: 1 })
+    const c = h.client({ seeds: [p.endpoint] })
+    const out = await c.request('threadWork')
+    expect(out.carried.traceparent).to.match(/-00$/)
+    expect(out.recorded).to.equal(false) // the thread's own span, under it, is not sampled either (its provider's ParentBased default)
+    expect(exporter.getFinishedSpans()).to.deep.equal([])
+  })
 })
 
 describe('tracing off', function () {
@@ -230,7 +279,7 @@ describe('the trace field on the wire (PROTOCOL.md 4.1)', () => {
     expect(req(undefined)).to.include({ id: 1, trace: null })
     expect({ ...req({ traceparent: tp, tracestate: 'a=1' }).trace }).to.deep.equal({ traceparent: tp, tracestate: 'a=1' })
     const broken = [
-      null, 'a string', [tp], { traceparent: 5 }, {},
+      null, 'a string', [tp], { traceparent: 5 },
       Object.fromEntries(Array.from({ length: Limits.maxTraceFields + 1 }, (_, i) => [`k${i}`, 'v'])),
       { ['k'.repeat(Limits.maxTraceKeyLength + 1)]: 'v' },
       { traceparent: 'x'.repeat(Limits.maxTraceValueLength + 1) },
@@ -240,6 +289,7 @@ describe('the trace field on the wire (PROTOCOL.md 4.1)', () => {
       const r = req(t)
       expect(r, JSON.stringify(t)).to.include({ id: 1, method: 'm', trace: null })
     }
+    expect(req({}).trace).to.equal(UNSAMPLED_TRACE) // the empty map: the caller did not sample its trace
     expect(traceCarrier({ __proto__: null, traceparent: tp })).to.deep.include({ traceparent: tp })
     expect(Object.getPrototypeOf(traceCarrier({ traceparent: tp }))).to.equal(null) // a carrier never reaches Object.prototype
     const open = decode(encodeStreamOpen(3, 's', null, 0, 16, 65536, false, { traceparent: tp }))
