@@ -30,6 +30,7 @@ import { decide, Outcome } from './failover.js'
 import { refusalError } from './refusals.js'
 import { encodeCancel } from '../protocol/codec.js'
 import { Status } from '../protocol/constants.js'
+import { begun, settled } from '../runtime/diagnostics.js'
 import {
   NoPeersError, UnknownMethodError, BusyError, DrainingError, ProtocolError, ConnectionLostError,
   remoteError, invalidArgument,
@@ -95,6 +96,7 @@ export class Calls {
     call.kind.counts.started++
     this.pending.add(call)
     this.o.tracing.start(call)
+    call.diagnostics = begun(call.kind.channel, { method: call.method, kind: call.kind.noun, group: call.group ?? null, endpoint: null, attempts: 0 })
     const signal = call.signal
     if (signal !== undefined) {
       if (signal.aborted) return this.settle(call, call.abortError())
@@ -453,6 +455,7 @@ export class Calls {
     const kind = call.kind
     if (this.latency !== null && kind.measures) this.latency.observe(this.clock.now() - call.started)
     if (call.span !== null) this.o.tracing.end(call, err, kind.items?.(call))
+    if (call.diagnostics !== null) { const m = call.diagnostics; m.endpoint = call.repliedBy; m.attempts = call.attempts; settled(kind.channel, m, err) }
     if (call.report !== null) { call.report.peer = call.repliedBy; call.report.attempts = call.attempts }
     if (!quiet) {
       if (err === null) kind.counts.ok++

@@ -10,6 +10,7 @@ import { encodeEvent, eventFrame } from '../protocol/event-codec.js'
 import { packEntry, FRAME_OVERHEAD } from '../protocol/frames.js'
 import { Limits, Feature } from '../protocol/constants.js'
 import { TimeoutError, NoSubscribersError, invalidArgument } from '../protocol/errors.js'
+import { channels } from '../runtime/diagnostics.js'
 
 export class Events {
   /**
@@ -21,6 +22,7 @@ export class Events {
   constructor (o) {
     this.o = o
     this.noun = 'event'
+    this.channel = channels.clientEvent // its diagnostics channel (runtime/diagnostics.js)
     this.needs = Feature.EVENTS
     this.since = '0.3.0' // the first release whose peers take events
     this.measures = true //  an ack times the peer as a reply does

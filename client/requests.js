@@ -9,6 +9,7 @@ import { encodeRequest } from '../protocol/codec.js'
 import { packEntry, requestFrame, FRAME_OVERHEAD } from '../protocol/frames.js'
 import { Limits, Accepts } from '../protocol/constants.js'
 import { TimeoutError, UnknownMethodError, invalidArgument } from '../protocol/errors.js'
+import { channels } from '../runtime/diagnostics.js'
 
 export class Requests {
   /**
@@ -21,6 +22,7 @@ export class Requests {
   constructor (o) {
     this.o = o
     this.noun = 'request'
+    this.channel = channels.clientRequest // its diagnostics channel (runtime/diagnostics.js)
     this.needs = 0 //      every peer takes requests
     this.measures = true
     this.long = false

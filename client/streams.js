@@ -17,6 +17,7 @@ import { OrderedSender } from '../transport/ordered-sender.js'
 import { encodeStreamOpen, encodeStreamCredit, encodeStreamEnd } from '../protocol/stream-codec.js'
 import { MessageType, Status, Accepts, Feature, STREAM_IDLE_MS } from '../protocol/constants.js'
 import { TimeoutError, ConnectionLostError, UnknownMethodError, RemoteCode, invalidArgument } from '../protocol/errors.js'
+import { channels } from '../runtime/diagnostics.js'
 
 const KEEPALIVE_MS = STREAM_IDLE_MS / 3 // an open stream says "still here" this often (a peer waits STREAM_IDLE_MS by default)
 
@@ -32,6 +33,7 @@ export class Streams {
   constructor (o) {
     this.o = o
     this.noun = 'stream'
+    this.channel = channels.clientStream // its diagnostics channel (runtime/diagnostics.js)
     this.needs = Feature.STREAMS
     this.since = '0.3.0' // the first release whose peers take streams
     this.measures = false // a stream's length is its handler's, not the peer's latency

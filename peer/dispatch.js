@@ -11,6 +11,7 @@ import { closeSource, isStream } from '../protocol/stream-producer.js'
 import { NO_FLOW } from './flows.js'
 import { RequestContext } from './request-context.js'
 import { PeerTracing } from './tracing.js'
+import { channels, begun, answered } from '../runtime/diagnostics.js'
 
 const RUNNING_CAPACITY = 64 // buckets of a connection's table of running requests, to start with
 
@@ -82,6 +83,9 @@ export class Dispatcher {
     ctx.flow = flow
     const traced = this.tracing.start(req, ctx) // null unless traced: then the reply ends the span
     if (traced !== null) reply = traced.replying(reply)
+    const channel = kind === 'event' ? channels.peerEvent : channels.peerRequest
+    const diag = begun(channel, { method: req.method, kind, group: req.group ?? null, endpoint: this.endpoint })
+    if (diag !== null) reply = diagnosed(channel, diag, reply)
     let out
     try {
       const run = this.middleware.length === 0 ? fn : this.chained(fn)
@@ -218,5 +222,14 @@ export class Dispatcher {
     const w = this.idleWaiters
     this.idleWaiters = []
     for (const resolve of w) resolve()
+  }
+}
+
+/** `reply` that first publishes its entry's outcome on the diagnostics `channel` (null: cancelled by the client). */
+function diagnosed (channel, message, reply) {
+  return (entry) => {
+    if (entry === null) answered(channel, message, Status.REMOTE, ['cancelled by the client', 'ERR_ZEROMESH_ABORTED'])
+    else answered(channel, message, entry[1], entry[2])
+    reply(entry)
   }
 }

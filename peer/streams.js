@@ -30,6 +30,7 @@ import { DrainingError, ConnectionLostError, RemoteError, RemoteCode } from '../
 import { isStream } from '../protocol/stream-producer.js'
 import { RequestContext } from './request-context.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
+import { channels, begun, answered } from '../runtime/diagnostics.js'
 
 const SWEEP_MS = 1000 // how often streams waiting for credit are checked for a silent client
 
@@ -89,6 +90,7 @@ export class PeerStreams {
     conn.streams.set(msg.id, s)
     this.all.add(s)
     s.traced = d.tracing.start(msg, s.ctx)
+    s.diagnostics = begun(channels.peerStream, { method: msg.method, kind: 'stream', group: null, endpoint: this.o.endpoint })
     this.size++
     this.counts.opened++
     if (msg.timeoutMs > 0) s.deadlineTimer = this.o.clock.setTimeout(() => { s.deadlineTimer = null; this.counts.expired++; this.stop(s, expiredEnd(s)) }, Math.min(msg.timeoutMs, 2 ** 31 - 1))
@@ -258,7 +260,7 @@ export class PeerStreams {
     s.producer?.cancel()
     s.input?.abandon(null)
     this.o.dispatcher.release(s.method, false, s.reserved, s.ctx.flow)
-    s.traced?.endWith(Status.REMOTE, ['stopped before its end (cancelled, deadline, drain or client gone)', 'STOPPED'], s.producer?.count ?? 0)
+    s.ended(Status.REMOTE, ['stopped before its end (cancelled, deadline, drain or client gone)', 'STOPPED'], s.producer?.count ?? 0)
     if (frame !== null) s.out.push(frame)
     else s.out.close()
   }
@@ -275,21 +277,21 @@ export class PeerStreams {
     if (s.ctx.expired) {
       this.o.dispatcher.release(s.method, false, s.reserved, s.ctx.flow)
       this.counts.expired++
-      s.traced?.endWith(Status.REMOTE, ['deadline passed', RemoteCode.EXPIRED], count)
+      s.ended(Status.REMOTE, ['deadline passed', RemoteCode.EXPIRED], count)
       s.out.push(expiredEnd(s, count))
       return
     }
     this.o.dispatcher.release(s.method, err !== null, s.reserved, s.ctx.flow)
     if (err === null) {
       this.counts.ended++
-      s.traced?.endWith(Status.OK, null, count)
+      s.ended(Status.OK, null, count)
       s.out.push(encodeStreamEnd(s.id, Status.OK, null, count))
       return
     }
     this.counts.failed++
     const status = err?.code === DrainingError.code ? Status.DRAINING : Status.REMOTE
     const value = status === Status.DRAINING ? [err.message, null] : remoteValue(err)
-    s.traced?.endWith(status, value, count)
+    s.ended(status, value, count)
     s.out.push(encodeStreamEnd(s.id, status, value, count))
   }
 
@@ -344,6 +346,13 @@ class PeerStream {
     this.deadlineTimer = null
     this.heardAt = now //    when the client last sent something for it
     this.traced = null //    its SERVER span (peer/tracing.js), when traced
+    this.diagnostics = null // its message on zeromesh:peer:stream, while something subscribes (runtime/diagnostics.js)
+  }
+
+  /** Its end, as STREAM_END says it (`status`, `value`, `count`): its span and its diagnostics message hear it. */
+  ended (status, value, count) {
+    this.traced?.endWith(status, value, count)
+    if (this.diagnostics !== null) answered(channels.peerStream, this.diagnostics, status, value, count)
   }
 }
 
