@@ -35,3 +35,19 @@ export async function stopTracing (provider) {
 export function tracingImport (ratio = null) {
   return `data:text/javascript,${encodeURIComponent(`import { startTracing } from ${JSON.stringify(pathToFileURL(new URL(import.meta.url).pathname).href)}; startTracing(${JSON.stringify(ratio)})`)}`
 }
+
+/** The context manager and the propagator alone, no tracer provider: an application's set-up before zeromesh traces anything. */
+export function startContext () {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator())
+}
+
+export function stopContext () {
+  context.disable()
+  propagation.disable()
+}
+
+/** The module to `--import` that starts the context manager and propagator alone in a child process. */
+export function contextImport () {
+  return `data:text/javascript,${encodeURIComponent(`import { startContext } from ${JSON.stringify(pathToFileURL(new URL(import.meta.url).pathname).href)}; startContext()`)}`
+}
