@@ -6,7 +6,7 @@ import { remoteValue } from '../protocol/issues.js'
 import { runChain } from '../runtime/middleware.js'
 import { Status } from '../protocol/constants.js'
 import { IdTable } from '../runtime/id-table.js'
-import { DrainingError, RemoteCode } from '../protocol/errors.js'
+import { DrainingError, RemoteCode, AbortError } from '../protocol/errors.js'
 import { closeSource, isStream } from '../protocol/stream-producer.js'
 import { NO_FLOW } from './flows.js'
 import { RequestContext } from './request-context.js'
@@ -228,7 +228,7 @@ export class Dispatcher {
 /** `reply` that first publishes its entry's outcome on the diagnostics `channel` (null: cancelled by the client). */
 function diagnosed (channel, message, reply) {
   return (entry) => {
-    if (entry === null) answered(channel, message, Status.REMOTE, ['cancelled by the client', 'ERR_ZEROMESH_ABORTED'])
+    if (entry === null) answered(channel, message, Status.REMOTE, ['cancelled by the client', AbortError.code])
     else answered(channel, message, entry[1], entry[2])
     reply(entry)
   }

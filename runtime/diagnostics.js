@@ -12,7 +12,17 @@
 // Channels are per thread: for a handler in a worker thread, the peer's main thread publishes
 // zeromesh:peer:* around its hand-off and its answer; the thread publishes nothing.
 import diagnosticsChannel from 'node:diagnostics_channel'
-import { Status, statusNames } from '../protocol/constants.js'
+import { Status } from '../protocol/constants.js'
+import { RemoteError, BusyError, DrainingError, UnknownMethodError, InvalidArgumentError } from '../protocol/errors.js'
+
+/** The code a client's error has for each refusal a peer answers (client/calls.js). */
+const CODE_OF_STATUS = {
+  [Status.REMOTE]: RemoteError.code,
+  [Status.BUSY]: BusyError.code,
+  [Status.DRAINING]: DrainingError.code,
+  [Status.UNKNOWN_METHOD]: UnknownMethodError.code,
+  [Status.INVALID_REQUEST]: InvalidArgumentError.code,
+}
 
 export const channels = Object.freeze({
   clientRequest: diagnosticsChannel.tracingChannel('zeromesh:client:request'),
@@ -52,6 +62,6 @@ export function settled (channel, message, err) {
 export function answered (channel, message, status, value, items) {
   if (items !== undefined) message.items = items
   if (status === Status.OK) return settled(channel, message, null)
-  const code = typeof value?.[1] === 'string' ? value[1] : (status === Status.REMOTE ? 'ERR_ZEROMESH_REMOTE' : `ERR_ZEROMESH_${statusNames[status] ?? 'REMOTE'}`)
+  const code = typeof value?.[1] === 'string' ? value[1] : (CODE_OF_STATUS[status] ?? RemoteError.code)
   settled(channel, message, Object.assign(new Error(typeof value?.[0] === 'string' ? value[0] : code), { code }))
 }
