@@ -121,7 +121,7 @@ export class PeerStreams {
     s.open = null // its args and headers are the handler's now: not held for the stream's life
     const grant = { items: Math.min(msg.items, Limits.maxCreditItems), bytes: Math.min(msg.bytes, Limits.maxCreditBytes) }
     const send = (frame, bulk) => { this.counts.items++; s.out.push(frame, bulk) }
-    const end = (err, count) => this.finish(s, err, count)
+    const end = (err, count, expired = false) => this.finish(s, err, count, expired)
     if (typeof fn.stream === 'function') { // a handler in a thread: it runs its producer there (worker-pool.js)
       s.producer = fn.stream(args, s.ctx, { id: msg.id, ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, input: s.input, room: () => this.room(s), hold: (delta) => this.heldChanged(delta) })
       return
@@ -268,13 +268,14 @@ export class PeerStreams {
   /**
    * The handler's side is over: done (err null) or failed. A handler that ends once its
    * deadline has passed (its signal aborted, and it returned) was cut by it: the stream ends
-   * expired, never OK, so no reader takes a cut stream for a whole one.
+   * expired, never OK, so no reader takes a cut stream for a whole one. `expired`: the thread
+   * that ran it says its deadline had passed (its own clock's verdict).
    */
-  finish (s, err, count) {
+  finish (s, err, count, expired = false) {
     if (!this.remove(s)) return
     s.ctx.done()
     s.input?.abandon(null)
-    if (s.ctx.expired) {
+    if (expired || s.ctx.expired) {
       this.o.dispatcher.release(s.method, false, s.reserved, s.ctx.flow)
       this.counts.expired++
       s.ended(Status.REMOTE, ['deadline passed', RemoteCode.EXPIRED], count)

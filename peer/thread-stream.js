@@ -129,13 +129,13 @@ export class ThreadStream {
     this.lend(0)
   }
 
-  ended (error, count) {
+  ended (error, count, expired = false) {
     if (this.over) return
     this.over = true
     this.setLent(0)
     this.inputRead(0)
     this.count = count
-    this.o.end(error === null ? null : errorFromValue(error, ZeromeshError), count)
+    this.o.end(error === null ? null : errorFromValue(error, ZeromeshError), count, expired)
   }
 }
 

@@ -110,7 +110,7 @@ export class WorkerPool {
           t.streams.get(m.sid)?.inputStop()
         } else if (m.type === 'stream-end') {
           const s = t.streams.get(m.sid)
-          if (s !== undefined) { t.streams.delete(m.sid); s.ended(m.error, m.count) }
+          if (s !== undefined) { t.streams.delete(m.sid); s.ended(m.error, m.count, m.expired === true) }
         } else if (m.type === 'publish') {
           this.publishFor(t, m)
         }

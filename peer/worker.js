@@ -245,7 +245,10 @@ function openStream (m) {
   const end = (err, count) => {
     ctx.done()
     streams.delete(m.sid)
-    parentPort.postMessage({ type: 'stream-end', sid: m.sid, count, error: err === null ? null : remoteValue(err) })
+    // `expired`: this thread's own verdict. Threads read their deadline on clocks of their own
+    // (performance.now() from each thread's timeOrigin), which differ by a millisecond or more:
+    // a handler this thread cut at its deadline could look, to the main thread, a little early.
+    parentPort.postMessage({ type: 'stream-end', sid: m.sid, count, error: err === null ? null : remoteValue(err), expired: ctx.expired })
   }
   let input = null
   if (m.input) {
