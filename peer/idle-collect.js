@@ -7,7 +7,10 @@
 // main thread and the handler threads), at most once per `minGapMs`. The freed buffers go
 // back to the allocator, which gives them back to the system as its settings tell it
 // (docs/guides/deploying.md, "Memory": `zeromesh peer` sets them; a process of your own sets
-// them in its environment).
+// them in its environment). What a collection gave back is read a tick later: buffers freed
+// behind it (ArrayBuffers' backing stores, the threads' heaps, collected on a message) are not
+// given back at once, and read at once a collection looked to give back nothing, so the gap
+// doubled, and after a barrage the next collection was minutes away.
 /**
  * @param {object} o
  * @param {() => number} o.activity  a count that grows with each request (idle while it does not)
@@ -26,8 +29,16 @@ export function collectWhenIdle ({ activity, collect, onCollect = () => {}, slac
   let quietSince = Date.now()
   let lastCollect = -Infinity
   let gap = minGapMs // doubles (to 5 min) while collections give back little
+  let collected = null // the RSS before the last collection, until the next tick reads what it gave back
   const timer = setInterval(() => {
     const now = Date.now()
+    if (collected !== null) {
+      const before = collected
+      const after = rss()
+      collected = null
+      gap = before - after < slackBytes / 4 ? Math.min(gap * 2, 300000) : minGapMs
+      onCollect({ before, after })
+    }
     const a = activity()
     if (a !== lastActivity) { lastActivity = a; quietSince = now; return }
     const before = rss()
@@ -35,9 +46,7 @@ export function collectWhenIdle ({ activity, collect, onCollect = () => {}, slac
     if (before - floor < slackBytes || now - quietSince < idleMs || now - lastCollect < gap) return
     lastCollect = now
     collect()
-    const after = rss()
-    gap = before - after < slackBytes / 4 ? Math.min(gap * 2, 300000) : minGapMs
-    onCollect({ before, after })
+    collected = before
   }, everyMs)
   timer.unref()
   return { stop: () => clearInterval(timer) }

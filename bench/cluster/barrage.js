@@ -78,6 +78,20 @@ export const kinds = {
     return `${await sendAll(s, list)} deeply nested requests`
   },
 
+  /** Strings that are not UTF-8: method names, header values and args of bytes 0x80-0xff where text belongs. */
+  async 'invalid-utf8' (endpoint, { sockets }) {
+    const s = dealer(endpoint, sockets)
+    const bad = (n) => Buffer.from(Array.from({ length: n }, (_, i) => 0x80 + (i % 0x7f))) // continuation bytes with no lead
+    const str = (b) => Buffer.concat([Buffer.from([0xd9, b.length]), b]) // a msgpack str8 of those bytes
+    const list = []
+    for (let i = 0; i < 2000; i++) {
+      // [[id, method, args, timeoutMs, trace, accepts, headers]], written by hand: the codec would not write them.
+      const body = Buffer.concat([Buffer.from([0x91, 0x97, 0xcd, (i >> 8) & 0xff, i & 0xff]), str(bad(1 + (i % 200))), str(bad(i % 50)), Buffer.from([0xcd, 0x03, 0xe8, 0xc0, 0x01, 0x81]), str(Buffer.from('tenant')), str(bad(1 + (i % 100)))])
+      list.push([Buffer.concat([header(1), body])])
+    }
+    return `${await sendAll(s, list)} requests with strings that are not UTF-8`
+  },
+
   /** Frames over maxMessageSize: each drops its connection, which comes back for the next. */
   async 'oversized-frames' (endpoint, { sockets }) {
     const big = Buffer.alloc(8 * MiB, 0x41)
@@ -97,6 +111,21 @@ export const kinds = {
     const frame = Buffer.alloc(MiB, 0x46)
     const message = [Buffer.from('control'), ...Array.from({ length: 63 }, () => frame)]
     return `${await sendAll(s, Array.from({ length: 8 }, () => message))} FLP requests of 64 MiB`
+  },
+
+  /**
+   * 10/FLP requests of 64 frames just under 1 MiB each (each frame within maxMessageSize), echoed
+   * back by the demo peer to a client that never reads, then hangs up: tens of MiB of replies
+   * queued to nobody.
+   */
+  async 'flp-echo-unread' (endpoint, { sockets }) {
+    const s = dealer(endpoint, sockets, { receiveHighWaterMark: 1, sendTimeout: 5000 })
+    const frame = Buffer.alloc(MiB - 1024, 0x46)
+    const message = [Buffer.from('control'), ...Array.from({ length: 63 }, () => frame)]
+    const sent = await sendAll(s, Array.from({ length: 4 }, () => message))
+    await delay(2000)
+    s.close()
+    return `${sent} FLP requests of 63 frames of 1 MiB, echoes never read`
   },
 
   /**
@@ -151,6 +180,35 @@ export const kinds = {
     const list = []
     for (let i = 0; i < 5000; i++) list.push([i % 2 === 0 ? encodeMembersGet(i) : encodeServiceGet(i)])
     return `${await sendAll(s, list)} MEMBERS_GET and SERVICE_GET, answers never read`
+  },
+
+  /**
+   * A flood of requests whose timeouts are past every timer's range (2^31 ms and more, up to
+   * 2^53 - 1): `sleep`s that hold a place each, sent as fast as they go, never read.
+   */
+  async 'timeout-overflow' (endpoint, { sockets }) {
+    const s = dealer(endpoint, sockets, { receiveHighWaterMark: 1, sendTimeout: 0 })
+    const timeouts = [2 ** 31, 2 ** 31 + 1, 2 ** 32, 2 ** 32 + 7, 2 ** 48, Number.MAX_SAFE_INTEGER]
+    let sent = 0
+    let offered = 0
+    const t0 = Date.now()
+    while (Date.now() - t0 < 3000) {
+      const batch = Array.from({ length: 64 }, (_, k) => [++offered, 'sleep', { ms: 50 }, timeouts[(offered + k) % timeouts.length]])
+      try { s.send(encodeRequest(batch)).then(() => { sent += 64 }, () => {}) } catch { /* full */ }
+      if (offered % 4096 < 64) await delay(1)
+    }
+    await delay(500)
+    return `${sent} of ${offered} requests with timeouts past 2^31 ms sent`
+  },
+
+  /** 200 echo requests of 900 KiB with fresh ids, answers never read, then a hang-up. */
+  async 'large-burst-unread' (endpoint, { sockets }) {
+    const s = dealer(endpoint, sockets, { receiveHighWaterMark: 1, sendTimeout: 5000 })
+    const big = Buffer.alloc(900 * 1024, 9)
+    const sent = await sendAll(s, Array.from({ length: 200 }, (_, i) => [encodeRequest([[i + 1, 'echo', big, 30000]])]))
+    await delay(2000)
+    s.close()
+    return `${sent} requests of 900 KiB, no reply read`
   },
 
   /** Requests that reuse one id, cancels of ids never sent, and every odd timeout. */
