@@ -15,7 +15,7 @@
  * @param {object} o
  * @param {() => number} o.activity  a count that grows with each request (idle while it does not)
  * @param {() => void} o.collect  a full collection, of every thread that holds buffers
- * @param {(info: { before: number, after: number }) => void} [o.onCollect]
+ * @param {(info: { before: number, after: number, floor: number }) => void} [o.onCollect]  what a collection gave back, read a tick later, and the lowest RSS seen
  * @param {number} [o.slackBytes]  growth over the post-collection RSS that is worth a collection
  * @param {number} [o.idleMs]
  * @param {number} [o.minGapMs]
@@ -37,7 +37,7 @@ export function collectWhenIdle ({ activity, collect, onCollect = () => {}, slac
       const after = rss()
       collected = null
       gap = before - after < slackBytes / 4 ? Math.min(gap * 2, 300000) : minGapMs
-      onCollect({ before, after })
+      onCollect({ before, after, floor })
     }
     const a = activity()
     if (a !== lastActivity) { lastActivity = a; quietSince = now; return }

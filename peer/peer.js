@@ -1,6 +1,6 @@
 // A zeromesh peer: binds its socket, answers zeromesh requests through the dispatcher,
 // answers 10/FLP pings and requests, and stops gracefully.
-import { adviseAllocatorOnce } from './allocator-advice.js'
+import { adviseAllocatorOnce, HELD_BYTES } from './allocator-advice.js'
 import { collectWhenIdle } from './idle-collect.js'
 import { watchMemoryLimit, SHED_AT, COLLECT_AT } from './memory-limit.js'
 import { middlewareOf } from '../runtime/middleware.js'
@@ -249,13 +249,16 @@ export class Peer extends EventEmitter {
     // Memory back once a burst is over: an idle process allocates nothing, so V8 would not
     // collect (idle-collect.js); and glibc keeps what was freed unless its environment says
     // otherwise, which only the user can set (allocator-advice.js).
-    adviseAllocatorOnce((advice) => process.emitWarning(advice, { code: 'ZEROMESH_ALLOCATOR' }))
     if (o.collectWhenIdle) {
       const mb = (x) => Math.round(x / (1024 * 1024))
       this.janitor = collectWhenIdle({
         activity: () => this.counts.received,
         collect: () => this.collectGarbage(),
-        onCollect: ({ before, after }) => o.logger.debug({ rssBefore: before, rssAfter: after }, `idle after a burst: collected, RSS ${mb(before)} -> ${mb(after)} MB`),
+        onCollect: ({ before, after, floor }) => {
+          o.logger.debug({ rssBefore: before, rssAfter: after }, `idle after a burst: collected, RSS ${mb(before)} -> ${mb(after)} MB`)
+          // Memory the allocator settings would have given back, held: the moment to say so (allocator-advice.js).
+          if (after - floor >= HELD_BYTES) adviseAllocatorOnce((advice) => process.emitWarning(advice, { code: 'ZEROMESH_ALLOCATOR' }), after - floor)
+        },
       })
     }
     if (o.memoryLimit > 0) {

@@ -15,5 +15,6 @@ describe('allocator advice', () => {
     if (!glibc) { expect(advice).to.equal(null); return }
     expect(advice).to.include('MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=32768 MALLOC_TRIM_THRESHOLD_=131072')
     expect(advice).to.include('docs/guides/deploying.md#memory')
+    expect(allocatorAdvice({}, 150 * 1024 * 1024)).to.include('kept 150 MB this process freed after a burst, still held after a full collection')
   })
 })
