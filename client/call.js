@@ -40,7 +40,6 @@ export class Call {
     this.attemptTimer = null //  in its attempt limits (TimerLists)
     this.attemptStep = 0 //      ...each this long...
     this.attemptUntil = 0 //     ...while the peer answers other calls, until then (clock time)
-    this.heard = 0 //            the peer's count of answers when its timer was armed
     this.diagnostics = null //   its message on its kind's diagnostics channel, while something subscribes (runtime/diagnostics.js)
     this.hedgeTimer = null
     this.retryTimer = null

@@ -154,7 +154,6 @@ export class Calls {
         call.attemptTimer = this.limits.add(call, limit.step, now)
         call.attemptStep = limit.step
         call.attemptUntil = now + limit.until
-        call.heard = peer.heard
       }
     }
     if (call.hedge !== null && call.idempotent && call.attempts === 1) {
@@ -300,11 +299,17 @@ export class Calls {
     const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
     if (call.settled || peer === null) return
     const now = this.clock.now()
-    if (peer.heard !== call.heard && now < call.attemptUntil) {
-      // The peer answered other calls meanwhile: alive, and this one waits its turn there.
-      call.heard = peer.heard
-      call.attemptTimer = this.limits.add(call, Math.min(call.attemptStep, Math.max(10, tens(call.attemptUntil - now))), now)
-      return
+    if (call.attemptTimeout === 'auto' && now - peer.heardAt < Math.max(50, call.attemptStep / 2)) {
+      // The peer answers other calls (within the last half step): alive. The limit is counted
+      // again from what it reports now (its queue may have filled since this call left: a
+      // burst's first calls saw none of it), and while within it this call waits its turn
+      // there. A peer that went silent (frozen, partitioned) is left at the step, as ever.
+      const est = this.methodLatency.get(call.method)?.value
+      if (est != null) call.attemptUntil = Math.max(call.attemptUntil, call.sentAt + tens(4 * est * (1 + queuedWaves(peer)) + 50))
+      if (now < call.attemptUntil) {
+        call.attemptTimer = this.limits.add(call, Math.min(call.attemptStep, Math.max(10, tens(call.attemptUntil - now))), now)
+        return
+      }
     }
     this.counts.attemptTimeouts++
     const latencyMs = now - call.sentAt

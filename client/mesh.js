@@ -332,8 +332,8 @@ export class ClientMesh {
     if (peer === undefined) return
     switch (msg.type) {
       case MessageType.REPLY:
-        peer.heard++
-        if (typeof msg.meta.load === 'number') { peer.load = msg.meta.load; if (this.zones !== null) peer.loadAt = this.o.clock.now() }
+        peer.heardAt = this.o.clock.now()
+        if (typeof msg.meta.load === 'number') { peer.load = msg.meta.load; if (this.zones !== null) peer.loadAt = peer.heardAt }
         this.listener.replies(peer, msg.replies, bytes)
         if (this.o.discover) this.discovery.seen(endpoint, msg.meta.mv)
         return

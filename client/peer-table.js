@@ -63,7 +63,7 @@ export class PeerEntry {
     this.refusal = null // HandshakeError: the peer refused this client's handshake, since its last success
     this.handshakeFailures = 0 // in a row
     this.redialedAt = -Infinity // when the client last dialled it anew (Client.redial)
-    this.heard = 0 //    answer frames it sent (client/calls.js: a call's attempt limit is renewed while it answers others)
+    this.heardAt = -Infinity // when its last answer frame came (client/calls.js: a call's attempt limit is renewed while it answers others)
     this.load = 0 //     requests in flight on the peer, all clients together, as it last reported...
     this.loadAt = -Infinity // ...at this time (the client's clock)
     this.service = null // what it serves, by its own word (services.js): a descriptor, ANY, or null (not known yet)
