@@ -31,13 +31,10 @@ export class Publishing {
   publish (event, payload, options) {
     let o
     try {
-      checkEvent(event, 'publish')
-      o = this.o.publishOptions(options)
+      o = this.admit(event, options, 'publish', this.o.publishOptions)
     } catch (err) {
       return Promise.reject(err)
     }
-    const refused = this.o.refusal()
-    if (refused !== null) return Promise.reject(refused)
     const view = this.o.view
     const pub = new Publish(o.ack)
     view.called(Roster.eventKey(event)) // the subset takes its subscribers in
@@ -58,13 +55,10 @@ export class Publishing {
   broadcast (event, payload, options) {
     let o
     try {
-      checkEvent(event, 'broadcast')
-      o = this.o.broadcastOptions(options)
+      o = this.admit(event, options, 'broadcast', this.o.broadcastOptions)
     } catch (err) {
       return Promise.reject(err)
     }
-    const refused = this.o.refusal()
-    if (refused !== null) return Promise.reject(refused)
     const view = this.o.view
     const learnt = this.learnt(o)
     const found = () => { const s = view.subscribersOf(event); return s.targets.length + s.gone.length > 0 && learnt() ? s : null }
@@ -83,6 +77,15 @@ export class Publishing {
     const waiting = new Broadcast([])
     this.whenSubscribed(event, o, waiting, found, (s, t, opts) => deliver(s, t, opts).then((out) => waiting.resolve(out), (err) => waiting.reject(err)))
     return waiting.promise
+  }
+
+  /** The options of `what` (publish or broadcast) as `check` makes them; throws when the event name or an option is wrong, or the client takes no new call now. */
+  admit (event, options, what, check) {
+    checkEvent(event, what)
+    const o = check(options)
+    const refused = this.o.refusal()
+    if (refused !== null) throw refused
+    return o
   }
 
   /**
