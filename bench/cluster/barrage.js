@@ -203,12 +203,7 @@ export const kinds = {
 
   /** 200 echo requests of 900 KiB with fresh ids, answers never read, then a hang-up. */
   async 'large-burst-unread' (endpoint, { sockets }) {
-    const s = dealer(endpoint, sockets, { receiveHighWaterMark: 1, sendTimeout: 5000 })
-    const big = Buffer.alloc(900 * 1024, 9)
-    const sent = await sendAll(s, Array.from({ length: 200 }, (_, i) => [encodeRequest([[i + 1, 'echo', big, 30000]])]))
-    await delay(2000)
-    s.close()
-    return `${sent} requests of 900 KiB, no reply read`
+    return echoUnread(endpoint, sockets, 200, 30000)
   },
 
   /** Requests that reuse one id, cancels of ids never sent, and every odd timeout. */
@@ -282,12 +277,7 @@ export const kinds = {
 
   /** Asks for 410 replies of 900 KiB and never reads one, then hangs up. */
   async 'slow-reader' (endpoint, { sockets }) {
-    const s = dealer(endpoint, sockets, { receiveHighWaterMark: 1, sendTimeout: 5000 })
-    const big = Buffer.alloc(900 * 1024, 7)
-    const sent = await sendAll(s, Array.from({ length: 410 }, (_, i) => [encodeRequest([[i + 1, 'echo', big, 60000]])]))
-    await delay(2000)
-    s.close()
-    return `${sent} requests of 900 KiB, no reply read`
+    return echoUnread(endpoint, sockets, 410, 60000)
   },
 
   /** Connections opened by the hundred, half of them never saying a word (the handshake timer closes them). */
@@ -305,6 +295,16 @@ export const kinds = {
     for (const sock of open) sock.destroy()
     return '400 connections, half of them silent, half stopping mid-greeting'
   },
+}
+
+/** `count` echo requests of 900 KiB (fresh ids, `timeout` ms each) on one connection whose replies are never read; hangs up 2 s after the last is sent. */
+async function echoUnread (endpoint, sockets, count, timeout) {
+  const s = dealer(endpoint, sockets, { receiveHighWaterMark: 1, sendTimeout: 5000 })
+  const big = Buffer.alloc(900 * 1024, 7)
+  const sent = await sendAll(s, Array.from({ length: count }, (_, i) => [encodeRequest([[i + 1, 'echo', big, timeout]])]))
+  await delay(2000)
+  s.close()
+  return `${sent} requests of 900 KiB, no reply read`
 }
 
 /** A ZMTP 3.0 greeting, NULL mechanism, as a server would not check. */
