@@ -5,6 +5,7 @@ import { Peer, Client } from '../../index.js'
 export function harness () {
   const peers = []
   const clients = []
+  const sockets = []
   return {
     async peer (options = {}) {
       const p = new Peer({ bind: 'tcp://127.0.0.1:0', ...options })
@@ -17,7 +18,13 @@ export function harness () {
       clients.push(c)
       return c
     },
+    /** A raw socket of the test's own (a zeromq.js socket, linger 0), closed at cleanup; returns it. */
+    track (socket) {
+      sockets.push(socket)
+      return socket
+    },
     async cleanup () {
+      for (const s of sockets.splice(0)) s.close()
       await Promise.all(clients.splice(0).map((c) => c.close()))
       await Promise.all(peers.splice(0).map((p) => { p.options.drainTimeout = 0; return p.stop() }))
     },

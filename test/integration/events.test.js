@@ -14,11 +14,7 @@ import { newKeyPair } from '../../transport/keys.js'
 describe('events', function () {
   this.timeout(20000)
   const h = harness()
-  const sockets = []
-  afterEach(async () => {
-    for (const s of sockets.splice(0)) s.close()
-    await h.cleanup()
-  })
+  afterEach(() => h.cleanup())
 
   /** A client that knows every peer of `peers` and what each subscribes to. */
   async function clientOf (peers, options = {}) {
@@ -174,7 +170,7 @@ describe('events', function () {
     let runs = 0
     const p = await h.peer({ events: { 'cache.drop': () => { runs++ } } })
     const s = new zmq.Dealer({ linger: 0, receiveTimeout: 1000 })
-    sockets.push(s)
+    h.track(s)
     s.connect(p.endpoint)
     const ack = async () => decode((await s.receive())[0]).replies
     await s.send(encodeEvent([[7, 'cache.drop', 'k', 1000, 'cache.drop', true]]))
@@ -210,7 +206,7 @@ describe('events', function () {
   it('a peer that does not say it takes events (no Feature.EVENTS) is never sent one, whatever it states; the error says so', async () => {
     // A hand-written peer whose SERVICE answer lists a subscription but only Feature.STREAMS.
     const odd = new zmq.Router({ linger: 0 })
-    sockets.push(odd)
+    h.track(odd)
     await odd.bind('tcp://127.0.0.1:0')
     const d = describeService({ methods: ['echo'], version: null, labels: {}, capacity: null, events: [['cache.drop', 'cache.drop']] })
     let events = 0

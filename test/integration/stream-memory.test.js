@@ -15,17 +15,13 @@ const MiB = 1024 * 1024
 describe('streams no one reads, all together', function () {
   this.timeout(30000)
   const h = harness()
-  const sockets = []
-  afterEach(async () => {
-    for (const s of sockets.splice(0)) s.close()
-    await h.cleanup()
-  })
+  afterEach(() => h.cleanup())
 
   for (const threads of [1, 0]) {
     it(`16 streams of 1 MB items, each granted 64 MiB and never read, make what half of maxInflightBytes allows and ZeroMQ's queue holds, not their credit (handlers ${threads === 0 ? 'on the main thread' : 'on a thread'})`, async () => {
       const p = await h.peer({ handlers: DEMO, threads, maxInflightBytes: 16 * MiB })
       const s = new zmq.Dealer({ linger: 0, receiveHighWaterMark: 1, sendTimeout: 1000 })
-      sockets.push(s)
+      h.track(s)
       s.connect(p.endpoint)
       for (let i = 1; i <= 16; i++) await s.send([encodeStreamOpen(i, 'count', { n: 1000, size: 1000000 }, 60000, 1024, 64 * MiB, false)])
       let held = 0

@@ -50,11 +50,7 @@ describe('connection caps: the logic', () => {
 describe('connection caps on a secured peer (real CURVE handshakes)', function () {
   this.timeout(20000)
   const h = harness()
-  const sockets = []
-  afterEach(async () => {
-    for (const s of sockets.splice(0)) s.close()
-    await h.cleanup()
-  })
+  afterEach(() => h.cleanup())
 
   const cluster = newKeyPair()
   const alice = newKeyPair()
@@ -62,7 +58,7 @@ describe('connection caps on a secured peer (real CURVE handshakes)', function (
   /** A raw CURVE socket with alice's key from `source`; resolves whether the peer answered a PING. */
   async function answered (endpoint, source) {
     const s = new zmq.Dealer({ linger: 0, receiveTimeout: 2000, curveServerKey: cluster.publicKey, curvePublicKey: alice.publicKey, curveSecretKey: alice.secretKey })
-    sockets.push(s)
+    h.track(s)
     s.connect(`tcp://${source}:0;${endpoint.slice('tcp://'.length)}`)
     await s.send(['PING'])
     try { await s.receive(); return true } catch { return false }
