@@ -5,12 +5,10 @@
 // module graph works from Node 20.19 on, as long as no module in it has a top-level await.
 import { expect } from 'chai'
 import { execFile } from 'node:child_process'
-import { mkdtemp, mkdir, rm, symlink, writeFile, copyFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { rm, writeFile, copyFile } from 'node:fs/promises'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { ROOT, consumerDir } from '../helpers/consumer.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const FIXTURES = path.join(ROOT, 'test', 'fixtures')
 
 function node (args, cwd) {
@@ -23,10 +21,7 @@ describe('CommonJS (require)', function () {
   let dir
 
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'zeromesh-cjs-'))
-    await mkdir(path.join(dir, 'node_modules', '@types'), { recursive: true })
-    await symlink(ROOT, path.join(dir, 'node_modules', 'zeromesh'), 'dir')
-    await symlink(path.join(ROOT, 'node_modules', '@types', 'node'), path.join(dir, 'node_modules', '@types', 'node'), 'dir')
+    dir = await consumerDir('zeromesh-cjs-')
     await writeFile(path.join(dir, 'package.json'), JSON.stringify({ name: 'cjs-app', private: true, type: 'commonjs' }))
   })
 

@@ -8,12 +8,10 @@
 // "types" names it, so each consumer names "node".
 import { expect } from 'chai'
 import { execFile } from 'node:child_process'
-import { mkdtemp, mkdir, rm, symlink, writeFile, readFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { rm, writeFile, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { ROOT, consumerDir } from '../helpers/consumer.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const TSC = { 5.9: path.join(ROOT, 'node_modules/typescript-5.9/bin/tsc'), 7: path.join(ROOT, 'node_modules/typescript/bin/tsc') }
 
 function tsc (version, cwd) {
@@ -26,11 +24,7 @@ describe('TypeScript consumers: every entry resolves with its types', function (
   let entries
 
   before(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), 'zeromesh-ts-'))
-    await mkdir(path.join(dir, 'node_modules', '@types'), { recursive: true })
-    await symlink(ROOT, path.join(dir, 'node_modules', 'zeromesh'), 'dir')
-    await symlink(path.join(ROOT, 'node_modules', '@types', 'node'), path.join(dir, 'node_modules', '@types', 'node'), 'dir')
-    for (const dep of ['@nestjs', 'rxjs', 'prom-client', 'reflect-metadata']) await symlink(path.join(ROOT, 'node_modules', dep), path.join(dir, 'node_modules', dep), 'dir')
+    dir = await consumerDir('zeromesh-ts-', ['@nestjs', 'rxjs', 'prom-client', 'reflect-metadata'])
     const pkg = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'))
     entries = Object.keys(pkg.exports).filter((e) => e !== './package.json').map((e) => (e === '.' ? 'zeromesh' : `zeromesh/${e.slice(2)}`))
     // One import of every entry, each used as a value, so a missing declaration is an error.
