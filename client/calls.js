@@ -96,7 +96,7 @@ export class Calls {
     call.kind.counts.started++
     this.pending.add(call)
     this.o.tracing.start(call)
-    call.diagnostics = begun(call.kind.channel, { method: call.method, kind: call.kind.noun, group: call.group ?? null, endpoint: null, attempts: 0 })
+    call.diagnostics = begun(call.kind.channel, call.method, call.kind.noun, call.group ?? null, null, 0)
     const signal = call.signal
     if (signal !== undefined) {
       if (signal.aborted) return this.settle(call, call.abortError())

@@ -84,7 +84,7 @@ export class Dispatcher {
     const traced = this.tracing.start(req, ctx) // null unless traced: then the reply ends the span
     if (traced !== null) reply = traced.replying(reply)
     const channel = kind === 'event' ? channels.peerEvent : channels.peerRequest
-    const diag = begun(channel, { method: req.method, kind, group: req.group ?? null, endpoint: this.endpoint })
+    const diag = begun(channel, req.method, kind, req.group ?? null, this.endpoint)
     if (diag !== null) reply = diagnosed(channel, diag, reply)
     let out
     try {

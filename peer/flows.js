@@ -20,6 +20,7 @@ export class Flows {
   constructor ({ header = null } = {}) {
     this.header = header
     this.byKey = new Map() // header value -> Flow
+    this.overflow = null //   the one flow of every header value past MAX_FLOWS, made when first needed
   }
 
   /** The flow of work from `conn` with `headers` (a request's, or null). */

@@ -90,7 +90,7 @@ export class PeerStreams {
     conn.streams.set(msg.id, s)
     this.all.add(s)
     s.traced = d.tracing.start(msg, s.ctx)
-    s.diagnostics = begun(channels.peerStream, { method: msg.method, kind: 'stream', group: null, endpoint: this.o.endpoint })
+    s.diagnostics = begun(channels.peerStream, msg.method, 'stream', null, this.o.endpoint)
     this.size++
     this.counts.opened++
     if (msg.timeoutMs > 0) s.deadlineTimer = this.o.clock.setTimeout(() => { s.deadlineTimer = null; this.counts.expired++; this.stop(s, expiredEnd(s)) }, Math.min(msg.timeoutMs, 2 ** 31 - 1))

@@ -5,6 +5,7 @@
 // the descriptor's digest and every client, older ones too, asks the peer again.
 import { Limits } from './constants.js'
 import { fnv1a } from './fnv.js'
+import { byCodeUnits } from './code-units.js'
 
 /** The label a peer with subscriptions states: the FNV-1a digest of its events element, 8 hex digits. */
 export const EVENTS_LABEL = 'zeromesh/events'
@@ -17,7 +18,7 @@ export function subscriptionKey (event, group) {
 /** The events element of `[event, group]` pairs: sorted by event, then group (code units); null when there are none. */
 export function eventsElement (pairs) {
   if (pairs.length === 0) return null
-  return [...pairs].map(([e, g]) => [e, g]).sort((a, b) => byUnits(a[0], b[0]) || byUnits(a[1], b[1]))
+  return [...pairs].map(([e, g]) => [e, g]).sort((a, b) => byCodeUnits(a[0], b[0]) || byCodeUnits(a[1], b[1]))
 }
 
 /** The EVENTS_LABEL value of an element: FNV-1a of `event\\0group\\n` for each pair in order, 8 hex digits. */
@@ -34,7 +35,7 @@ export function eventsProblem (v) {
   let prev = null
   for (const p of v) {
     if (!Array.isArray(p) || p.length !== 2 || !isName(p[0]) || !isName(p[1])) return `a subscription must be [event, group], each a string of 1 to ${Limits.maxEventLength} characters`
-    if (prev !== null && (byUnits(prev[0], p[0]) || byUnits(prev[1], p[1])) >= 0) return 'subscriptions must be sorted by event, then group, each listed once'
+    if (prev !== null && (byCodeUnits(prev[0], p[0]) || byCodeUnits(prev[1], p[1])) >= 0) return 'subscriptions must be sorted by event, then group, each listed once'
     prev = p
   }
   return null
@@ -43,8 +44,4 @@ export function eventsProblem (v) {
 /** Whether `v` is an event or group name (1 to Limits.maxEventLength UTF-16 code units). */
 export function isName (v) {
   return typeof v === 'string' && v.length > 0 && v.length <= Limits.maxEventLength
-}
-
-function byUnits (a, b) {
-  return a < b ? -1 : a > b ? 1 : 0
 }

@@ -9,6 +9,7 @@ import semver from 'semver'
 import { Limits } from './constants.js'
 import { fnv1a } from './fnv.js'
 import { subscriptionKey } from './events.js'
+import { byCodeUnits } from './code-units.js'
 
 const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/
 const CONTROL = /[\u0000-\u001f\u007f]/ // eslint-disable-line no-control-regex
@@ -53,10 +54,6 @@ export function serviceDigest (d) {
   const methods = [...d.methods].sort(byCodeUnits).join('\n')
   const labels = Object.keys(d.labels).sort(byCodeUnits).map((k) => `${k}=${d.labels[k]}`).join('\n')
   return fnv1a(`${methods}\0${d.version ?? ''}\0${labels}\0${d.capacity ?? ''}\0`)
-}
-
-function byCodeUnits (a, b) {
-  return a < b ? -1 : a > b ? 1 : 0
 }
 
 /**

@@ -6,6 +6,7 @@
 // states the label STREAMS_LABEL (the digest of this element), so a change of it changes the
 // descriptor's digest and every client asks the peer again.
 import { fnv1a } from './fnv.js'
+import { byCodeUnits } from './code-units.js'
 
 /** The label a peer with stream methods states: the FNV-1a digest of its streams element, 8 hex digits. */
 export const STREAMS_LABEL = 'zeromesh/streams'
@@ -13,7 +14,7 @@ export const STREAMS_LABEL = 'zeromesh/streams'
 /** The streams element of `names` (methods served as streams): sorted by code units, each once; null when there are none. */
 export function streamsElement (names) {
   if (names.length === 0) return null
-  return [...new Set(names)].sort(byUnits)
+  return [...new Set(names)].sort(byCodeUnits)
 }
 
 /** The STREAMS_LABEL value of an element: FNV-1a of each name followed by a line feed, in order, 8 hex digits. */
@@ -29,12 +30,8 @@ export function streamsProblem (v, methods) {
   let prev = null
   for (const m of v) {
     if (typeof m !== 'string' || !methods.has(m)) return 'streams must name methods the answer lists'
-    if (prev !== null && byUnits(prev, m) >= 0) return 'streams must be sorted by code units, each listed once'
+    if (prev !== null && byCodeUnits(prev, m) >= 0) return 'streams must be sorted by code units, each listed once'
     prev = m
   }
   return null
-}
-
-function byUnits (a, b) {
-  return a < b ? -1 : a > b ? 1 : 0
 }

@@ -33,9 +33,13 @@ export const channels = Object.freeze({
   peerEvent: diagnosticsChannel.tracingChannel('zeromesh:peer:event'),
 })
 
-/** A call's message on `channel`, published as begun (start, end); null when nothing subscribes. */
-export function begun (channel, message) {
+/**
+ * A call's message on `channel`, published as begun (start, end); null when nothing subscribes
+ * (then nothing is made). `attempts`: a client's (its message counts them), or undefined for a peer's.
+ */
+export function begun (channel, method, kind, group, endpoint, attempts) {
   if (!channel.hasSubscribers) return null
+  const message = attempts === undefined ? { method, kind, group, endpoint } : { method, kind, group, endpoint, attempts }
   channel.start.publish(message)
   channel.end.publish(message)
   return message
