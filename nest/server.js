@@ -13,7 +13,6 @@ import { zeromeshHandlers, ZEROMESH_TRANSPORT } from './handlers.js'
 import { invalidArgument } from '../protocol/errors.js'
 
 const THREAD_MODULE = new URL('./thread.js', import.meta.url)
-const OWN = ['module', 'moduleExport', 'group', 'threadLogger']
 
 export class ZeromeshServer extends Server {
   /**
@@ -29,9 +28,8 @@ export class ZeromeshServer extends Server {
     super()
     if (options === null || typeof options !== 'object') throw invalidArgument('new ZeromeshServer(options): options must be an object of Peer options (docs/guides/nestjs.md)')
     for (const k of ['handlers', 'events']) if (options[k] !== undefined) throw invalidArgument(`new ZeromeshServer(options): leave out ${k}: the application's @MessagePattern and @EventPattern handlers are its ${k}`)
-    const { module, moduleExport = 'AppModule', group = null, threadLogger = ['error', 'warn'], ...peerOptions } = options
-    const threads = peerOptions.threads ?? 0
-    if (!Number.isInteger(threads) || threads < 0) throw invalidArgument(`new ZeromeshServer(options): threads must be a whole number (0: handlers on the main thread), got ${JSON.stringify(peerOptions.threads)}`)
+    const { module, moduleExport = 'AppModule', group = null, threadLogger = ['error', 'warn'], threads = 0, ...peerOptions } = options
+    if (!Number.isInteger(threads) || threads < 0) throw invalidArgument(`new ZeromeshServer(options): threads must be a whole number (0: handlers on the main thread), got ${JSON.stringify(threads)}`)
     if (threads > 0 && module === undefined) throw invalidArgument('new ZeromeshServer({ threads }): give module, the file of the application module each thread bootstraps (its export: moduleExport, default AppModule)')
     if (threads === 0 && module !== undefined) throw invalidArgument('new ZeromeshServer({ module }): module is for worker threads: give threads too, or leave module out to run the handlers on the main thread')
     if (typeof moduleExport !== 'string') throw invalidArgument('new ZeromeshServer(options): moduleExport must be a string')
@@ -40,7 +38,6 @@ export class ZeromeshServer extends Server {
     this.propagatesEventHandlerErrors = true // an event handler's error goes back to its publisher, not to Nest's log
     this.own = { threads, module: module === undefined ? null : moduleUrl(module), moduleExport, group, threadLogger }
     this.peerOptions = peerOptions
-    delete this.peerOptions.threads
     this.peer = null
     this.listeners = [] // on() before listen(): [event, callback]
   }
