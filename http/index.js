@@ -30,7 +30,7 @@ export const RETRY_AFTER_S = 1
  */
 export function httpAnswerOf (err) {
   const code = typeof err?.code === 'string' ? err.code : null
-  const status = (code !== null && httpStatusOfCode[code]) || 500
+  const status = code !== null && Object.hasOwn(httpStatusOfCode, code) ? httpStatusOfCode[code] : 500 // own keys only: a code such as 'constructor' is no status
   const body = { error: status === 500 ? 'internal error' : String(err?.message ?? ''), code }
   if (status === 400 && Array.isArray(err?.issues)) body.issues = err.issues
   return { status, retryAfter: status === 503 ? RETRY_AFTER_S : null, body }
