@@ -1,14 +1,14 @@
-// Runs requests against inline handlers and turns every outcome into a reply entry:
-// a result, a thrown error (message and code kept), or the admission's refusal (an unknown
-// method, busy, draining: admission.js). Knows nothing of sockets: it is handed a
-// `reply(entry)` callback per request.
+// Runs work the intake admitted (intake.js) against inline handlers (or a thread's, through
+// the pool) and turns every outcome into a reply entry: a result, a thrown error (message and
+// code kept), or the admission's refusal (an unknown method, busy, draining: admission.js).
+// Each run gets its ctx, its span, its diagnostics message and the middleware chain. Knows
+// nothing of sockets: it is handed a `reply(entry)` callback per run.
 import { remoteValue } from '../protocol/issues.js'
 import { runChain } from '../runtime/middleware.js'
 import { Status } from '../protocol/constants.js'
 import { IdTable } from '../runtime/id-table.js'
 import { DrainingError, RemoteCode, AbortError } from '../protocol/errors.js'
 import { closeSource, isStream } from '../protocol/stream-producer.js'
-import { NO_FLOW } from './flows.js'
 import { RequestContext } from './request-context.js'
 import { PeerTracing } from './tracing.js'
 import { channels, begun, answered } from '../runtime/diagnostics.js'
@@ -23,7 +23,6 @@ export class Dispatcher {
    * @param {import('./admission.js').Admission} o.admission  whether new work is taken
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {string} o.endpoint
-   * @param {((req: object, entry: Array, arrived: number) => void)|null} [o.debug]  told of every answer, at --log-level debug only
    * @param {{ publish: Function, broadcast: Function }|null} [o.publisher]  how handlers publish events (ctx.publish)
    */
   constructor (o) {
@@ -32,7 +31,6 @@ export class Dispatcher {
     this.admission = o.admission
     this.clock = o.clock
     this.endpoint = o.endpoint
-    this.debug = o.debug ?? null
     this.publisher = o.publisher ?? null
     this.tracing = new PeerTracing() // SERVER spans, when a tracer provider is registered
     this.idleWaiters = []
@@ -47,24 +45,13 @@ export class Dispatcher {
     return this.admission.inflight
   }
 
-  /**
-   * Runs one decoded request holding `bytes` of the peer's budget; calls `reply([id, status,
-   * value])` exactly once, synchronously for the refusals and when the handler returns
-   * synchronously. `scope` (the client connection's ClientRequests, or null) keeps the
-   * contexts of running async requests in its `running` table, by request id, so the client
-   * can cancel them (an IdTable, not a Map: runtime/id-table.js says why). `now`: the clock's
-   * time when the request arrived, if the caller has it. `flow`: the flow it is counted in
-   * (flows.js). A request the client cancelled gets no reply: `reply(null)` says it is over.
-   */
-  run (req, reply, scope = null, now = this.clock.now(), bytes = 0, flow = NO_FLOW) {
-    this.counts.requests++
-    if (this.debug !== null) { const answer = reply; reply = (entry) => { answer(entry); if (entry !== null) this.debug(req, entry, now) } }
-    const fn = this.admission.take(req.method, bytes, null, flow)
-    if (typeof fn !== 'function') return reply(this.refusal(req.id, req.method, fn))
-    let mc = this.byMethod.get(req.method)
-    if (mc === undefined) this.byMethod.set(req.method, mc = { requests: 0, ok: 0, errors: 0 })
-    mc.requests++
-    this.execute(req, fn, reply, scope, now, bytes, mc, 'request', flow)
+  /** The `ctx` of work of `kind` ('request', 'event', 'stream') for `req`, arrived `now`, counted in `flow`. */
+  context (req, kind, flow, now) {
+    const ctx = new RequestContext(req, this.endpoint, this.clock, now)
+    ctx.kind = kind
+    ctx.publisher = this.publisher
+    ctx.flow = flow
+    return ctx
   }
 
   /**
@@ -77,10 +64,7 @@ export class Dispatcher {
    */
   execute (req, fn, reply, scope, now, bytes, tally, kind, flow) {
     const admission = this.admission
-    const ctx = new RequestContext(req, this.endpoint, this.clock, now)
-    ctx.kind = kind
-    ctx.publisher = this.publisher
-    ctx.flow = flow
+    const ctx = this.context(req, kind, flow, now)
     const traced = this.tracing.start(req, ctx) // null unless traced: then the reply ends the span
     if (traced !== null) reply = traced.replying(reply)
     const channel = kind === 'event' ? channels.peerEvent : channels.peerRequest

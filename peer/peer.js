@@ -1,8 +1,6 @@
 // A zeromesh peer: binds its socket, answers zeromesh requests through the dispatcher,
 // answers 10/FLP pings and requests, and stops gracefully.
-import { adviseAllocatorOnce, HELD_BYTES } from './allocator-advice.js'
-import { collectWhenIdle } from './idle-collect.js'
-import { watchMemoryLimit, SHED_AT, COLLECT_AT } from './memory-limit.js'
+import { startMemoryPolicy, pressedMessage } from './memory-policy.js'
 import { middlewareOf } from '../runtime/middleware.js'
 import { METHOD } from '../runtime/contract.js'
 import { readContracts } from '../protocol/contracts.js'
@@ -16,6 +14,9 @@ import { Flows } from './flows.js'
 import { RecentRequests } from './recent-requests.js'
 import { PeerStreams } from './streams.js'
 import { PeerEvents } from './events.js'
+import { finishInFlight, awaitQuiet, QUIET_MS } from './drain.js'
+import { PeerRequests } from './requests.js'
+import { Intake } from './intake.js'
 import { PeerPublisher } from './publisher.js'
 import { collectGarbage as collectThisHeap } from './collect.js'
 import { PeerSecurity } from './security.js'
@@ -30,13 +31,12 @@ import {
 import { ReplyOutbox } from './reply-outbox.js'
 import { FlpServer } from './flp-server.js'
 import { classify, Kind } from '../protocol/flp.js'
-import { MessageType, Status, Feature } from '../protocol/constants.js'
+import { MessageType, Feature } from '../protocol/constants.js'
 import { ClosedError, ProtocolError } from '../protocol/errors.js'
 import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
 import { SILENT_LOGGER } from '../runtime/options.js'
 
-const QUIET_MS = 100 //     a stopping peer closes once no message came for this long...
-const QUIET_STEP_MS = 20 // ...checked this often
+const NONE = Object.freeze([])
 
 export class Peer extends EventEmitter {
   /** @param {object} [options]  PeerOptions (index.d.ts; docs/reference/peer.md) */
@@ -49,6 +49,8 @@ export class Peer extends EventEmitter {
     this.dispatcher = null
     this.admission = null // whether new work is taken (admission.js), once started
     this.streams = null // PeerStreams, once started
+    this.requests = null // PeerRequests, once started
+    this.intake = null // the one way requests, events and streams enter (intake.js), once started
     this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
     this.flows = new Flows({ header: this.options.flowHeader }) // the flows that share it when it is busy (flows.js)
     this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {}, memory: { collections: 0, sheds: 0 } }
@@ -71,8 +73,8 @@ export class Peer extends EventEmitter {
     this.cluster = null // gossip, membership, DNS seeds, once started (cluster.js)
     const o = this.options
     this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
-    this.janitor = null // the idle collection (idle-collect.js), once started
-    this.limiter = null // the memory limit's watch (memory-limit.js), once started
+    this.memory = null // what it does about its memory (memory-policy.js), once started
+    this.limiter = null // the memory limit's watch (memory-limit.js), once started with a memoryLimit
     this.middleware = [] // peer.use()'s, then the handler modules', run on this thread before each handler (runtime/middleware.js)
     // Debug lines cost nothing unless the logger takes them: decided once, here.
     this.debugging = typeof o.logger.isLevelEnabled === 'function' ? o.logger.isLevelEnabled('debug') : o.logger !== SILENT_LOGGER
@@ -209,27 +211,33 @@ export class Peer extends EventEmitter {
       throw err
     }
     const endpoint = this.transport.endpoint
-    this.admission = new Admission({ handlers, limits: o, pressedMessage: () => this.pressedMessage() })
-    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null, publisher: this.publisher })
+    this.admission = new Admission({ handlers, limits: o, pressedMessage: () => pressedMessage(this.limiter, o.memoryLimit) })
+    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, publisher: this.publisher })
     this.recent = new RecentRequests({ clock: o.clock, connections: this.connections })
+    // The three kinds of work, and the one intake they all enter by (intake.js).
+    this.requests = new PeerRequests({
+      dispatcher: this.dispatcher,
+      admission: this.admission,
+      replies: this.replies,
+      counts: this.counts,
+      latency: () => this.latency,
+      clock: o.clock,
+      debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null,
+    })
     this.streams = new PeerStreams({
       dispatcher: this.dispatcher,
-      flows: this.flows,
       clock: o.clock,
       endpoint,
       send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
       limits: o,
-      requestKnown: (conn, id) => this.recent.knows(conn, id),
     })
     this.events = new PeerEvents({
       subscriptions: this.own.subscriptions,
-      flows: this.flows,
       dispatcher: this.dispatcher,
       admission: this.admission,
-      recent: this.recent,
       replies: this.replies,
-      clock: o.clock,
     })
+    this.intake = new Intake({ recent: this.recent, replies: this.replies, flows: this.flows, clock: o.clock, asked: (conn, now) => this.security.asked(conn, now) })
     this.cluster = new PeerCluster({
       options: o,
       endpoint,
@@ -246,35 +254,15 @@ export class Peer extends EventEmitter {
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
     this.cluster.join()
-    // Memory back once a burst is over: an idle process allocates nothing, so V8 would not
-    // collect (idle-collect.js); and glibc keeps what was freed unless its environment says
-    // otherwise, which only the user can set (allocator-advice.js).
-    if (o.collectWhenIdle) {
-      const mb = (x) => Math.round(x / (1024 * 1024))
-      this.janitor = collectWhenIdle({
-        activity: () => this.counts.received,
-        collect: () => this.collectGarbage(),
-        onCollect: ({ before, after, floor }) => {
-          o.logger.debug({ rssBefore: before, rssAfter: after }, `idle after a burst: collected, RSS ${mb(before)} -> ${mb(after)} MB`)
-          // Memory the allocator settings would have given back, held: the moment to say so (allocator-advice.js).
-          if (after - floor >= HELD_BYTES) adviseAllocatorOnce((advice) => process.emitWarning(advice, { code: 'ZEROMESH_ALLOCATOR' }), after - floor)
-        },
-      })
-    }
-    if (o.memoryLimit > 0) {
-      const mb = (x) => Math.round(x / (1024 * 1024))
-      this.limiter = watchMemoryLimit({
-        limit: o.memoryLimit,
-        collect: () => this.collectGarbage(),
-        shed: () => { this.closeConnections().catch(() => {}) },
-        onAction: (what, { rss, after }) => {
-          this.counts.memory[what === 'collect' ? 'collections' : 'sheds']++
-          if (what === 'collect') o.logger.debug({ rss, rssAfter: after, memoryLimit: o.memoryLimit }, `memory at ${mb(rss)} of ${mb(o.memoryLimit)} MB: collected, ${mb(after)} MB`)
-          else o.logger.warn({ rss, memoryLimit: o.memoryLimit }, `memory at ${mb(rss)} of ${mb(o.memoryLimit)} MB after a collection: closing every connection (clients reconnect)`)
-        },
-      })
-      this.admission.memory = this.limiter // new work is taken by the room it leaves
-    }
+    this.memory = startMemoryPolicy({
+      options: o,
+      activity: () => this.counts.received,
+      collect: () => this.collectGarbage(),
+      shed: () => { this.closeConnections().catch(() => {}) },
+      counts: this.counts.memory,
+    })
+    this.limiter = this.memory.limiter
+    if (this.limiter !== null) this.admission.memory = this.limiter // new work is taken by the room it leaves
     const sec = o.security
     o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds, memoryLimit: o.memoryLimit },
       `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
@@ -327,7 +315,7 @@ export class Peer extends EventEmitter {
     if (this.security.keyProofs !== null && msg.type !== MessageType.KEY_PROOF && msg.type !== MessageType.SEALED) this.security.seen(conn)
     switch (msg.type) {
       case MessageType.REQUEST:
-        return this.onRequests(conn, msg, frame.length)
+        return this.intake.take(conn, this.requests, msg.requests, msg.invalid, frame.length)
       case MessageType.PING:
         // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a client
         // that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4). A secured
@@ -353,7 +341,7 @@ export class Peer extends EventEmitter {
         return
       }
       case MessageType.STREAM_OPEN:
-        return this.streams.open(conn, msg)
+        return msg.invalid === null ? this.intake.take(conn, this.streams, [msg], NONE, 0) : this.intake.take(conn, this.streams, NONE, [msg], 0)
       case MessageType.STREAM_CREDIT:
         return this.streams.credit(conn, msg)
       case MessageType.STREAM_ITEM:
@@ -363,55 +351,13 @@ export class Peer extends EventEmitter {
       case MessageType.MEMBERS_GET:
         return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
       case MessageType.EVENT:
-        return this.events.onEvents(conn, msg, frame.length)
+        return this.intake.take(conn, this.events, msg.events, msg.invalid, frame.length)
       case MessageType.SERVICE_GET:
         return this.transport.send(clientId, [encodeService(msg.seq, this.own.descriptor, Feature.STREAMS | Feature.EVENTS)])
       default:
         // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's
         // bound socket: counted and dropped.
         this.counts.malformed++
-    }
-  }
-
-  /**
-   * The requests of one frame of `bytes` from `conn`. Each holds its share of the frame's
-   * bytes until it is answered; one that would take the peer past its byte budget is
-   * answered BUSY without running (admission.js: the client goes elsewhere), so a burst of
-   * large requests, or a client that sends faster than the peer answers, costs at most that
-   * much memory in requests.
-   */
-  onRequests (conn, msg, bytes) {
-    const now = this.options.clock.now() // once per frame
-    const recent = this.recent.of(conn, now) // once per frame: the duplicates memory
-    const { requests, invalid } = msg
-    const share = requests.length === 0 ? 0 : Math.ceil(bytes / requests.length)
-    this.security.asked(conn, now)
-    // A lone request (the only one in its frame, nothing waiting for its connection) is
-    // answered at once when its handler returns synchronously: no added latency at low load.
-    this.replies.enter(conn, requests.length + invalid.length)
-    try {
-      for (let i = 0; i < invalid.length; i++) this.dispatcher.invalid(invalid[i], (entry) => { this.replies.answer(conn, entry) })
-      for (let i = 0; i < requests.length; i++) {
-        const req = requests[i]
-        if (conn.streams !== null && conn.streams.has(req.id)) { // ids are shared with streams (PROTOCOL.md 4.10)
-          this.dispatcher.invalid({ id: req.id, reason: `request id ${req.id} is an open stream's on this connection (stream and request ids are shared)` }, (entry) => { this.replies.answer(conn, entry) })
-          continue
-        }
-        const seen = recent.begin(req.id)
-        if (seen === 'running') { this.counts.duplicates++; continue }
-        if (seen !== 'new') { this.counts.duplicates++; this.replies.send(conn, seen); continue }
-        this.dispatcher.run(req, (entry) => {
-          if (entry === null) return // cancelled by its client: no reply
-          const packed = this.replies.answer(conn, entry, req.bulk) // first: remembering is off the reply's path
-          if (this.latency !== null) this.latency.observe(this.options.clock.now() - now)
-          // Refusals are not remembered: a request refused busy or draining may come back.
-          // A reply is remembered as its packed bytes, ready to be sent again as they are.
-          if (entry[1] === Status.BUSY || entry[1] === Status.DRAINING) recent.forget(entry[0])
-          else recent.finish(entry[0], packed)
-        }, recent, now, share, this.flows.of(conn, req.headers))
-      }
-    } finally {
-      this.replies.leave()
     }
   }
 
@@ -439,12 +385,6 @@ export class Peer extends EventEmitter {
     this.options.logger.error({ err: err?.message ?? String(err) }, `unhealthy: ${err?.message ?? err}; leaving the cluster`)
     this.tell('unhealthy', err)
     this.stop().catch(() => {})
-  }
-
-  pressedMessage () {
-    return this.limiter.pressed
-      ? `peer busy: its process is past ${Math.round(SHED_AT * 100)}% of its memory limit (${this.options.memoryLimit} bytes)`
-      : `peer busy: its process is past ${Math.round(COLLECT_AT * 100)}% of its memory limit (${this.options.memoryLimit} bytes), which leaves ${Math.round(this.limiter.room * 100)}% of maxInflightBytes for requests`
   }
 
   /**
@@ -506,46 +446,21 @@ export class Peer extends EventEmitter {
     return this.stopping
   }
 
-  /**
-   * Before the socket closes, wait until no message came for QUIET_MS (within the drain
-   * timeout). A client that sent nothing lately may not have heard the peer is leaving yet: a
-   * request it sends now is answered DRAINING (not run: it goes elsewhere), where one that
-   * found the socket closed would be lost in flight, and a non-idempotent one would fail with
-   * CONNECTION_LOST. A client that gets DRAINING stops sending, so the quiet comes quickly.
-   */
-  async quiet (until) {
-    const { clock } = this.options
-    let seen = this.counts.received
-    let quietSince = clock.now()
-    while (clock.now() - quietSince < QUIET_MS && clock.now() < until) {
-      await new Promise((resolve) => clock.setTimeout(resolve, QUIET_STEP_MS))
-      if (this.counts.received !== seen) { seen = this.counts.received; quietSince = clock.now() }
-    }
-  }
-
   async stopNow () {
     await this.starting?.catch(() => {})
     this.state = 'stopping'
-    this.janitor?.stop()
-    this.limiter?.stop()
+    this.memory?.stop()
     this.security.stop()
     const { clock, drainTimeout, logger } = this.options
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
     const leaving = this.cluster?.leave()
     const drainEnd = clock.now() + drainTimeout
     if (this.dispatcher !== null) {
-      let timer
-      const timedOut = new Promise((resolve) => { timer = clock.setTimeout(resolve, drainTimeout) })
-      const t0 = clock.now()
-      await Promise.race([this.dispatcher.drain(), timedOut])
-      clock.clearTimeout(timer)
-      if (this.debugging) logger.debug({ inflight: this.dispatcher.inflight, ms: Math.round(clock.now() - t0) }, this.dispatcher.inflight === 0 ? `in-flight requests finished after ${Math.round(clock.now() - t0)} ms` : `drain timeout: ${this.dispatcher.inflight} requests still running`)
-      // Streams still open at the drain timeout end with a retryable DRAINING (the client may resume elsewhere).
-      this.streams.endAll(Status.DRAINING, `peer stopped: its drain timeout (${drainTimeout} ms) passed while the stream was open`)
+      await finishInFlight({ dispatcher: this.dispatcher, streams: this.streams, clock, drainTimeout, debug: this.debugging ? (fields, message) => logger.debug(fields, message) : null })
     }
     await this.publisher.close() // after the work in flight, which may have published
     await leaving
-    await this.quiet(drainEnd)
+    await awaitQuiet(clock, () => this.counts.received, drainEnd)
     if (this.debugging) logger.debug({ received: this.counts.received }, `no request for ${QUIET_MS} ms (or the drain timeout): closing`)
     this.streams?.close()
     await this.pool?.stop()

@@ -28,7 +28,6 @@ import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js
 import { Status, Limits, STREAM_IDLE_MS } from '../protocol/constants.js'
 import { DrainingError, ConnectionLostError, RemoteError, RemoteCode } from '../protocol/errors.js'
 import { isStream } from '../protocol/stream-producer.js'
-import { RequestContext } from './request-context.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
 import { channels, begun, answered } from '../runtime/diagnostics.js'
 
@@ -42,10 +41,11 @@ export class PeerStreams {
    * @param {string} o.endpoint
    * @param {(clientId: Buffer, frames: Buffer[], done?: (code: string|null) => void) => void} o.send  the listener's send (done: see ordered-sender.js)
    * @param {object} o.limits  maxMessageSize, maxBatch, maxInflightBytes, streamIdleTimeout, inputWindow { items, bytes }
-   * @param {(conn, id: number) => boolean} o.requestKnown  whether a request of `conn` runs or is remembered under `id`
    */
   constructor (o) {
     this.o = o
+    this.remembers = false // streams keep no duplicates memory (PROTOCOL.md 4.10)
+    this.batched = false //   their answers are frames of their own, in order (OrderedSender)
     this.all = new Set() //      every open PeerStream (each also in its connection's `streams`, by id)
     this.size = 0
     this.sweeper = null
@@ -55,27 +55,50 @@ export class PeerStreams {
     this.counts = { opened: 0, ended: 0, failed: 0, cancelled: 0, refused: 0, reused: 0, stray: 0, violations: 0, silent: 0, drained: 0, cut: 0, expired: 0, undeliverable: 0, items: 0 }
   }
 
-  /** A STREAM_OPEN from `conn` (connections.js). */
-  open (conn, msg) {
-    const refuse = (status, message) => {
-      this.counts.refused++
-      this.o.send(conn.id, [encodeStreamEnd(msg.id, status, [message, null], 0)])
-    }
+  // As a kind of work the intake takes (intake.js): a STREAM_OPEN from `conn` (connections.js).
+
+  received () {}
+
+  remembered () {
+    return false // never remembered for duplicates (PROTOCOL.md 4.10)
+  }
+
+  duplicate () {}
+
+  /** Answers STREAM_OPEN `msg` with a STREAM_END of `status`: it is over before it began. */
+  refuse (conn, msg, refusal) {
+    this.counts.refused++
+    this.o.send(conn.id, [encodeStreamEnd(msg.id, refusal.status, [refusal.message, null], 0)])
+  }
+
+  invalid (conn, msg) {
     if (conn.streams?.has(msg.id)) { this.counts.reused++; return } // an id in use: dropped, the first stream goes on
+    this.o.dispatcher.counts.invalid++
+    this.refuse(conn, msg, { status: Status.INVALID_REQUEST, message: `invalid stream: ${msg.invalid}` })
+  }
+
+  /**
+   * Its id is taken: by an open stream of the connection (dropped: the first stream goes on),
+   * or by a request of it running or remembered (refused, never run: PROTOCOL.md 4.10).
+   */
+  clash (conn, msg) {
+    if (conn.streams?.has(msg.id)) { this.counts.reused++; return }
+    this.o.dispatcher.counts.invalid++
+    this.refuse(conn, msg, { status: Status.INVALID_REQUEST, message: `stream id ${msg.id} is a request's on this connection (stream and request ids are shared)` })
+  }
+
+  /** Its place among the work in flight (a request stream's input holds the peer's budget while it is open), or the refusal. */
+  admit (msg, bytes, conn, flow) {
+    return this.o.dispatcher.hold(msg.method, msg.input ? this.o.limits.inputWindow.bytes : 0, conn, flow)
+  }
+
+  /** Opens admitted stream `msg` and runs its handler `fn`, counted in `flow`. */
+  run (conn, msg, fn, flow, now) {
     const d = this.o.dispatcher
-    // Ids are shared with requests: one a request of this connection runs or is remembered
-    // under is refused, never run (PROTOCOL.md 4.10).
-    if (this.o.requestKnown(conn, msg.id)) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `stream id ${msg.id} is a request's on this connection (stream and request ids are shared)`) }
-    if (msg.invalid !== null) { d.counts.invalid++; return refuse(Status.INVALID_REQUEST, `invalid stream: ${msg.invalid}`) }
     const l = this.o.limits
-    const reserved = msg.input ? l.inputWindow.bytes : 0 // a request stream's input holds the peer's budget while it is open
-    const flow = this.o.flows.of(conn, msg.headers) // a stream counts in its connection's flow (or its header's)
-    const fn = d.hold(msg.method, reserved, conn, flow)
-    if (typeof fn !== 'function') return refuse(fn.status, fn.message)
+    const reserved = msg.input ? l.inputWindow.bytes : 0
     conn.streams ??= new Map()
-    const now = this.o.clock.now()
-    const s = new PeerStream(msg, conn, new RequestContext({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, this.o.endpoint, this.o.clock, now), reserved, now)
-    s.ctx.flow = flow
+    const s = new PeerStream(msg, conn, d.context({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, 'stream', flow, now), reserved, now)
     // Every frame of the stream from here on leaves through its own sender, in order: items,
     // credit for its input, and its end after the items.
     s.out = new OrderedSender({
@@ -86,7 +109,6 @@ export class PeerStreams {
       onDrain: () => s.producer?.wake?.(),
       onBytes: (delta) => this.heldChanged(delta),
     })
-    s.ctx.publisher = d.publisher
     conn.streams.set(msg.id, s)
     this.all.add(s)
     s.traced = d.tracing.start(msg, s.ctx)
@@ -100,7 +122,6 @@ export class PeerStreams {
       s.out.push(encodeStreamCredit(msg.id, l.inputWindow.items, l.inputWindow.bytes))
     }
     this.sweep()
-    s.ctx.kind = 'stream'
     if (d.middleware.length === 0) return this.start(s, fn, msg.args)
     // Behind the middleware: the handler starts when the last one calls next(), unless the
     // stream was stopped meanwhile; a chain that ends without it ends the stream, empty.
