@@ -117,3 +117,15 @@ export function httpOption (v, viewFlag, usage) {
   const loopback = host === 'localhost' || host === '::1' || /^127\./.test(host)
   return { host, port, view: viewFlag === undefined ? loopback : viewFlag === 'on' }
 }
+
+/** KEY=VALUE,KEY=VALUE as an object (--labels, --where), or undefined. */
+export function labelsOption (v, flag, usage) {
+  if (v === undefined) return undefined
+  const out = {}
+  for (const pair of v.split(',').map((x) => x.trim()).filter(Boolean)) {
+    const i = pair.indexOf('=')
+    if (i <= 0) throw new UsageError(`${flag} takes KEY=VALUE pairs, comma-separated, such as zone=a,tier=gold; got "${pair}"\n\n${usage}`)
+    out[pair.slice(0, i)] = pair.slice(i + 1)
+  }
+  return out
+}

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util'
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { child, killChildren } from '../lib/harness.js'
+import { child, killChildren } from '../../bin/bench/harness.js'
 import { Client } from '../../index.js'
 
 const { values } = parseArgs({ options: { minutes: { type: 'string' }, rate: { type: 'string' } } })

@@ -2,7 +2,7 @@
 // SECONDS (after a warm-up) and prints { rps, p50, p99, ... } as one JSON line.
 //   node bench/lib/client-process.js SEEDS CONCURRENCY SECONDS
 import { Client } from '../../index.js'
-import { drive, PAYLOAD } from './harness.js'
+import { drive, PAYLOAD } from '../../bin/bench/harness.js'
 
 const [seeds, concurrency, seconds] = process.argv.slice(2)
 const client = new Client({ seeds, timeout: 30000 })

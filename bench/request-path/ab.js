@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import os from 'node:os'
-import { child, drive, rawClient, killChildren, median, zeromeshSystem } from '../lib/harness.js'
+import { child, drive, rawClient, killChildren, median, zeromeshSystem } from '../../bin/bench/harness.js'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -30,7 +30,7 @@ const rounds = Number(values.rounds)
 const levels = values.concurrency.split(',').map(Number)
 
 const systems = {
-  raw: rawClient((await child([fileURLToPath(new URL('../lib/raw-echo-server.js', import.meta.url))])).line),
+  raw: rawClient((await child([fileURLToPath(new URL('../../bin/bench/raw-echo-server.js', import.meta.url))])).line),
   other: await zeromeshSystem(other),
   this: await zeromeshSystem(here),
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import os from 'node:os'
-import { child, killChildren } from '../lib/harness.js'
+import { child, killChildren } from '../../bin/bench/harness.js'
 
 const { values } = parseArgs({
   options: {

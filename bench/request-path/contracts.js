@@ -7,7 +7,7 @@
 // Medians of the rounds, and the per-round ratio to plain.
 //   node bench/request-path/contracts.js --rounds 5 --seconds 2 --concurrency 1,256
 import { fileURLToPath } from 'node:url'
-import { child, compareWays, waysOptions, killChildren, PAYLOAD } from '../lib/harness.js'
+import { child, compareWays, waysOptions, killChildren, PAYLOAD } from '../../bin/bench/harness.js'
 import { Client } from '../../index.js'
 import { bench } from '../lib/contract-handlers.js'
 

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import os from 'node:os'
 import { parseArgs } from 'node:util'
 import { Client } from '../../index.js'
-import { child, drive, PAYLOAD, rawClient, rawClientNonBlocking } from '../lib/harness.js'
+import { child, drive, PAYLOAD, rawClient, rawClientNonBlocking } from '../../bin/bench/harness.js'
 
 const { values } = parseArgs({
   options: {
@@ -40,8 +40,8 @@ function cpuMsOf (pid) {
 const ownCpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 
 const peer = await child([here('../../bin/zeromesh.js'), 'peer', '--demo-handlers', '--threads', '0'])
-const rawServer = await child([here('../lib/raw-echo-server.js')])
-const rawMpServer = await child([here('../lib/raw-echo-server.js'), 'msgpack'])
+const rawServer = await child([here('../../bin/bench/raw-echo-server.js')])
+const rawMpServer = await child([here('../../bin/bench/raw-echo-server.js'), 'msgpack'])
 const client = new Client({ seeds: [peer.line], timeout: 30000 })
 const raw1 = rawClient(rawServer.line, 1, PAYLOAD)
 const raw = rawClientNonBlocking(rawServer.line, 32, PAYLOAD)

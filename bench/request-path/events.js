@@ -10,7 +10,7 @@
 //   node bench/request-path/events.js --rounds 5 --seconds 2 --concurrency 1,256
 import { fileURLToPath } from 'node:url'
 import os from 'node:os'
-import { child, compareWays, waysOptions, killChildren, drive, median, PAYLOAD } from '../lib/harness.js'
+import { child, compareWays, waysOptions, killChildren, drive, median, PAYLOAD } from '../../bin/bench/harness.js'
 import { Client } from '../../index.js'
 
 const { seconds, rounds, levels } = waysOptions()

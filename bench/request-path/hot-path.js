@@ -9,7 +9,7 @@
 // Usage: node bench/request-path/hot-path.js [--rounds 21] [--requests 10000] [--against DIR]
 import { parseArgs } from 'node:util'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { PAYLOAD, anyClientTransport } from '../lib/harness.js'
+import { PAYLOAD, anyClientTransport } from '../../bin/bench/harness.js'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '21' }, requests: { type: 'string', default: '10000' }, against: { type: 'string' } } })
 const ROUNDS = Number(values.rounds)

@@ -9,7 +9,7 @@
 //   both     a client with the middleware to the peer with it
 //   node bench/request-path/middleware.js --rounds 5 --seconds 2 --concurrency 1,256
 import { fileURLToPath } from 'node:url'
-import { child, compareWays, waysOptions, killChildren, PAYLOAD } from '../lib/harness.js'
+import { child, compareWays, waysOptions, killChildren, PAYLOAD } from '../../bin/bench/harness.js'
 import { Client } from '../../index.js'
 
 const { seconds, rounds, levels } = waysOptions()

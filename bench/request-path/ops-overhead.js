@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import os from 'node:os'
 import { Client } from '../../index.js'
-import { child, drive, killChildren, median, PAYLOAD } from '../lib/harness.js'
+import { child, drive, killChildren, median, PAYLOAD } from '../../bin/bench/harness.js'
 
 const { values } = parseArgs({
   options: {

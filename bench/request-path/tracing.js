@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 import os from 'node:os'
-import { drive, killChildren, median, zeromeshSystem } from '../lib/harness.js'
+import { drive, killChildren, median, zeromeshSystem } from '../../bin/bench/harness.js'
 import { startTracing, stopTracing, tracingImport, startContext, stopContext, contextImport } from '../lib/tracing-setup.js'
 import { trace, context, ROOT_CONTEXT, TraceFlags } from '@opentelemetry/api'
 

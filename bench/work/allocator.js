@@ -9,7 +9,7 @@
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Client } from '../../index.js'
-import { child, killChildren, median } from '../lib/harness.js'
+import { child, killChildren, median } from '../../bin/bench/harness.js'
 import { minorFaults } from '../lib/proc-threads.js'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, seconds: { type: 'string', default: '3' }, size: { type: 'string', default: '64000' }, thresholds: { type: 'string', default: '262144' } } })

@@ -13,7 +13,7 @@
 import { fork } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import zmq from 'zeromq'
-import { keepState } from '../lib/harness.js'
+import { keepState } from '../../bin/bench/harness.js'
 
 let state = 0 // MB of state each server keeps (--state)
 let nodeFlags = [] // node's flags for the server processes (--node-flags)

@@ -1,7 +1,7 @@
 // A central broker for bench comparisons: a zeromq Proxy (ROUTER front, DEALER back) in this
 // process and N echo workers in child processes. Prints the front endpoint; SIGTERM stops all.
 // Workers hold an IPC channel to the broker and exit when it closes, so they never outlive
-// it, even when the broker is SIGKILLed (as bench/lib/harness.js ends its children).
+// it, even when the broker is SIGKILLed (as bin/bench/harness.js ends its children).
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import * as zmq from 'zeromq'

@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { Client } from '../../client/index.js'
 import { writeKeyPair } from '../../transport/keys.js'
-import { child, drive, rawClient, rawClientNonBlocking, killChildren, payloadOf } from '../lib/harness.js'
+import { child, drive, rawClient, rawClientNonBlocking, killChildren, payloadOf } from './harness.js'
 
 const here = (f) => fileURLToPath(new URL(f, import.meta.url))
 const WARM_UP_S = 1 // at most, for each system at each level before the measured pass (see runBench); half the duration when that is shorter
@@ -64,15 +64,15 @@ export async function runBench ({ seeds, security, concurrency = [1, 16, 256], s
     systems.push({ name: 'zeromesh, CURVE', one: () => c.request('echo', PAYLOAD), close: () => c.close() })
   }
   if (compare) {
-    const raw = rawClient((await child([here('../lib/raw-echo-server.js')])).line, 1, PAYLOAD)
+    const raw = rawClient((await child([here('./raw-echo-server.js')])).line, 1, PAYLOAD)
     systems.push({ name: 'raw zeromq.js', one: raw.one, close: raw.close })
-    const rawX32 = rawClient((await child([here('../lib/raw-echo-server.js')])).line, 32, PAYLOAD)
+    const rawX32 = rawClient((await child([here('./raw-echo-server.js')])).line, 32, PAYLOAD)
     systems.push({ name: 'raw zeromq.js, 32 per message', one: rawX32.one, close: rawX32.close })
-    const rawNb = rawClientNonBlocking((await child([here('../lib/raw-echo-server.js')])).line, 32, PAYLOAD)
+    const rawNb = rawClientNonBlocking((await child([here('./raw-echo-server.js')])).line, 32, PAYLOAD)
     systems.push({ name: 'raw zeromq.js, 32 per frame, non-blocking', one: rawNb.one, close: rawNb.close })
-    const rawMp = rawClientNonBlocking((await child([here('../lib/raw-echo-server.js'), 'msgpack'])).line, 32, PAYLOAD, { msgpack: true })
+    const rawMp = rawClientNonBlocking((await child([here('./raw-echo-server.js'), 'msgpack'])).line, 32, PAYLOAD, { msgpack: true })
     systems.push({ name: 'raw + msgpackr both ends, 32 per frame', one: rawMp.one, close: rawMp.close })
-    const broker = rawClient((await child([here('../lib/broker.js'), '2'])).line, 1, PAYLOAD)
+    const broker = rawClient((await child([here('./broker.js'), '2'])).line, 1, PAYLOAD)
     systems.push({ name: 'broker (zeromq Proxy, 2 workers)', one: broker.one, close: broker.close })
   }
   const results = []

@@ -7,9 +7,9 @@ import fs from 'node:fs'
 import { eventually } from '../helpers/eventually.js'
 
 const BIN = fileURLToPath(new URL('../../bin/zeromesh.js', import.meta.url))
-const BROKER = fileURLToPath(new URL('../../bench/lib/broker.js', import.meta.url))
+const BROKER = fileURLToPath(new URL('../../bin/bench/broker.js', import.meta.url))
 
-/** Pids of processes running this checkout's bench/lib/broker.js (the broker or its workers). */
+/** Pids of processes running this checkout's bin/bench/broker.js (the broker or its workers). */
 function brokers () {
   const out = []
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
