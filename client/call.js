@@ -57,7 +57,6 @@ export class Call {
     this.lost = false //       an earlier attempt was lost with its connection: it may have run
     this.committed = false //  no other peer from now on (a stream's first item arrived, or its input began)
     this.lastError = null //   why the last peer refused (busy, draining, not serving)
-    this.budgetSpent = false
     this.size = 0 //           bytes of its request, once encoded (maxPendingBytes)
     this.waiting = null //     its place among the calls waiting for capacity (capacity.js), while it waits
     this.waited = false //     it waited for capacity before: it keeps its turn

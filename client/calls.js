@@ -2,9 +2,10 @@
 // protocol): started, routed (call-path.js), attempted, answered, refused, timed out or lost,
 // decided by the failover policy (failover.js), and settled, once. Refusals, deadlines,
 // aborts, waiting for capacity, hedges, attempt limits and counters are written here and
-// nowhere else. A kind (requests.js, streams.js) says only how an attempt leaves and how the
-// answers that come back read: it packs and sends, and it reports what came back through
-// ended(), refused(), fail() and the like.
+// nowhere else. A kind (entry-calls.js for requests and events, streams.js) says only how an
+// attempt leaves and how the answers that come back read: it packs and sends, and it reports
+// what came back through ended(), refused(), fail() and the like. The attempt limit's
+// arithmetic (attempt-limit.js) and the failover decision (failover.js) are pure functions.
 //
 // A kind is an object with:
 //   noun           'request', 'stream': how errors name a call of it
@@ -27,6 +28,7 @@ import { IdTable } from '../runtime/id-table.js'
 import { TimerLists } from './timer-lists.js'
 import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
+import { attemptLimit, queuedLimit, answering, nextStep, queuedWaves } from './attempt-limit.js'
 import { refusalError } from './refusals.js'
 import { encodeCancel } from '../protocol/codec.js'
 import { Status } from '../protocol/constants.js'
@@ -162,28 +164,9 @@ export class Calls {
     call.kind.send(call, peer, packed)
   }
 
-  /**
-   * How long this attempt on `peer` may take before another peer is tried, as { step, until }
-   * (ms): the call's `attemptTimeout` for both; or with 'auto' a step of 4x the method's
-   * peak-EWMA latency + 50 ms (at least 100 ms), renewed while the peer answers other calls
-   * (onAttemptTimeout), until 4x the time the call should take there + 50 ms: its latency once
-   * for the call itself and once for each wave of work queued ahead of it at a busy peer (the
-   * peer's load past its declared capacity, `capacity` calls a wave). So a call waiting its turn
-   * in a healthy peer's queue is not an attempt that timed out, and one on a peer that went
-   * silent (frozen, partitioned) is after a step, as fast as ever. Null (no attempt limit: the
-   * whole deadline) for non-idempotent calls, which are not retried after a timeout anyway, for
-   * methods never measured, and when the step would not come before the deadline.
-   */
+  /** How long this attempt on `peer` may take before another peer is tried: attempt-limit.js. */
   attemptTimeoutFor (call, remaining, peer) {
-    if (!call.idempotent) return null
-    const given = call.attemptTimeout
-    if (given !== 'auto') return remaining === 0 || given < remaining ? { step: given, until: given } : null
-    const est = this.methodLatency.get(call.method)?.value
-    if (est == null) return null
-    const step = Math.max(100, tens(4 * est + 50)) // 10 ms steps: few distinct timer lists
-    if (remaining !== 0 && step >= remaining) return null
-    const until = Math.max(step, tens(4 * est * (1 + queuedWaves(peer)) + 50))
-    return { step, until: remaining !== 0 && until >= remaining ? Infinity : until }
+    return attemptLimit({ idempotent: call.idempotent, given: call.attemptTimeout, remaining, estimate: this.methodLatency.get(call.method)?.value, waves: wavesAt(peer) })
   }
 
   /**
@@ -288,7 +271,7 @@ export class Calls {
     } else {
       // The client's idea of what this peer serves was wrong: it is asked again.
       this.o.notServing(peer, call.method)
-      call.lastError = new UnknownMethodError(message)
+      call.lastError = new UnknownMethodError(message, { retryable: !call.committed }) // another peer may serve it
       if (call.committed) return this.settle(call, call.lastError)
     }
     this.retryOrFail(call, Outcome.REFUSED, peer)
@@ -299,15 +282,15 @@ export class Calls {
     const peer = call.peer // the attempt's: a new attempt or a detach removes the limit
     if (call.settled || peer === null) return
     const now = this.clock.now()
-    if (call.attemptTimeout === 'auto' && now - peer.heardAt < Math.max(50, call.attemptStep / 2)) {
+    if (call.attemptTimeout === 'auto' && answering(now, peer.heardAt, call.attemptStep)) {
       // The peer answers other calls (within the last half step): alive. The limit is counted
       // again from what it reports now (its queue may have filled since this call left: a
       // burst's first calls saw none of it), and while within it this call waits its turn
       // there. A peer that went silent (frozen, partitioned) is left at the step, as ever.
       const est = this.methodLatency.get(call.method)?.value
-      if (est != null) call.attemptUntil = Math.max(call.attemptUntil, call.sentAt + tens(4 * est * (1 + queuedWaves(peer)) + 50))
+      if (est != null) call.attemptUntil = Math.max(call.attemptUntil, call.sentAt + queuedLimit(est, wavesAt(peer)))
       if (now < call.attemptUntil) {
-        call.attemptTimer = this.limits.add(call, Math.min(call.attemptStep, Math.max(10, tens(call.attemptUntil - now))), now)
+        call.attemptTimer = this.limits.add(call, nextStep(now, call.attemptUntil, call.attemptStep), now)
         return
       }
     }
@@ -319,10 +302,26 @@ export class Calls {
     this.retryOrFail(call, Outcome.ATTEMPT_TIMEOUT, peer)
   }
 
+  /**
+   * A REPLY frame of `bytes` from `peer`: each entry goes to its call's kind (a request's
+   * reply, an event's ack), or counts as late. A frame of several first has `hold(peer)` told,
+   * so the calls the callers it wakes make leave in one frame.
+   */
+  replies (peer, replies, bytes, hold) {
+    if (replies.length > 1) hold(peer)
+    const each = bytes / replies.length
+    for (let i = 0; i < replies.length; i++) {
+      const r = replies[i]
+      const call = this.pending.get(r.id)
+      if (call === undefined) this.late(peer, r.status) // timed out, aborted or answered by another peer
+      else call.kind.answer(call, peer, r, each)
+    }
+  }
+
   /** Applies the failover policy (failover.js) to a call whose attempt on `peer` ended. */
   retryOrFail (call, outcome, peer) {
     const d = decide(call, outcome, { maxAttempts: this.o.maxAttempts, budget: this.o.budget, random: this.o.random, endpoint: peer.endpoint })
-    if (call.budgetSpent) { call.budgetSpent = false; this.counts.budgetExhausted++ }
+    if (d.budgetSpent === true) this.counts.budgetExhausted++
     if (d.action === 'fail') return this.settle(call, d.error)
     if (d.action === 'wait') return
     if (outcome !== Outcome.REFUSED) call.lost = true // the earlier attempt may still answer, or may have run
@@ -496,23 +495,7 @@ function timeLeft (call, now) {
   return Math.min(call.timeout, Math.max(1, Math.ceil(call.deadline - now)))
 }
 
-/**
- * Waves of work queued ahead of a new call at `peer`: what is in flight there past the
- * capacity it declared (its threads, by default), in units of that capacity; 0 for a peer that
- * declared none or is not full. In flight: this client's other calls on it, or the load it
- * reported for all its clients, the larger; nothing when this client has no other call there,
- * as the peer then takes this one ahead of the flows that have work waiting
- * (peer/fair-queue.js), and its last report may be old.
- */
-function queuedWaves (peer) {
-  const capacity = peer.service?.capacity
-  const others = peer.calls.size - 1 // this call is on the peer's list already
-  if (typeof capacity !== 'number' || others <= 0) return 0
-  const ahead = Math.max(others, peer.load ?? 0) - capacity
-  return ahead > 0 ? ahead / capacity : 0
-}
-
-/** `ms` rounded up to a multiple of 10. */
-function tens (ms) {
-  return Math.ceil(ms / 10) * 10
+/** Waves of work queued ahead of a new call at `peer` (attempt-limit.js queuedWaves): this call is on its list already. */
+function wavesAt (peer) {
+  return queuedWaves(peer.service?.capacity, peer.calls.size - 1, peer.load)
 }

@@ -12,9 +12,10 @@ import { RetryBudget } from './retry-budget.js'
 import { ClientTracing } from './tracing.js'
 import { Calls } from './calls.js'
 import { Call } from './call.js'
-import { Requests } from './requests.js'
+import { EntryCalls } from './entry-calls.js'
+import { requestCodec } from './requests.js'
 import { Streams } from './streams.js'
-import { Events } from './events.js'
+import { eventCodec } from './events.js'
 import { Publishing } from './publishing.js'
 import { contractProxy } from './contract-proxy.js'
 import { CallContext, pendingStream } from './call-context.js'
@@ -74,9 +75,9 @@ export class Client extends EventEmitter {
       userFault: (what, err) => userFault(this, o.logger, what, err),
       unroutable: (call) => mesh.unroutable(call),
     })
-    this.requests = new Requests({ send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
+    this.requests = new EntryCalls(requestCodec(), { send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
     this.streams = new Streams({ clock: o.clock, send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
-    this.events = new Events({ send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
+    this.events = new EntryCalls(eventCodec(), { send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
     // What a publish or broadcast does before its deliveries (publishing.js).
     this.publishing = new Publishing({
       clock: o.clock,
@@ -96,25 +97,14 @@ export class Client extends EventEmitter {
         methodWaiters: mesh.methodWaiters,
       },
     })
+    const holdReplies = (peer) => { this.requests.hold(peer); this.events.hold(peer) } // the callers a frame of replies wakes send in one frame
     mesh.serve({
       lost: (peer, notTaken) => this.calls.lost(peer, notTaken),
       routesChanged: () => this.calls.routesChanged(),
       refusedByAll: (err) => this.calls.refusedByAll(err),
-      replies: (peer, replies, bytes) => this.onReplies(peer, replies, bytes),
+      replies: (peer, replies, bytes) => this.calls.replies(peer, replies, bytes, holdReplies),
       stream: (peer, msg, bytes) => this.streams.onMessage(peer, msg, bytes),
     })
-  }
-
-  /** A REPLY frame of `bytes` from `peer`: each entry goes to its call's kind (a request's reply, an event's ack). */
-  onReplies (peer, replies, bytes) {
-    if (replies.length > 1) { this.requests.hold(peer); this.events.hold(peer) } // the callers it wakes send in one frame
-    const each = bytes / replies.length
-    for (let i = 0; i < replies.length; i++) {
-      const r = replies[i]
-      const call = this.calls.find(r.id)
-      if (call === undefined) this.calls.late(peer, r.status) // timed out, aborted or answered by another peer
-      else call.kind.answer(call, peer, r, each)
-    }
   }
 
   /** A LatencyHistogram of each request's whole time (ops/metrics.js sets it). */

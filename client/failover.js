@@ -1,6 +1,8 @@
 // The failover policy, written down once. When an attempt ends without an answer, the first
 // rule that matches decides what happens to the request:
 //
+//   0. it was refused with an error that says a retry makes no sense (`retryable` false)
+//                                           -> fail with it
 //   1. it has used `maxAttempts`            -> refused: fail with why it was refused;
 //      lost: fail ConnectionLostError; timed out: keep waiting for the answer
 //   2. its connection was lost, and it is not idempotent -> fail ConnectionLostError
@@ -12,8 +14,11 @@
 //      at once when it was refused (the peer never took it), after a short jittered pause
 //      when it is in doubt (timed out, connection lost)
 //
-// "Refused" means the peer certainly did not run it: busy, draining, not connected, or the
-// frame was refused by ZeroMQ. Those are retried whether the request is idempotent or not.
+// "Refused" means the peer certainly did not run it: busy, draining, not serving the method,
+// not connected, or the frame was refused by ZeroMQ. Those are retried whether the request is
+// idempotent or not, as the refusal's error allows (its `retryable`: protocol/errors.js).
+// decide() writes to nothing: it reads the call and returns the decision, and says when the
+// retry budget was what stopped it (`budgetSpent`), for the caller to count.
 import { ConnectionLostError } from '../protocol/errors.js'
 
 export const Outcome = Object.freeze({ REFUSED: 'refused', LOST: 'lost', ATTEMPT_TIMEOUT: 'attempt-timeout' })
@@ -21,19 +26,20 @@ export const Outcome = Object.freeze({ REFUSED: 'refused', LOST: 'lost', ATTEMPT
 const JITTER_MS = 20 // in-doubt retries spread over this, so a crowd of them does not land at once
 
 /**
- * @param {import('./call.js').Call} call
+ * @param {{ attempts: number, idempotent: boolean, method: string, lastError: Error|null }} call  read, never written
  * @param {string} outcome  one of Outcome
  * @param {{ maxAttempts: number, budget: { withdraw(): boolean }, random: () => number, endpoint: string }} ctx
- * @returns {{ action: 'retry', delay: number } | { action: 'wait' } | { action: 'fail', error: Error }}
+ * @returns {{ action: 'retry', delay: number } | { action: 'wait', budgetSpent?: true } | { action: 'fail', error: Error, budgetSpent?: true }}
  */
 export function decide (call, outcome, ctx) {
   const refused = outcome === Outcome.REFUSED
   const lost = () => new ConnectionLostError(`zeromesh: lost the connection to ${ctx.endpoint} while "${call.method}" was in flight; ${
     call.idempotent ? 'no retry was left' : 'it is not idempotent, so it was not retried'} and it may or may not have run`)
   const giveUp = () => refused ? { action: 'fail', error: call.lastError } : outcome === Outcome.LOST ? { action: 'fail', error: lost() } : { action: 'wait' }
+  if (refused && call.lastError?.retryable === false) return { action: 'fail', error: call.lastError }
   if (call.attempts >= ctx.maxAttempts) return giveUp()
   if (outcome === Outcome.LOST && !call.idempotent) return { action: 'fail', error: lost() }
   if (outcome === Outcome.ATTEMPT_TIMEOUT && !call.idempotent) return { action: 'wait' }
-  if (!ctx.budget.withdraw()) { call.budgetSpent = true; return giveUp() }
+  if (!ctx.budget.withdraw()) return { ...giveUp(), budgetSpent: true }
   return { action: 'retry', delay: refused ? 0 : Math.floor(ctx.random() * JITTER_MS) }
 }

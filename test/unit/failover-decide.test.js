@@ -1,0 +1,40 @@
+// The failover policy (client/failover.js) by a table: decide() reads the call and returns the
+// decision, writing nothing to the call; a refusal's error says whether a retry makes sense
+// (`retryable`), and the retry budget's refusal is told (budgetSpent), not written.
+import { expect } from 'chai'
+import { decide, Outcome } from '../../client/failover.js'
+import { BusyError, DrainingError, UnknownMethodError, HandshakeError } from '../../protocol/errors.js'
+
+const budget = (left) => ({ left, withdraw () { if (this.left <= 0) return false; this.left--; return true } })
+
+describe('the failover policy (client/failover.js decide)', () => {
+  it('decides by the table, and writes nothing to the call', () => {
+    const busy = new BusyError('busy')
+    const draining = new DrainingError('draining')
+    const notServed = new UnknownMethodError('not here', { retryable: true })
+    const refusedKey = new HandshakeError('key refused')
+    const table = [
+      // [attempts, idempotent, outcome, lastError, budget left] -> [action, code or delay, budgetSpent]
+      [[1, false, Outcome.REFUSED, draining, 5], ['retry', 0]], //             refused: never ran, retried whatever its idempotency
+      [[1, false, Outcome.REFUSED, notServed, 5], ['retry', 0]], //           another peer may serve it
+      [[1, true, Outcome.REFUSED, refusedKey, 5], ['fail', 'ERR_ZEROMESH_HANDSHAKE']], // not retryable: fails at once, no budget spent
+      [[3, true, Outcome.REFUSED, busy, 5], ['fail', 'ERR_ZEROMESH_BUSY']], //  maxAttempts used
+      [[3, true, Outcome.LOST, null, 5], ['fail', 'ERR_ZEROMESH_CONNECTION_LOST']],
+      [[3, true, Outcome.ATTEMPT_TIMEOUT, null, 5], ['wait']],
+      [[1, false, Outcome.LOST, null, 5], ['fail', 'ERR_ZEROMESH_CONNECTION_LOST']], // may have run: not retried
+      [[1, false, Outcome.ATTEMPT_TIMEOUT, null, 5], ['wait']],
+      [[1, true, Outcome.LOST, null, 5], ['retry', 10]], //                    in doubt: after a jittered pause
+      [[1, true, Outcome.ATTEMPT_TIMEOUT, null, 5], ['retry', 10]],
+      [[1, true, Outcome.LOST, null, 0], ['fail', 'ERR_ZEROMESH_CONNECTION_LOST', true]], // the budget is spent
+      [[1, true, Outcome.ATTEMPT_TIMEOUT, null, 0], ['wait', undefined, true]],
+      [[1, false, Outcome.REFUSED, draining, 0], ['fail', 'ERR_ZEROMESH_DRAINING', true]],
+    ]
+    for (const [[attempts, idempotent, outcome, lastError, left], want] of table) {
+      const call = Object.freeze({ attempts, idempotent, method: 'm', lastError }) // frozen: a write would throw
+      const d = decide(call, outcome, { maxAttempts: 3, budget: budget(left), random: () => 0.5, endpoint: 'tcp://127.0.0.1:1' })
+      const got = [d.action, d.action === 'fail' ? d.error.code : d.action === 'retry' ? d.delay : undefined, d.budgetSpent]
+      expect(got.slice(0, want.length === 3 ? 3 : 2), JSON.stringify([attempts, idempotent, outcome, lastError?.code, left])).to.deep.equal(want.length === 1 ? [...want, undefined] : want)
+      if (want.length < 3) expect(d.budgetSpent).to.equal(undefined)
+    }
+  })
+})
