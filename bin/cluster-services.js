@@ -3,6 +3,7 @@ import { Client } from '../index.js'
 import { UsageError, parse, wholeOption } from './args.js'
 import { SECURITY_CLIENT_FLAGS, clientSecurity } from './security-flags.js'
 import { InvalidArgumentError } from '../protocol/errors.js'
+import { insideOf } from '../client/client.js'
 
 /**
  * A client of --seeds (and the security flags), and the members the first seed that answers
@@ -23,12 +24,12 @@ export async function clusterServices (args, usage) {
   try {
     // The first seed that answers; the next one when it does not.
     let members
-    for (const [i, from] of client.options.seeds.entries()) {
+    for (const [i, from] of insideOf(client).options.seeds.entries()) {
       try {
         members = await client.members(from)
         break
       } catch (err) {
-        if (i === client.options.seeds.length - 1 || err.code === InvalidArgumentError.code) throw err
+        if (i === insideOf(client).options.seeds.length - 1 || err.code === InvalidArgumentError.code) throw err
       }
     }
     // What each live member serves, asked of the member itself (the list carries only digests).

@@ -1,293 +1,103 @@
-// The embeddable client: what a caller sees. The mesh (mesh.js) knows the peers; the one call
-// lifecycle (calls.js) takes every call from start to settle; a kind says how a call is sent
-// and answered (requests.js, streams.js, events.js); an event's fan-out to its deliveries is
-// publishing.js. No promise outlives its deadline.
+// The Client users hold (docs/reference/client.md): its API and nothing of its insides. What it
+// is made of lives in a ClientCore (core.js) this object keeps private; zeromesh's own code that
+// needs more than the API (its metrics, zeromesh/nest, its command line, tests and benchmarks)
+// reaches it through insideOf(), which the package does not export (client/index.js leaves it
+// out, and the exports map has no way to this file).
 import { EventEmitter } from 'node:events'
-import { resolveClientOptions, requestOptionsChecker, streamOptionsChecker, eventOptionsChecker } from './options.js'
-import { resolveStrategy } from './strategies/index.js'
-import { ClientMesh } from './mesh.js'
-import { CallPath } from './call-path.js'
-import { CapacityWait } from './capacity.js'
-import { RetryBudget } from './retry-budget.js'
-import { ClientTracing } from './tracing.js'
-import { Calls } from './calls.js'
-import { Call } from './call.js'
-import { EntryCalls } from './entry-calls.js'
-import { requestCodec } from './requests.js'
-import { Streams } from './streams.js'
-import { eventCodec } from './events.js'
-import { Publishing } from './publishing.js'
-import { contractProxy } from './contract-proxy.js'
-import { CallContext, pendingStream } from './call-context.js'
-import { runChain, middlewareOf } from '../runtime/middleware.js'
-import { MAX_REQUEST_ID } from '../protocol/constants.js'
-import { ClosedError } from '../protocol/errors.js'
-import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
-import { deprecated } from '../runtime/deprecated.js'
-import { SILENT_LOGGER, checkMethod } from '../runtime/options.js'
+import { ClientCore } from './core.js'
+
+const cores = new WeakMap() // Client -> ClientCore, for insideOf()
 
 export class Client extends EventEmitter {
+  #core
+
   /** @param {object} options  ClientOptions (index.d.ts; docs/reference/client.md) */
   constructor (options) {
     super()
-    const o = resolveClientOptions(options)
-    o.logger = safeLogger(o.logger, (level, err) => userFault(this, SILENT_LOGGER, `the logger's ${level}()`, err))
-    this.options = o
-    this.requestOptions = requestOptionsChecker(o)
-    this.streamOptions = streamOptionsChecker(o)
-    this.middleware = [] // client.use()'s, in order (runtime/middleware.js)
-    this.nextId = 1
-    this.closing = null
-    const strategy = resolveStrategy(o.strategy, { random: o.random, now: () => o.clock.now() }) // may throw: before any socket
-    const mesh = this.mesh = new ClientMesh(o, (snapshot) => safeEmit(this, o.logger, 'peer', snapshot))
-    const strategyFault = (err) => userFault(this, o.logger, 'strategy.select', err)
-    // Where every attempt goes, whatever its kind (call-path.js).
-    const path = new CallPath({
-      table: mesh.table,
-      router: mesh.router,
-      zones: mesh.zones,
-      strategy,
-      clock: o.clock,
-      mayStillRoute: (method, version, where, group) => mesh.mayStillRoute(method, version, where, group),
-      nothingUp: () => mesh.nothingUp(),
-      strategyFault,
-    })
-    // Calls refused busy by every peer that may take them wait for a place (capacity.js).
-    this.capacity = new CapacityWait({ clock: o.clock, peers: () => mesh.table.entries.values() })
-    this.budget = new RetryBudget({ ...o.retryBudget, clock: o.clock })
-    this.tracing = new ClientTracing() // CLIENT spans, when a tracer provider is registered
-    this.calls = new Calls({
-      clock: o.clock,
-      path,
-      table: mesh.table,
-      capacity: this.capacity,
-      budget: this.budget,
-      ejector: mesh.ejector,
-      strategy,
-      tracing: this.tracing,
-      maxAttempts: o.maxAttempts,
-      maxPending: o.maxPending,
-      maxPendingBytes: o.maxPendingBytes,
-      random: o.random,
-      send: mesh.send,
-      notServing: (peer, method) => mesh.notServing(peer, method),
-      retired: (peer) => mesh.retire(peer),
-      userFault: (what, err) => userFault(this, o.logger, what, err),
-      unroutable: (call) => mesh.unroutable(call),
-    })
-    this.requests = new EntryCalls(requestCodec(), { send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
-    this.streams = new Streams({ clock: o.clock, send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
-    this.events = new EntryCalls(eventCodec(), { send: mesh.send, maxMessageSize: o.maxMessageSize, calls: this.calls })
-    // What a publish or broadcast does before its deliveries (publishing.js).
-    this.publishing = new Publishing({
-      clock: o.clock,
-      membersTimeout: o.membersTimeout,
-      publishOptions: eventOptionsChecker(o, false),
-      broadcastOptions: eventOptionsChecker(o, true),
-      refusal: () => this.refusal(),
-      newId: () => this.newId(),
-      kind: this.events,
-      start: (call, now) => this.calls.start(call, now),
-      view: {
-        groupsOf: (event) => mesh.groupsOf(event),
-        subscribersOf: (event) => mesh.subscribersOf(event),
-        learning: () => mesh.learning(),
-        reach: (endpoint) => mesh.reach(endpoint),
-        called: (key) => mesh.called(key),
-        methodWaiters: mesh.methodWaiters,
-      },
-    })
-    const holdReplies = (peer) => { this.requests.hold(peer); this.events.hold(peer) } // the callers a frame of replies wakes send in one frame
-    mesh.serve({
-      lost: (peer, notTaken) => this.calls.lost(peer, notTaken),
-      routesChanged: () => this.calls.routesChanged(),
-      refusedByAll: (err) => this.calls.refusedByAll(err),
-      replies: (peer, replies, bytes) => this.calls.replies(peer, replies, bytes, holdReplies),
-      stream: (peer, msg, bytes) => this.streams.onMessage(peer, msg, bytes),
-    })
+    this.#core = new ClientCore(options, this)
+    cores.set(this, this.#core)
   }
 
-  /** A LatencyHistogram of each request's whole time (ops/metrics.js sets it). */
-  get latency () { return this.calls.latency }
-  set latency (h) { this.calls.latency = h }
-
-  /**
-   * Adds `fn`, an `async (ctx, next) => ...` middleware, to the end of the chain every
-   * request and stream of this client goes through, once per call: retries and hedges happen
-   * inside next() (docs/guides/middleware.md). Returns the client.
-   */
-  use (fn) {
-    this.middleware.push(middlewareOf(fn, 'client.use(fn)'))
-    return this
-  }
-
-  /** Sends `method(args)` to a peer and resolves with its result (docs/reference/client.md). */
+  /** Sends `method(args)` to a peer and resolves with its result. */
   request (method, args, options) {
-    if (this.middleware.length === 0) return this.send(method, args, options, null)
-    const ctx = new CallContext('request', method, args, options)
-    return runChain(this.middleware, ctx, () => this.send(ctx.method, ctx.args, ctx.sendOptions(), ctx))
+    return this.#core.request(method, args, options)
   }
 
-  /** request() past the middleware; `report` (the chain's ctx, or null) learns the peer that answered and the attempts. */
-  send (method, args, options, report) {
-    let o
-    try {
-      checkMethod(method)
-      o = this.requestOptions(options)
-    } catch (err) {
-      return Promise.reject(err)
-    }
-    const refused = this.refusal()
-    if (refused !== null) return Promise.reject(refused)
-    const now = this.options.clock.now()
-    const call = this.requests.adopt(new Call(this.requests, this.newId(), method, args, o, now))
-    call.report = report
-    this.mesh.called(method)
-    this.calls.start(call, now)
-    return call.promise
-  }
-
-  /**
-   * Opens a stream: `method(args)` on a peer whose handler yields items. Returns an async
-   * iterable of them at once; errors come out of the iteration, each with `items`, how many
-   * items arrived (docs/guides/streams.md).
-   */
+  /** Opens a stream of `method(args)`: an async iterable of its items, at once (docs/guides/streams.md). */
   stream (method, args, options) {
-    if (this.middleware.length === 0) return this.openStream(method, args, options)
-    // The chain is asynchronous and the stream is iterable at once: it opens when the chain
-    // reaches next(), and a middleware's error comes out of the iteration.
-    const ctx = new CallContext('stream', method, args, options)
-    return pendingStream(runChain(this.middleware, ctx, () => this.openStream(ctx.method, ctx.args, ctx.sendOptions())))
+    return this.#core.stream(method, args, options)
   }
 
-  /** stream() past the middleware. */
-  openStream (method, args, options) {
-    checkMethod(method)
-    const o = this.streamOptions(options)
-    const refused = this.refusal()
-    if (refused !== null) throw refused
-    const now = this.options.clock.now()
-    const call = new Call(this.streams, this.newId(), method, args, o, now)
-    const s = this.streams.adopt(call, o)
-    this.mesh.called(method)
-    this.calls.start(call, now)
-    return s
-  }
-
-  /**
-   * Publishes `event` with `payload`: one delivery to one peer of each group that subscribes
-   * (docs/guides/events.md). Resolves with { delivered: [{ group, endpoint }] } once each
-   * group's handler finished ({ sent } with `ack: false`), rejects with a group's error
-   * (carrying `delivered` and `failed`) when one did not, or with NoSubscribersError when no
-   * group subscribes within the deadline.
-   */
+  /** Publishes `event`: one delivery to one peer of each subscribing group (docs/guides/events.md). */
   publish (event, payload, options) {
-    return this.throughChain('publish', event, payload, options, (e, p, o) => this.publishing.publish(e, p, o))
+    return this.#core.publish(event, payload, options)
   }
 
-  /**
-   * Delivers `event` with `payload` to every peer that subscribes to it, in every group,
-   * connected or not (docs/guides/events.md). Resolves with { delivered: [{ endpoint }],
-   * failed: [{ endpoint, error }], unreached: [{ endpoint, reason }] }; rejects with
-   * NoSubscribersError when no peer subscribes within the deadline.
-   */
+  /** Delivers `event` to every peer that subscribes to it, each outcome reported (docs/guides/events.md). */
   broadcast (event, payload, options) {
-    return this.throughChain('broadcast', event, payload, options, (e, p, o) => this.publishing.broadcast(e, p, o))
+    return this.#core.broadcast(event, payload, options)
   }
 
-  /** An event through the middleware (ctx.kind 'publish' or 'broadcast', ctx.method the event, ctx.args the payload), then `send`. */
-  throughChain (kind, event, payload, options, send) {
-    if (this.middleware.length === 0) return send(event, payload, options)
-    const ctx = new CallContext(kind, event, payload, options)
-    return runChain(this.middleware, ctx, () => send(ctx.method, ctx.args, ctx.sendOptions()))
-  }
-
-  /** Why a new call is refused now (the client is closed, or holds as many calls as it may), or null. */
-  refusal () {
-    if (this.closing !== null) return new ClosedError('zeromesh: the client is closed')
-    return this.calls.full()
-  }
-
-  newId () {
-    const id = this.nextId
-    this.nextId = id === MAX_REQUEST_ID ? 1 : id + 1
-    return id
-  }
-
-  /** Takes in a member list (member-lists.js). */
-  learn (members, from) {
-    this.mesh.lists.learn(members, from)
+  /** Adds `fn`, an `async (ctx, next) => ...` middleware, to the client's chain (docs/guides/middleware.md). Returns the client. */
+  use (fn) {
+    this.#core.use(fn)
+    return this
   }
 
   /** The peers this client knows, with their state as this client sees it. */
   peers () {
-    return this.mesh.table.snapshot()
+    return this.#core.peers()
   }
 
-  /** Counters: requests, successes, retries, attempt timeouts, retries refused by the budget, failures by code, member lists fetched. */
+  /** Counters: requests, successes, retries, attempt timeouts, failures by code, streams, events, member lists. */
   stats () {
-    const { calls, requests, streams, mesh } = this
-    return {
-      requests: requests.counts.started,
-      ok: requests.counts.ok,
-      ...calls.counts,
-      failed: { ...calls.counts.failed },
-      ...mesh.counts,
-      streams: { opened: streams.counts.started, ok: streams.counts.ok, failed: streams.counts.failed },
-      events: { deliveries: this.events.counts.started, ok: this.events.counts.ok, failed: this.events.counts.failed, redelivered: this.events.counts.redelivered },
-      inflight: calls.pending.size,
-      waiting: this.capacity.size,
-      waited: this.capacity.counts.waited,
-      memberLists: mesh.discovery.counts.lists,
-      memberFetches: mesh.discovery.counts.fetches,
-    }
+    return this.#core.stats()
   }
 
-  /** A peer's view of the cluster (`from`, or a random up peer), as that peer's `members()` shows it. */
+  /** A peer's view of the cluster (`from`, or a random up peer). */
   members (from) {
-    return this.mesh.members(from)
+    return this.#core.members(from)
   }
 
-  /** Resolves once some peer that is up serves `method` (docs/reference/client.md), with their endpoints. */
+  /** Resolves once some peer that is up serves `method`, with their endpoints. */
   waitFor (method, options) {
-    if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
-    return this.mesh.methodWaiters.add(method, options)
+    return this.#core.waitFor(method, options)
   }
 
-  /**
-   * Whether `method` is served as a stream, by what the up peers serving it said (PROTOCOL.md
-   * 4.8.2): true (call it with stream()), false (with request()), or null when none has said
-   * yet (waitFor(method) first). For callers that know only a name, such as zeromesh/nest.
-   */
+  /** Whether `method` is served as a stream (true), not (false), or not known yet (null). */
   streaming (method) {
-    return this.mesh.streaming(method)
+    return this.#core.streaming(method)
   }
 
   /** A typed client of `contract` (docs/guides/contracts.md): a function per method. */
   proxy (contract, options) {
-    return contractProxy(contract, { request: (m, a, o) => this.request(m, a, o), stream: (m, a, o) => this.stream(m, a, o), publish: (e, p, o) => this.publish(e, p, o), broadcast: (e, p, o) => this.broadcast(e, p, o) }, options)
+    return this.#core.proxy(contract, options)
   }
 
-  /** @deprecated since 0.3.0: proxy(contract), the same thing ("service" names what a peer serves). */
+  /** @deprecated since 0.3.0: proxy(contract), the same thing. */
   service (contract, options) {
-    deprecated('ZEROMESH_DEP_CLIENT_SERVICE', 'client.service(contract) is deprecated: use client.proxy(contract), the same typed calls')
-    return this.proxy(contract, options)
+    return this.#core.service(contract, options)
   }
 
-  /** What the peer at `endpoint` serves, asked of it (docs/reference/client.md). */
+  /** What the peer at `endpoint` serves, asked of it. */
   describe (endpoint) {
-    return this.mesh.describe(endpoint)
+    return this.#core.describe(endpoint)
   }
 
   /** Rejects every pending call with ClosedError and closes the socket. */
   close () {
-    if (this.closing !== null) return this.closing
-    const err = new ClosedError('zeromesh: the client was closed')
-    this.closing = (async () => {
-      this.mesh.stop(err)
-      this.calls.close(err)
-      await this.mesh.close()
-    })()
-    return this.closing
+    return this.#core.close()
   }
+}
+
+/** What `client` is made of (its ClientCore), for zeromesh's own code: never exported by the package. */
+export function insideOf (client) {
+  const core = cores.get(client)
+  if (core === undefined) throw new TypeError('zeromesh: insideOf() takes a Client')
+  return core
+}
+
+/** For zeromesh's metrics (ops/metrics.js): from now on `histogram` observes each request's whole time, retries included. */
+export function observeLatency (client, histogram) {
+  insideOf(client).latency = histogram
 }

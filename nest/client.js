@@ -12,7 +12,7 @@
 // - close() (Nest calls it at application shutdown) lets the calls in flight finish, within
 //   drainTimeout, before it closes the client; calls made meanwhile still go out.
 import { ClientProxy } from '@nestjs/microservices'
-import { Client } from '../client/client.js'
+import { Client, insideOf } from '../client/client.js'
 import { check } from '../runtime/contract.js'
 import { invalidArgument, NoPeersError } from '../protocol/errors.js'
 
@@ -68,7 +68,7 @@ export class ZeromeshClient extends ClientProxy {
     const client = this.client
     if (client === null) return Promise.resolve()
     this.closing = (async () => {
-      const limit = this.drainTimeout ?? client.options.timeout
+      const limit = this.drainTimeout ?? insideOf(client).options.timeout
       if (this.inflight > 0) {
         let timer
         await Promise.race([this.whenIdle(), new Promise((resolve) => { timer = setTimeout(resolve, limit) })])
@@ -120,7 +120,7 @@ export class ZeromeshClient extends ClientProxy {
   async streams (client, method, o) {
     const now = client.streaming(method)
     if (now !== null) return now
-    const timeout = o.timeout ?? client.options.timeout
+    const timeout = o.timeout ?? insideOf(client).options.timeout
     try {
       await client.waitFor(method, { timeout })
     } catch (err) {

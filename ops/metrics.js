@@ -3,6 +3,8 @@
 // so the request path pays only for the latency histogram, and only once metrics are on.
 import promClient from 'prom-client'
 import { LatencyHistogram } from './histogram.js'
+import { observeLatency, methodCounts } from '../peer/peer.js'
+import { observeLatency as observeClientLatency } from '../client/client.js'
 import {
   TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ClosedError,
   InvalidArgumentError, ConnectionLostError, AbortError, HandshakeError, NoSubscribersError,
@@ -36,7 +38,7 @@ const REFUSAL_REASONS = ['key not allowed', 'not CURVE', 'wrong cluster key', 'h
  */
 export function peerMetrics (peer, { registry = new promClient.Registry(), prefix = 'zeromesh_peer_' } = {}) {
   const latency = new LatencyHistogram()
-  peer.latency = latency // the peer observes each request's time from arrival to reply
+  observeLatency(peer, latency) // the peer observes each request's time from arrival to reply
   const s = () => peer.stats()
   const n = (x) => `${prefix}${x}`
   gauge(registry, n('requests_total'), 'Requests received (entries of REQUEST frames).', 'counter', () => [{ value: s().requests ?? 0 }])
@@ -50,7 +52,7 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
     get: async () => ({ name: n('request_duration_seconds'), help: 'Time from a request\'s arrival to its reply.', type: 'histogram', values: latency.values(n('request_duration_seconds')) }),
   })
   // By method, for the methods this peer serves or served: a caller cannot add a label value.
-  const byMethod = (field) => byLabel('method', Object.fromEntries([...peer.dispatcher?.byMethod ?? []].map(([m, c]) => [m, c[field]])), peer.service().methods)
+  const byMethod = (field) => byLabel('method', Object.fromEntries([...methodCounts(peer)].map(([m, c]) => [m, c[field]])), peer.service().methods)
   gauge(registry, n('method_requests_total'), 'Requests for each method this peer serves (busy and draining answers included).', 'counter', () => byMethod('requests'))
   gauge(registry, n('method_errors_total'), 'Handler errors for each method this peer serves.', 'counter', () => byMethod('errors'))
   gauge(registry, n('inflight'), 'Requests running now (async handlers and threads).', 'gauge', () => [{ value: s().inflight }])
@@ -95,7 +97,7 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
  */
 export function clientMetrics (client, { registry = new promClient.Registry(), prefix = 'zeromesh_client_' } = {}) {
   const latency = new LatencyHistogram()
-  client.latency = latency // the client observes each request's whole time, retries included
+  observeClientLatency(client, latency) // the client observes each request's whole time, retries included
   const s = () => client.stats()
   const n = (x) => `${prefix}${x}`
   gauge(registry, n('requests_total'), 'Requests made.', 'counter', () => [{ value: s().requests }])

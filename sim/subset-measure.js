@@ -1,11 +1,12 @@
 // Measures of subsetting in the whole-system simulation, shared by test/sim/subsets.test.js
 // and bench/cluster/subsets.js: connections per client, load per peer against the binomial
 // expectation of random subsets, and the connections a peer's death moves.
+import { insideOf } from '../client/client.js'
 
 /** The (client, peer) connections now: "c|endpoint" for every peer in a client's table. */
 export function connections (sim) {
   const out = new Set()
-  sim.clients.forEach((c, i) => { for (const ep of c.mesh.table.entries.keys()) out.add(`${i}|${ep}`) })
+  sim.clients.forEach((c, i) => { for (const ep of insideOf(c).mesh.table.entries.keys()) out.add(`${i}|${ep}`) })
   return out
 }
 

@@ -4,6 +4,7 @@
 // idempotent requests from every client; what each client got from each peer is counted
 // per 250 ms, so a test can ask when every live peer was back in every client's rotation.
 import { Peer, Client } from '../index.js'
+import { insideOf } from '../peer/peer.js'
 import { MemoryNetwork } from '../transport/memory.js'
 import { VirtualClock } from '../testing/virtual-clock.js'
 import { seededRandom } from '../testing/random.js'
@@ -210,7 +211,7 @@ export class SystemSim {
   async stop () {
     this.stopped = true
     await Promise.all(this.clients.map((c) => c.close()))
-    const stopping = [...this.peers.values()].map((p) => { p.options.drainTimeout = 0; return p.stop() })
+    const stopping = [...this.peers.values()].map((p) => { insideOf(p).options.drainTimeout = 0; return p.stop() })
     await this.run(2000)
     await Promise.all(stopping)
     await this.run(100)

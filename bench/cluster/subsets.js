@@ -10,6 +10,7 @@ import { parseArgs } from 'node:util'
 import { SystemSim } from '../../sim/system.js'
 import { connections, clientsPerPeer, quantile, loadPerPeer, binomialSpread } from '../../sim/subset-measure.js'
 import { clientDefaults } from '../../client/options.js'
+import { insideOf } from '../../client/client.js'
 
 const { values } = parseArgs({ options: { peers: { type: 'string', default: '1000' }, clients: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '5' }, seed: { type: 'string', default: '1' } } })
 const PEERS = Number(values.peers)
@@ -31,7 +32,7 @@ try {
   say(`starting ${PEERS} peers and ${CLIENTS} clients (subset ${SUBSET})`)
   await s.start()
   await s.run(8000)
-  const perClient = s.clients.map((c) => c.mesh.table.entries.size)
+  const perClient = s.clients.map((c) => insideOf(c).mesh.table.entries.size)
   check(Math.max(...perClient) <= SUBSET, `connections per client: at most ${Math.max(...perClient)}, at least ${Math.min(...perClient)} (subset ${SUBSET}); ${perClient.reduce((a, b) => a + b, 0)} in all`)
   const load = [...(await loadPerPeer(s, Number(values.seconds) * 1000)).values()]
   const mean = load.reduce((a, b) => a + b, 0) / load.length

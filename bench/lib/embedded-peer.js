@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { Peer } from '../../index.js'
+import { insideOf } from '../../peer/peer.js'
 
 const { values } = parseArgs({ options: { threads: { type: 'string', default: '0' }, 'memory-limit': { type: 'string' } } })
 const threads = Number(values.threads)
@@ -21,7 +22,7 @@ function memory () {
 }
 createInterface({ input: process.stdin }).on('line', async (line) => {
   if (line === 'quit') { await peer.stop(); process.exit(0) }
-  if (line === 'gc') { peer.collectGarbage(); await new Promise((resolve) => setTimeout(resolve, 2000)) } // what an idle collection gives back (threads collect on a message; ArrayBuffers are freed behind)
+  if (line === 'gc') { insideOf(peer).collectGarbage(); await new Promise((resolve) => setTimeout(resolve, 2000)) } // what an idle collection gives back (threads collect on a message; ArrayBuffers are freed behind)
   process.stdout.write(JSON.stringify(memory()) + '\n')
 }).on('close', async () => { // the process that started it is gone (stdin closed): so is this one
   await peer.stop()

@@ -2,6 +2,7 @@
 import path from 'node:path'
 import process from 'node:process'
 import { Peer, Client } from '../../index.js'
+import { insideOf } from '../../peer/peer.js'
 import { USAGE } from '../usage.js'
 import { UsageError, parse, sizeOption, wholeOption, fromEnvironment, httpOption, unknownEnvironment, labelsOption } from '../args.js'
 import { SECURITY_PEER_FLAGS, SECURITY_CLIENT_FLAGS, peerSecurity } from '../security-flags.js'
@@ -98,11 +99,11 @@ export async function run (args) {
     const registry = peerMetrics(peer)
     // What other members serve, for the view: a client of the cluster asks them, while the page
     // is open (in a secured cluster this peer has no client key: only its own service shows).
-    const watch = peer.options.security ? null : () => {
+    const watch = insideOf(peer).options.security ? null : () => {
       const c = new Client({ seeds: [peer.endpoint] })
       return { services: () => new Map(c.peers().map((p) => [p.endpoint, p.service])), close: () => c.close() }
     }
-    const view = ops.view ? new ClusterView(peer, peer.latency, { watch }) : null
+    const view = ops.view ? new ClusterView(peer, insideOf(peer).latency, { watch }) : null
     try {
       opsServer = await startOpsServer({ host: ops.host, port: ops.port, registry, ready: () => peer.ready, view })
     } catch (err) {
@@ -126,7 +127,7 @@ export async function run (args) {
     if (peer.ready) ready()
     else peer.once('joined', ready)
   }
-  const sec = peer.options.security
+  const sec = insideOf(peer).options.security
   process.on('SIGHUP', () => {
     if (!sec) { logger.warn({}, 'SIGHUP: not secured, no allow-list to read'); return }
     peer.reloadAllowList().catch(() => {}) // the peer logs the outcome
@@ -143,7 +144,7 @@ export async function run (args) {
   // the process it runs) is let go, and anything else (a handler module's timer) is cut
   // short once the linger is over.
   if (process.connected) process.disconnect()
-  setTimeout(() => process.exit(code), peer.options.stopLinger + 500).unref()
+  setTimeout(() => process.exit(code), insideOf(peer).options.stopLinger + 500).unref()
   return code
 }
 

@@ -7,6 +7,7 @@ import { expect } from 'chai'
 import diagnosticsChannel from 'node:diagnostics_channel'
 import { harness, rejectsWith } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
+import { insideOf } from '../../client/client.js'
 
 const WORK = new URL('../fixtures/work.js', import.meta.url)
 const NAMES = ['zeromesh:client:request', 'zeromesh:client:stream', 'zeromesh:client:event', 'zeromesh:peer:request', 'zeromesh:peer:stream', 'zeromesh:peer:event']
@@ -73,7 +74,7 @@ describe('diagnostics channels (issue 57, item 2)', function () {
     await c.waitFor('wait')
     const inFlight = async () => {
       const pending = c.request('wait')
-      const [call] = [...c.calls.pending.values()]
+      const [call] = [...insideOf(c).calls.pending.values()]
       await pending
       return call.diagnostics
     }

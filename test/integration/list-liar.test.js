@@ -13,6 +13,7 @@ import { harness } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
 import { MemberState, MessageType, Status } from '../../protocol/constants.js'
 import { decode, encodeMembers, encodeReply } from '../../protocol/codec.js'
+import { insideOf } from '../../client/client.js'
 
 const dead = (endpoint, incarnation) => ({ endpoint, incarnation, state: MemberState.DEAD, meta: {} })
 const alive = (endpoint, incarnation) => ({ endpoint, incarnation, state: MemberState.ALIVE, meta: {} })
@@ -21,9 +22,9 @@ describe('a list that lies about a live peer', () => {
   it('a claim beyond the 24 h horizon is refused and counted: the peer keeps its traffic', async () => {
     const { clock, net, client } = setup({ discover: true }, [A])
     net.define(B)
-    client.learn([alive(B, Date.now())])
+    insideOf(client).learn([alive(B, Date.now())])
     await net.up(A); await net.up(B)
-    client.learn([dead(B, 2 ** 53 - 1)])
+    insideOf(client).learn([dead(B, 2 ** 53 - 1)])
     await tick(clock, 5)
     expect(client.stats().beyondHorizon).to.equal(1)
     expect(client.peers().find((p) => p.endpoint === B).state).to.equal('up')
@@ -36,9 +37,9 @@ describe('a list that lies about a live peer', () => {
   it('a dead claim within the horizon about a connected peer: the client asks the peer; one that answers stays in rotation', async () => {
     const { clock, net, client } = setup({ discover: true }, [A])
     net.define(B)
-    client.learn([alive(B, Date.now())])
+    insideOf(client).learn([alive(B, Date.now())])
     await net.up(A); await net.up(B)
-    client.learn([dead(B, Date.now() + 1000)])
+    insideOf(client).learn([dead(B, Date.now() + 1000)])
     await tick(clock, 5)
     expect(net.peers.get(B).pinged).to.equal(1)
     expect(client.peers().find((p) => p.endpoint === B).state).to.equal('up')
@@ -54,10 +55,10 @@ describe('a list that lies about a live peer', () => {
     // the client took that for "alive", kept the peer, and never dropped it (1 run in 4).
     const { clock, net, client } = setup({ discover: true }, [A])
     net.define(B)
-    client.learn([alive(B, 5)])
+    insideOf(client).learn([alive(B, 5)])
     await net.up(A); await net.up(B)
     net.peers.get(B).leaving = true
-    client.learn([{ endpoint: B, incarnation: 5, state: MemberState.LEFT, meta: {} }])
+    insideOf(client).learn([{ endpoint: B, incarnation: 5, state: MemberState.LEFT, meta: {} }])
     await tick(clock, 5)
     expect(net.peers.get(B).pinged).to.equal(1)
     expect(client.peers().find((p) => p.endpoint === B).state).to.equal('draining')
@@ -68,10 +69,10 @@ describe('a list that lies about a live peer', () => {
   it('a peer that does not answer the question is drained, as the list said', async () => {
     const { clock, net, client } = setup({ discover: true, membersTimeout: 200 }, [A])
     net.define(B)
-    client.learn([alive(B, Date.now())])
+    insideOf(client).learn([alive(B, Date.now())])
     await net.up(A); await net.up(B)
     net.peers.get(B).silentToPings = true
-    client.learn([dead(B, Date.now() + 1000)])
+    insideOf(client).learn([dead(B, Date.now() + 1000)])
     await tick(clock, 50)
     expect(client.peers().find((p) => p.endpoint === B).state).to.equal('up') // still asking
     await tick(clock, 200)

@@ -12,6 +12,8 @@ import { setup, tick } from '../helpers/fake-client.js'
 import { encodeGossip } from '../../protocol/codec.js'
 import { isLoopback } from '../../protocol/endpoint.js'
 import { MemberState } from '../../protocol/constants.js'
+import { insideOf } from '../../peer/peer.js'
+import { insideOf as clientInsides } from '../../client/client.js'
 
 const ROGUE = 'tcp://192.0.2.7:5555' // TEST-NET-1: never reached, and refused before any connect
 const ROGUE6 = 'tcp://[::ffff:10.0.0.7]:5555'
@@ -32,10 +34,11 @@ describe('plain stays on loopback', () => {
   it('a forged SYNC naming members off loopback: the plain peer refuses them before any connect, never admits or lists them', async () => {
     const p = await h.peer({ handlers: { echo: (x) => x } })
     const dialled = []
-    const connect = p.gossip.link.connect.bind(p.gossip.link)
+    const gossip = insideOf(p).gossip
+    const connect = gossip.link.connect.bind(gossip.link)
     // The spy never lets an off-loopback dial through, so no packet can leave even where the
     // rule is broken: the test fails on the attempt.
-    p.gossip.link.connect = (ep) => { dialled.push(ep); return isLoopback(ep) ? connect(ep) : false }
+    gossip.link.connect = (ep) => { dialled.push(ep); return isLoopback(ep) ? connect(ep) : false }
     const forger = new zmq.Dealer({ linger: 0 })
     socks.push(forger)
     forger.connect(p.endpoint)
@@ -53,7 +56,7 @@ describe('plain stays on loopback', () => {
   it('a member list naming peers off loopback: a plain client counts and refuses them, never dials them', async () => {
     const { clock, net, client } = setup({ discover: true }, ['tcp://127.0.0.1:1001'])
     await net.up('tcp://127.0.0.1:1001')
-    client.learn([ROGUE, ROGUE6, 'tcp://127.0.0.2:1002'].map((endpoint) => ({ endpoint, incarnation: 1, state: MemberState.ALIVE, meta: {} })))
+    clientInsides(client).learn([ROGUE, ROGUE6, 'tcp://127.0.0.2:1002'].map((endpoint) => ({ endpoint, incarnation: 1, state: MemberState.ALIVE, meta: {} })))
     await tick(clock, 5)
     expect(net.dials.filter((ep) => !isLoopback(ep))).to.deep.equal([])
     expect(net.dials).to.include('tcp://127.0.0.2:1002')
@@ -64,7 +67,7 @@ describe('plain stays on loopback', () => {
   it('security: false (plain on purpose) connects where the lists say', async () => {
     const { clock, net, client } = setup({ discover: true, security: false }, ['tcp://127.0.0.1:1001'])
     await net.up('tcp://127.0.0.1:1001')
-    client.learn([{ endpoint: ROGUE, incarnation: 1, state: MemberState.ALIVE, meta: {} }])
+    clientInsides(client).learn([{ endpoint: ROGUE, incarnation: 1, state: MemberState.ALIVE, meta: {} }])
     await tick(clock, 5)
     expect(net.dials).to.include(ROGUE)
   })

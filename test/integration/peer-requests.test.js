@@ -9,6 +9,7 @@ import { encodeRequest, decode } from '../../protocol/index.js'
 import { RecentRequests } from '../../peer/recent-requests.js'
 import { ConnectionTable } from '../../peer/connections.js'
 import { BulkReply } from '../../peer/reply-outbox.js'
+import { insideOf } from '../../peer/peer.js'
 
 describe('duplicate requests on a peer', () => {
   const h = harness()
@@ -254,13 +255,14 @@ describe('reply coalescing on a peer', () => {
   it('answers a lone request at once, and the requests of a bigger frame at the end of the turn', async () => {
     const p = await h.peer({ handlers: { echo: (a) => a } })
     const sent = []
-    const send = p.transport.send.bind(p.transport)
-    p.transport.send = (id, frames) => { sent.push(decode(frames[0]).replies.map((r) => r.value)); send(id, frames) }
+    const core = insideOf(p) // its socket's message switch and transport, driven by hand
+    const send = core.transport.send.bind(core.transport)
+    core.transport.send = (id, frames) => { sent.push(decode(frames[0]).replies.map((r) => r.value)); send(id, frames) }
     const client = Buffer.from('test-client')
-    p.onMessage(client, [encodeRequest([[1, 'echo', 'lone', 1000]])])
+    core.onMessage(client, [encodeRequest([[1, 'echo', 'lone', 1000]])])
     expect(sent).to.deep.equal([['lone']]) // before onMessage returned
-    p.onMessage(client, [encodeRequest([[2, 'echo', 'a', 1000], [3, 'echo', 'b', 1000]])])
-    p.onMessage(client, [encodeRequest([[4, 'echo', 'c', 1000]])]) // joins the waiting replies
+    core.onMessage(client, [encodeRequest([[2, 'echo', 'a', 1000], [3, 'echo', 'b', 1000]])])
+    core.onMessage(client, [encodeRequest([[4, 'echo', 'c', 1000]])]) // joins the waiting replies
     expect(sent).to.have.length(1)
     await new Promise((resolve) => setImmediate(resolve))
     expect(sent).to.deep.equal([['lone'], ['a', 'b', 'c']])

@@ -12,6 +12,7 @@ import { harness } from '../helpers/cluster.js'
 import { eventually, delay } from '../helpers/eventually.js'
 import { newKeyPair, z85Decode } from '../../transport/keys.js'
 import { encodeRequest, encodePing, encodeKeyProof, encodeMembersGet, decode, MessageType } from '../../protocol/index.js'
+import { insideOf } from '../../client/client.js'
 
 describe('revocation cuts open connections', function () {
   this.timeout(30000)
@@ -209,9 +210,10 @@ describe('revocation cuts open connections', function () {
     const { p, dir } = await securedPeer()
     const b = h.client({ seeds: p.endpoint, security: as(bob) })
     // The client's KEY_PROOF takes 300 ms to leave: the revocation comes inside that window.
-    const send = b.mesh.transport.send.bind(b.mesh.transport)
+    const mesh = insideOf(b).mesh
+    const send = mesh.transport.send.bind(mesh.transport)
     let proofs = 0
-    b.mesh.transport.send = (ep, frames, done) => {
+    mesh.transport.send = (ep, frames, done) => {
       if (frames[0][4] !== MessageType.KEY_PROOF) return send(ep, frames, done)
       proofs++
       setTimeout(() => send(ep, frames, done), 300)

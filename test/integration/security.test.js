@@ -11,6 +11,7 @@ import { captureProxy } from '../helpers/capture-proxy.js'
 import { newKeyPair } from '../../transport/keys.js'
 import { encodeGossip, encodeSealed, encodeMembersGet, MemberState, INCARNATION_HORIZON_MS } from '../../protocol/index.js'
 import { Peer, Client } from '../../index.js'
+import { insideOf } from '../../peer/peer.js'
 
 const { ALIVE, LEFT } = MemberState
 const echo = { echo: (args) => args }
@@ -44,9 +45,8 @@ describe('security: CURVE and the allow-list', function () {
     ['with the wrong cluster key', { clusterPublicKey: mallory.publicKey, secretKey: alice.secretKey }, 'wrong cluster key'],
   ]) {
     it(`refuses at the handshake a client ${name}: ERR_ZEROMESH_HANDSHAKE, not retryable, well within the timeout`, async () => {
-      const p = await h.peer({ handlers: echo, ...secured() })
       let served = 0
-      p.dispatcher.handlers.echo = (args) => { served++; return args }
+      const p = await h.peer({ handlers: { echo: (args) => { served++; return args } }, ...secured() })
       const c = h.client({ seeds: p.endpoint, security, timeout: 4000 })
       const t0 = Date.now()
       const err = await rejectsWith(c.request('echo', 'secret'), 'ERR_ZEROMESH_HANDSHAKE')
@@ -220,9 +220,9 @@ describe('security: CURVE and the allow-list', function () {
       cleanups.push(() => Promise.all(relays.map((r) => r.close())))
       const ep = (r) => `tcp://127.0.0.1:${r.port}`
       const a = await h.peer({ handlers: { stash: (x) => x }, advertise: ep(relays[0]), security })
-      relays[0].target = Number(a.transport.socket.lastEndpoint.split(':').pop())
+      relays[0].target = Number(insideOf(a).transport.socket.lastEndpoint.split(':').pop())
       const b = await h.peer({ handlers: { stash: (x) => x }, advertise: ep(relays[1]), seeds: [ep(relays[0])], security })
-      relays[1].target = Number(b.transport.socket.lastEndpoint.split(':').pop())
+      relays[1].target = Number(insideOf(b).transport.socket.lastEndpoint.split(':').pop())
       await eventually(() => expect(a.members().filter((m) => m.state === 'alive')).to.have.length(2), { timeout: 5000 })
       const c = h.client({ seeds: [ep(relays[0]), ep(relays[1])], security: clientSecurity })
       for (let i = 0; i < 20; i++) expect(await c.request('stash', secret)).to.equal(secret)

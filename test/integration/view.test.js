@@ -11,6 +11,7 @@ import { startOpsServer } from '../../ops/http.js'
 import { ClusterView, quantile } from '../../ops/view.js'
 import { BOUNDS_MS } from '../../ops/histogram.js'
 import { httpOption, UsageError } from '../../bin/args.js'
+import { insideOf } from '../../peer/peer.js'
 
 /** GET `path` with a Host header of our choosing; resolves { status, headers, body } (an event stream: its first event). */
 function get (port, path, host = `127.0.0.1:${port}`) {
@@ -42,7 +43,7 @@ describe('the live view (server side)', function () {
   async function viewed (handlers, o = {}) {
     const p = await h.peer({ handlers, labels: { zone: 'a' }, events: { 'orders.placed': { group: 'billing', handler: () => {} } } })
     const registry = peerMetrics(p)
-    const view = new ClusterView(p, p.latency, o)
+    const view = new ClusterView(p, insideOf(p).latency, o)
     const s = await startOpsServer({ host: '127.0.0.1', port: 0, registry, ready: () => p.ready, view })
     servers.push(s)
     return { p, s, view }

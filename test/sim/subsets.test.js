@@ -5,6 +5,7 @@
 import { expect } from 'chai'
 import { SystemSim } from '../../sim/system.js'
 import { connections, clientsPerPeer, quantile, loadPerPeer, binomialSpread } from '../../sim/subset-measure.js'
+import { insideOf } from '../../client/client.js'
 
 const PEERS = 40
 const CLIENTS = 100
@@ -18,7 +19,7 @@ describe(`subsets (simulated: ${PEERS} peers, ${CLIENTS} clients, subset ${SUBSE
     try {
       await s.start()
       await s.run(4000)
-      const perClient = s.clients.map((c) => c.mesh.table.entries.size)
+      const perClient = s.clients.map((c) => insideOf(c).mesh.table.entries.size)
       expect(Math.max(...perClient), `connections per client: ${perClient.join(' ')}`).to.be.at.most(SUBSET)
       expect(Math.min(...perClient)).to.equal(SUBSET)
 
@@ -42,7 +43,7 @@ describe(`subsets (simulated: ${PEERS} peers, ${CLIENTS} clients, subset ${SUBSE
       expect(dropped.filter((k) => !k.endsWith(`|${dead}`)), 'connections dropped that were not to the dead peer').to.have.length.at.most(Math.floor(0.02 * before.size))
       expect(added.length - own, `${added.length} connections made for ${own} lost to the dead peer`).to.be.at.most(Math.floor(0.02 * before.size))
       console.log(`      a death: ${own} of ${before.size} connections were to the dead peer; ${dropped.length - own} others dropped, ${added.length} made`)
-      expect(s.clients.every((c) => c.mesh.table.entries.size <= SUBSET)).to.equal(true)
+      expect(s.clients.every((c) => insideOf(c).mesh.table.entries.size <= SUBSET)).to.equal(true)
       expect(s.counts.failed, JSON.stringify(s.counts.errors)).to.equal(0)
     } finally {
       await s.stop()

@@ -7,6 +7,7 @@
 import { expect } from 'chai'
 import { SystemSim } from '../../sim/system.js'
 import { scenarios, P } from '../../sim/system-scenarios.js'
+import { insideOf } from '../../peer/peer.js'
 
 const MAX_FETCHES_PER_S = 5 // per client, averaged over the scenario
 
@@ -30,7 +31,7 @@ describe('whole system under faults (simulated: 5 peers, 2 clients, virtual cloc
           expect(s.counts.ok).to.be.above(1000)
           const healthy = s.deaths.filter(([t, , ep]) => !s.faulty.has(ep) && (!sc.deathsDuringFault || t >= end))
           expect(healthy, 'healthy members declared dead by healthy members').to.deep.equal([])
-          if (sc.noDeathAtAll) expect(s.peers.get(P(2)).membership.counts.died + s.deaths.length).to.equal(0)
+          if (sc.noDeathAtAll) expect(insideOf(s.peers.get(P(2))).membership.counts.died + s.deaths.length).to.equal(0)
           const perSecond = (s.fetches() - f0) / ((s.clock.now() - t0) / 1000) / s.clients.length
           expect(perSecond).to.be.at.most(MAX_FETCHES_PER_S)
           // and the members agree again

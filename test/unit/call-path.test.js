@@ -4,6 +4,7 @@
 // a stream: the peers visited in order, and the outcome.
 import { expect } from 'chai'
 import { setup, track, tick, A, B, C } from '../helpers/fake-client.js'
+import { insideOf } from '../../client/client.js'
 
 const D = 'tcp://127.0.0.1:1004'
 const SERVICE = { methods: ['echo'] }
@@ -100,10 +101,10 @@ const rows = [
       let refreshed = 0
       // The DNS seeds (transport/dns-seeds.js, tested against dnsmasq in test/scenarios): here
       // their answer is that the name now points at D.
-      client.mesh.dns = { refresh: () => { if (refreshed++ === 0) queueMicrotask(() => client.mesh.lists.onDnsSeeds([D])) }, stop () {}, get refreshed () { return refreshed } }
+      insideOf(client).mesh.dns = { refresh: () => { if (refreshed++ === 0) queueMicrotask(() => insideOf(client).mesh.lists.onDnsSeeds([D])) }, stop () {}, get refreshed () { return refreshed } }
     },
     act: async ({ net, client }) => {
-      expect(client.mesh.dns.refreshed).to.be.at.least(1)
+      expect(insideOf(client).mesh.dns.refreshed).to.be.at.least(1)
       net.define(D, { service: SERVICE })
       await net.up(D)
     },

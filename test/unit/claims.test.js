@@ -6,6 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { incarnationHorizon, beyondHorizon, authored, isNews, endpointAllowed } from '../../protocol/claims.js'
 import { MemberState as S, INCARNATION_HORIZON_MS } from '../../protocol/constants.js'
 import { setup, tick, A, B, C } from '../helpers/fake-client.js'
+import { insideOf } from '../../client/client.js'
 
 const claim = (endpoint, incarnation, state) => ({ endpoint, incarnation, state, meta: {} })
 
@@ -49,7 +50,7 @@ describe('membership claims: the rules both sides apply', () => {
 
   it('a client does not take in a member a list introduces as suspect (rule 2), as a peer does not', async () => {
     const { clock, client } = setup({ discover: true }, [A])
-    client.learn([claim(B, Date.now(), S.SUSPECT), claim(C, Date.now(), S.ALIVE)], A)
+    insideOf(client).learn([claim(B, Date.now(), S.SUSPECT), claim(C, Date.now(), S.ALIVE)], A)
     await tick(clock, 5)
     const known = client.peers().map((p) => p.endpoint)
     expect(known).to.include(C)

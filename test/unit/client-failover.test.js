@@ -3,6 +3,7 @@
 import { expect } from 'chai'
 import { encodeReply } from '../../protocol/index.js'
 import { setup, track, flush, tick, A, B, C } from '../helpers/fake-client.js'
+import { insideOf } from '../../client/client.js'
 
 describe('client failover logic (fake transport, fake clock)', () => {
   it('a request with no peer up waits, and is sent when one comes up', async () => {
@@ -455,13 +456,13 @@ describe('client failover logic (fake transport, fake clock)', () => {
 
   it('a peer a member list shows dead, then alive again (it refuted), is back in rotation at once; a draining peer is not', async () => {
     const { clock, net, client } = setup({ membersTimeout: 50 }, [A])
-    for (const ep of [B, C]) { net.define(ep); client.learn([{ endpoint: ep, incarnation: 1, state: 0, meta: {} }]) }
+    for (const ep of [B, C]) { net.define(ep); insideOf(client).learn([{ endpoint: ep, incarnation: 1, state: 0, meta: {} }]) }
     for (const ep of [A, B, C]) await net.up(ep)
     net.peers.get(B).silentToPings = true // the client asks B itself (test/integration/list-liar.test.js); B does not answer
-    client.learn([{ endpoint: B, incarnation: 1, state: 2, meta: {} }]) // a false death
+    insideOf(client).learn([{ endpoint: B, incarnation: 1, state: 2, meta: {} }]) // a false death
     await tick(clock, 60)
     expect(client.peers().find((p) => p.endpoint === B).state).to.equal('draining')
-    client.learn([{ endpoint: B, incarnation: 2, state: 0, meta: {} }]) // refuted
+    insideOf(client).learn([{ endpoint: B, incarnation: 2, state: 0, meta: {} }]) // refuted
     expect(client.peers().find((p) => p.endpoint === B).state).to.equal('up')
     net.log.length = 0
     for (let i = 0; i < 6; i++) { track(client.request('echo', i)); await tick(clock, 3) }
@@ -470,28 +471,28 @@ describe('client failover logic (fake transport, fake clock)', () => {
     net.peers.get(C).behave = () => ['draining']
     for (let i = 0; i < 3; i++) { track(client.request('echo', i)); await tick(clock, 3) } // round robin: one reaches C
     expect(client.peers().find((p) => p.endpoint === C).state).to.equal('draining')
-    client.learn([{ endpoint: C, incarnation: 1, state: 0, meta: {} }])
+    insideOf(client).learn([{ endpoint: C, incarnation: 1, state: 0, meta: {} }])
     expect(client.peers().find((p) => p.endpoint === C).state).to.equal('draining')
   })
 
   it('a peer whose connection is down and that a list shows at a new incarnation is dialled again at once (at most every 500 ms)', async () => {
     const { clock, net, client } = setup({}, [A, B]) // seeds: kept whatever the lists say
-    client.learn([{ endpoint: B, incarnation: 1, state: 0, meta: {} }])
+    insideOf(client).learn([{ endpoint: B, incarnation: 1, state: 0, meta: {} }])
     await net.up(A); await net.up(B)
     net.down(B) // its process died; ZeroMQ will reconnect in its own time
     net.dials.length = 0
-    client.learn([{ endpoint: B, incarnation: 1, state: 2, meta: {} }]) // dead: no new life, no dial
+    insideOf(client).learn([{ endpoint: B, incarnation: 1, state: 2, meta: {} }]) // dead: no new life, no dial
     expect(net.dials).to.deep.equal([])
-    client.learn([{ endpoint: B, incarnation: 7, state: 0, meta: {} }]) // restarted
+    insideOf(client).learn([{ endpoint: B, incarnation: 7, state: 0, meta: {} }]) // restarted
     expect(net.hangups).to.deep.equal([B])
     expect(net.dials).to.deep.equal([B])
-    client.learn([{ endpoint: B, incarnation: 8, state: 0, meta: {} }]) // again, within 500 ms: no second dial
+    insideOf(client).learn([{ endpoint: B, incarnation: 8, state: 0, meta: {} }]) // again, within 500 ms: no second dial
     expect(net.dials).to.deep.equal([B])
     await tick(clock, 501)
-    client.learn([{ endpoint: B, incarnation: 9, state: 0, meta: {} }])
+    insideOf(client).learn([{ endpoint: B, incarnation: 9, state: 0, meta: {} }])
     expect(net.dials).to.deep.equal([B, B])
     await net.up(B)
-    client.learn([{ endpoint: B, incarnation: 10, state: 0, meta: {} }]) // connected: nothing to do
+    insideOf(client).learn([{ endpoint: B, incarnation: 10, state: 0, meta: {} }]) // connected: nothing to do
     expect(net.dials).to.deep.equal([B, B])
     expect(client.stats().redials).to.equal(2)
   })
@@ -499,29 +500,29 @@ describe('client failover logic (fake transport, fake clock)', () => {
   it('lists from peers that disagree do not flip a peer back and forth: the newer claim wins', async () => {
     const { clock, net, client } = setup({ membersTimeout: 50 }, [A])
     net.define(B)
-    client.learn([{ endpoint: B, incarnation: 5, state: 0, meta: {} }])
+    insideOf(client).learn([{ endpoint: B, incarnation: 5, state: 0, meta: {} }])
     for (const ep of [A, B]) await net.up(ep)
     net.peers.get(B).silentToPings = true // asked itself (test/integration/list-liar.test.js), B does not answer
     const stateOfB = () => client.peers().find((p) => p.endpoint === B).state
-    client.learn([{ endpoint: B, incarnation: 5, state: 2, meta: {} }])
+    insideOf(client).learn([{ endpoint: B, incarnation: 5, state: 2, meta: {} }])
     await tick(clock, 60)
     const seen = []
     for (let i = 0; i < 10; i++) {
-      client.learn([{ endpoint: B, incarnation: 5, state: 2, meta: {} }]) // one peer's view: dead
+      insideOf(client).learn([{ endpoint: B, incarnation: 5, state: 2, meta: {} }]) // one peer's view: dead
       seen.push(stateOfB())
-      client.learn([{ endpoint: B, incarnation: 5, state: 0, meta: {} }]) // a lagging peer's: alive
+      insideOf(client).learn([{ endpoint: B, incarnation: 5, state: 0, meta: {} }]) // a lagging peer's: alive
       seen.push(stateOfB())
     }
     expect(new Set(seen)).to.deep.equal(new Set(['draining'])) // dead at 5 outranks alive at 5
-    client.learn([{ endpoint: B, incarnation: 6, state: 0, meta: {} }]) // B refuted
+    insideOf(client).learn([{ endpoint: B, incarnation: 6, state: 0, meta: {} }]) // B refuted
     expect(stateOfB()).to.equal('up')
-    client.learn([{ endpoint: B, incarnation: 5, state: 2, meta: {} }]) // an old rumour
+    insideOf(client).learn([{ endpoint: B, incarnation: 5, state: 2, meta: {} }]) // an old rumour
     expect(stateOfB()).to.equal('up')
   })
 
   it('maxPeers bounds the peers a member list can add', async () => {
     const { client } = setup({ maxPeers: 5 }, [A])
-    client.learn(Array.from({ length: 100 }, (_, i) => ({ endpoint: `tcp://127.0.0.1:${2000 + i}`, incarnation: 1, state: 0, meta: {} })))
+    insideOf(client).learn(Array.from({ length: 100 }, (_, i) => ({ endpoint: `tcp://127.0.0.1:${2000 + i}`, incarnation: 1, state: 0, meta: {} })))
     expect(client.peers()).to.have.length(5)
     expect(client.stats().peersRefused).to.equal(96)
   })

@@ -5,6 +5,7 @@ import { expect } from 'chai'
 import { describe as describeService } from '../../protocol/service.js'
 import { MemberState } from '../../protocol/constants.js'
 import { setup, track, flush, tick, A, B, C } from '../helpers/fake-client.js'
+import { insideOf } from '../../client/client.js'
 
 const digestOf = (methods) => describeService({ methods, version: null, labels: {}, capacity: null }).digest
 
@@ -48,7 +49,7 @@ describe('services: routing logic (fake transport, fake clock)', () => {
     net.serve(A, { methods: ['alpha'] }); net.serve(B, { methods: ['alpha'] })
     await net.up(A); await net.up(B)
     // A liar's member list says B serves nothing (a digest of no methods) at a new incarnation.
-    client.learn([{ endpoint: B, incarnation: 5, state: MemberState.ALIVE, meta: {}, service: digestOf([]) }])
+    insideOf(client).learn([{ endpoint: B, incarnation: 5, state: MemberState.ALIVE, meta: {}, service: digestOf([]) }])
     await tick(clock, 5)
     expect(net.peers.get(B).asked).to.equal(2) // it prompted a question to B, on B's own connection...
     const ends = []

@@ -1,0 +1,484 @@
+// What a zeromesh peer is inside (the Peer users hold, peer.js, is its face): the composition
+// root that makes its parts and gives each the few things it uses, the socket's message
+// switch (onMessage, onZeromesh: requests, events and streams go to the one intake, intake.js),
+// and its life: start, drain and stop. It answers 10/FLP pings and requests too.
+import { startMemoryPolicy, pressedMessage } from './memory-policy.js'
+import { middlewareOf } from '../runtime/middleware.js'
+import { METHOD } from '../runtime/contract.js'
+import { readContracts } from '../protocol/contracts.js'
+import { PeerCluster } from './cluster.js'
+import { answerGossip } from './gossip-transport.js'
+import { Dispatcher } from './dispatch.js'
+import { Admission } from './admission.js'
+import { ConnectionTable } from './connections.js'
+import { Flows } from './flows.js'
+import { RecentRequests } from './recent-requests.js'
+import { PeerStreams } from './streams.js'
+import { PeerEvents } from './events.js'
+import { finishInFlight, awaitQuiet, QUIET_MS } from './drain.js'
+import { PeerRequests } from './requests.js'
+import { Intake } from './intake.js'
+import { PeerPublisher } from './publisher.js'
+import { collectGarbage as collectThisHeap } from './collect.js'
+import { PeerSecurity } from './security.js'
+import { HandshakeReports } from './handshake-reports.js'
+import { requestReporter } from './request-reports.js'
+import { OwnService } from './service.js'
+import { startHandlers } from './handlers.js'
+import { resolvePeerOptions } from './options.js'
+import {
+  decode, encodePong, encodeError, encodeMembers, encodeService,
+} from '../protocol/codec.js'
+import { ReplyOutbox } from './reply-outbox.js'
+import { FlpServer } from './flp-server.js'
+import { classify, Kind } from '../protocol/flp.js'
+import { MessageType, Feature } from '../protocol/constants.js'
+import { ClosedError, ProtocolError } from '../protocol/errors.js'
+import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
+import { SILENT_LOGGER } from '../runtime/options.js'
+
+const NONE = Object.freeze([])
+
+export class PeerCore {
+  /**
+   * @param {object} [options]  PeerOptions (index.d.ts; docs/reference/peer.md)
+   * @param {import('node:events').EventEmitter} emitter  the Peer users hold: its events are told there
+   */
+  constructor (options, emitter) {
+    this.emitter = emitter
+    this.options = resolvePeerOptions(options)
+    this.options.logger = safeLogger(this.options.logger, (level, err) => userFault(emitter, SILENT_LOGGER, `the logger's ${level}()`, err))
+    this.state = 'new' // new -> starting -> running -> stopping -> stopped
+    this.transport = null
+    this.dispatcher = null
+    this.admission = null // whether new work is taken (admission.js), once started
+    this.streams = null // PeerStreams, once started
+    this.requests = null // PeerRequests, once started
+    this.intake = null // the one way requests, events and streams enter (intake.js), once started
+    this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
+    this.flows = new Flows({ header: this.options.flowHeader }) // the flows that share it when it is busy (flows.js)
+    this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {}, memory: { collections: 0, sheds: 0 } }
+    this.stopping = null
+    this.starting = null
+    this.gossip = null
+    this.membership = null
+    this.pool = null
+    this.replies = new ReplyOutbox({
+      send: (clientId, frames) => this.transport.send(clientId, frames),
+      mv: () => this.replyMeta.mv,
+      load: () => this.dispatcher.inflight,
+      limits: this.options,
+    })
+    this.replyMeta = Object.freeze({}) // rides on every reply: { mv } membership digest
+    this.flp = new FlpServer({ send: (clientId, frames) => this.transport?.send(clientId, frames), handler: this.options.flpHandler, limits: this.options, counts: this.counts })
+    this.security = new PeerSecurity(this.options, this.connections) // seal key, key proofs, the allow-list (security.js)
+    this.reports = new HandshakeReports({ clock: this.options.clock, logger: this.options.logger, tell: (e, p) => this.tell(e, p), refused: this.security.counts.refused })
+    this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
+    this.cluster = null // gossip, membership, DNS seeds, once started (cluster.js)
+    const o = this.options
+    this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
+    this.memory = null // what it does about its memory (memory-policy.js), once started
+    this.limiter = null // the memory limit's watch (memory-limit.js), once started with a memoryLimit
+    this.middleware = [] // peer.use()'s, then the handler modules', run on this thread before each handler (runtime/middleware.js)
+    // Debug lines cost nothing unless the logger takes them: decided once, here.
+    this.debugging = typeof o.logger.isLevelEnabled === 'function' ? o.logger.isLevelEnabled('debug') : o.logger !== SILENT_LOGGER
+    if (!Array.isArray(o.handlers)) this.own.addAll(o.handlers)
+    this.own.subscribeAll(o.subscriptions)
+    this.events = null // PeerEvents, once started
+    // How it publishes events, its handlers too: a Client of its own, made when first used.
+    this.publisher = new PeerPublisher({ endpoint: () => this.endpoint, security: o.security, options: o })
+  }
+
+  /** Publishes `event` from this peer, as client.publish() does (docs/guides/events.md). */
+  publish (event, payload, options) {
+    return this.publisher.publish(event, payload, options)
+  }
+
+  /** Broadcasts `event` from this peer, as client.broadcast() does. */
+  broadcast (event, payload, options) {
+    return this.publisher.broadcast(event, payload, options)
+  }
+
+  /**
+   * Subscribes `handler` to `event` in `group` (the event's own name by default) from now on,
+   * or replaces the handler of that event and group: a published event goes to one peer of
+   * each group that subscribes to it (docs/guides/events.md). What this peer states changes,
+   * as serve() changes it.
+   */
+  subscribe (event, handler, options = {}) {
+    const group = options?.group ?? event
+    if (this.own.subscribe(event, handler, group)) this.serviceChanged(`now subscribes to ${event}${group === event ? '' : ` in group ${group}`}`)
+  }
+
+  /** Ends the subscription of `event` in `group` (the event's name by default): returns whether there was one. */
+  unsubscribe (event, options = {}) {
+    const group = options?.group ?? event
+    if (!this.own.unsubscribe(event, group)) return false
+    this.serviceChanged(`no longer subscribes to ${event}${group === event ? '' : ` in group ${group}`}`)
+    return true
+  }
+
+  /**
+   * What this peer serves: { methods, version, labels, capacity, digest }. Clients ask it
+   * this (SERVICE_GET) and route each method to the peers that serve it.
+   */
+  service () {
+    const d = this.own.descriptor
+    return { methods: [...d.methods], version: d.version, labels: { ...d.labels }, capacity: d.capacity, contracts: readContracts(d.contracts) ?? [], events: (d.events ?? []).map(([event, group]) => ({ event, group })), streams: [...(d.streams ?? [])], digest: d.digest }
+  }
+
+  /**
+   * Adds `fn`, an `async (ctx, next) => ...` middleware, to the end of the chain every request
+   * and stream goes through on this (the main) thread before its handler (a handler module's
+   * `middleware` is added when the peer starts): docs/guides/middleware.md. Returns the peer.
+   */
+  use (fn) {
+    this.middleware.push(middlewareOf(fn, 'peer.use(fn)'))
+    return this
+  }
+
+  /**
+   * Serves `method` with `fn` from now on (or replaces its handler). A new method changes
+   * what this peer serves: its claim goes out at a higher incarnation with the new digest, so
+   * clients learn it within a member-list refresh.
+   */
+  serve (method, fn) {
+    if (this.own.serve(method, fn)) this.serviceChanged(`now serves ${method}${fn[METHOD] === undefined ? '' : ` (contract ${fn[METHOD].contract})`}`)
+  }
+
+  /**
+   * Stops serving `method`: new requests for it are answered UNKNOWN_METHOD (a client retries
+   * them on a peer that serves it), requests already running finish. Returns whether it was served.
+   */
+  unserve (method) {
+    if (!this.own.unserve(method)) return false
+    this.serviceChanged(`no longer serves ${method}`)
+    return true
+  }
+
+  serviceChanged (what) {
+    this.admission?.changed()
+    this.membership?.setService(this.own.descriptor.digest)
+    if (this.state === 'running') this.options.logger.info({ methods: this.own.descriptor.methods, digest: this.own.descriptor.digest }, `${what}`)
+  }
+
+  /** Emits `event` to the user's listeners; one that throws is reported (userFault), never thrown into zeromesh. */
+  tell (event, payload) {
+    safeEmit(this.emitter, this.options.logger, event, payload)
+  }
+
+  /** Joined the cluster (or has no seeds) and serving; false from the moment it drains. */
+  get ready () {
+    return this.state === 'running' && this.membership?.joined === true
+  }
+
+  /** The endpoint clients and other peers use to reach this peer (set once started). */
+  get endpoint () {
+    return this.transport?.endpoint ?? null
+  }
+
+  /** Binds the socket. Resolves with the endpoint once requests can be served. */
+  start () {
+    if (this.state !== 'new') return Promise.reject(new ClosedError(`zeromesh: Peer.start() called when the peer is ${this.state}`))
+    this.state = 'starting'
+    this.starting = this.startNow()
+    return this.starting
+  }
+
+  async startNow () {
+    const o = this.options
+    try {
+      this.pool = await startHandlers(o, this.own, this.middleware, (err) => this.unhealthy(err), this.publisher)
+    } catch (err) {
+      this.state = 'stopped'
+      throw err
+    }
+    const handlers = this.own.handlers
+    this.transport = o.transport.listener({
+      clock: o.clock,
+      bind: o.bind,
+      advertise: o.advertise,
+      linger: o.stopLinger,
+      maxMessageSize: o.maxMessageSize,
+      heartbeatInterval: o.heartbeatInterval,
+      heartbeatTimeout: o.heartbeatTimeout,
+      onMessage: (id, frames) => this.onMessage(id, frames),
+      onDrop: (why) => { this.counts.dropped++; this.counts.drops[why] = (this.counts.drops[why] ?? 0) + 1 },
+      security: o.security,
+      onRefused: (r) => this.reports.refused(r),
+    })
+    try {
+      await this.transport.bind()
+    } catch (err) {
+      await this.pool?.stop()
+      this.state = 'stopped'
+      throw err
+    }
+    const endpoint = this.transport.endpoint
+    this.admission = new Admission({ handlers, limits: o, pressedMessage: () => pressedMessage(this.limiter, o.memoryLimit) })
+    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, publisher: this.publisher })
+    this.recent = new RecentRequests({ clock: o.clock, connections: this.connections })
+    // The three kinds of work, and the one intake they all enter by (intake.js).
+    this.requests = new PeerRequests({
+      dispatcher: this.dispatcher,
+      admission: this.admission,
+      replies: this.replies,
+      counts: this.counts,
+      latency: () => this.latency,
+      clock: o.clock,
+      debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null,
+    })
+    this.streams = new PeerStreams({
+      dispatcher: this.dispatcher,
+      clock: o.clock,
+      endpoint,
+      send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
+      limits: o,
+    })
+    this.events = new PeerEvents({
+      subscriptions: this.own.subscriptions,
+      dispatcher: this.dispatcher,
+      admission: this.admission,
+      replies: this.replies,
+    })
+    this.intake = new Intake({ recent: this.recent, replies: this.replies, flows: this.flows, clock: o.clock, asked: (conn, now) => this.security.asked(conn, now) })
+    this.cluster = new PeerCluster({
+      options: o,
+      endpoint,
+      service: this.own.descriptor.digest,
+      seal: this.security.sealer,
+      reports: this.reports,
+      debugging: this.debugging,
+      tell: (e, p) => this.tell(e, p),
+      onMember: (m) => this.onMember(m),
+    })
+    this.gossip = this.cluster.gossip
+    this.membership = this.cluster.membership
+    await this.cluster.start() // the first DNS answer before joining
+    this.replyMeta = Object.freeze({ mv: this.membership.version })
+    this.state = 'running'
+    this.cluster.join()
+    this.memory = startMemoryPolicy({
+      options: o,
+      activity: () => this.counts.received,
+      collect: () => this.collectGarbage(),
+      shed: () => { this.closeConnections().catch(() => {}) },
+      counts: this.counts.memory,
+    })
+    this.limiter = this.memory.limiter
+    if (this.limiter !== null) this.admission.memory = this.limiter // new work is taken by the room it leaves
+    const sec = o.security
+    o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds, memoryLimit: o.memoryLimit },
+      `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
+    if (sec) o.logger.info({ clusterKey: sec.cluster.publicKey, allowed: sec.allowed.size }, `secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed`)
+    // The allow-list's files changed (a Kubernetes Secret or ConfigMap update sends no signal):
+    // read again, as on SIGHUP.
+    this.security.start(() => { this.reloadAllowList().catch(() => {}) })
+    if (sec === false) o.logger.warn({ secured: false }, 'INSECURE: plain traffic on purpose (security: false); anyone who reaches this port can call it and read its replies')
+    return endpoint
+  }
+
+  onMember (m) {
+    this.replyMeta = Object.freeze({ mv: this.membership.version })
+    this.tell('member', m)
+  }
+
+  onMessage (clientId, frames) {
+    this.counts.received++
+    if (this.limiter !== null) this.limiter.received(frames.length === 1 ? frames[0].length : frameBytes(frames))
+    switch (classify(frames)) {
+      case Kind.ZEROMESH: return this.onZeromesh(clientId, frames[0])
+      case Kind.FLP_PING: return this.flp.ping(clientId)
+      case Kind.FLP_REQUEST: return this.flp.request(clientId, frames)
+      default:
+        this.counts.malformed++
+    }
+  }
+
+  onZeromesh (clientId, frame) {
+    const conn = this.connections.of(clientId)
+    // A connection cut at a revocation gets no more answers: it may only prove an allowed key,
+    // or seal a membership request, to be answered again (key-proofs.js).
+    if (conn.cut) {
+      const req = this.security.fromCut(conn, frame)
+      if (req !== null) this.onGossip(clientId, req)
+      return
+    }
+    let msg
+    try {
+      msg = decode(frame, this.options)
+    } catch (err) {
+      this.counts.malformed++
+      if (err instanceof ProtocolError && err.protocolCode !== undefined) {
+        this.counts.protocolErrors++
+        this.transport.send(clientId, [encodeError(err.protocolCode, err.message)])
+      }
+      return
+    }
+    // A secured peer remembers every connection that has not proved its key: a revocation cuts them.
+    if (this.security.keyProofs !== null && msg.type !== MessageType.KEY_PROOF && msg.type !== MessageType.SEALED) this.security.seen(conn)
+    switch (msg.type) {
+      case MessageType.REQUEST:
+        return this.intake.take(conn, this.requests, msg.requests, msg.invalid, frame.length)
+      case MessageType.PING:
+        // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a client
+        // that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4). A secured
+        // peer adds a challenge to prove the client's key with (4.9), except to a heartbeat (seq 0).
+        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state, ...(this.security.keyProofs === null || msg.seq === 0 ? {} : { ch: this.security.challenge(conn) }) })])
+      case MessageType.KEY_PROOF:
+        return this.security.prove(conn, msg)
+      case MessageType.PROBE:
+      case MessageType.PROBE_REQ:
+      case MessageType.SYNC:
+        // In a secured cluster clients connect too: membership requests count only sealed.
+        if (!this.security.takesUnsealed()) { this.counts.malformed++; return }
+        return this.onGossip(clientId, msg)
+      case MessageType.SEALED: {
+        const req = this.security.unseal(msg) // a sealed membership request: taken when its tag checks out
+        if (req === null) { this.counts.malformed++; return }
+        this.security.member(conn) // a member's connection, never cut
+        return this.onGossip(clientId, req)
+      }
+      case MessageType.CANCEL: {
+        const recent = this.recent.of(conn)
+        for (const id of msg.ids) if (conn.streams === null || !this.streams.cancel(conn, id)) this.dispatcher.cancel(recent, id)
+        return
+      }
+      case MessageType.STREAM_OPEN:
+        return msg.invalid === null ? this.intake.take(conn, this.streams, [msg], NONE, 0) : this.intake.take(conn, this.streams, NONE, [msg], 0)
+      case MessageType.STREAM_CREDIT:
+        return this.streams.credit(conn, msg)
+      case MessageType.STREAM_ITEM:
+        return this.streams.items(conn, msg, frame.length)
+      case MessageType.STREAM_END:
+        return this.streams.inputEnd(conn, msg)
+      case MessageType.MEMBERS_GET:
+        return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
+      case MessageType.EVENT:
+        return this.intake.take(conn, this.events, msg.events, msg.invalid, frame.length)
+      case MessageType.SERVICE_GET:
+        return this.transport.send(clientId, [encodeService(msg.seq, this.own.descriptor, Feature.STREAMS | Feature.EVENTS)])
+      default:
+        // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's
+        // bound socket: counted and dropped.
+        this.counts.malformed++
+    }
+  }
+
+  /**
+   * Reads the allow-list again (the keys, files and directories `security.allow` named) and
+   * lets in exactly those keys from now on; connections already made stay. Resolves with
+   * { keys } (how many). On an error the list in force stays as it was.
+   */
+  reloadAllowList () {
+    return this.security.reload(this.transport, this.streams, () => this.closeConnections())
+  }
+
+  onGossip (clientId, msg) {
+    answerGossip(this.membership, msg, (frame) => { if (this.transport?.open) this.transport.send(clientId, [frame]) }, () => { this.counts.dropped++ })
+  }
+
+  /**
+   * The peer cannot serve (its handler threads are gone and cannot be started again): it says
+   * so with an 'unhealthy' event and stops, leaving the cluster, rather than gossip that it is
+   * alive and answer BUSY for ever. `zeromesh peer` exits with status 1, for a supervisor to
+   * restart it.
+   */
+  unhealthy (err) {
+    if (this.state !== 'running') return
+    this.options.logger.error({ err: err?.message ?? String(err) }, `unhealthy: ${err?.message ?? err}; leaving the cluster`)
+    this.tell('unhealthy', err)
+    this.stop().catch(() => {})
+  }
+
+  /**
+   * Closes every connection this peer accepted, at once (its memory limit was passed:
+   * memory-limit.js; or a key was revoked while connections that proved none were about:
+   * security.js): ZeroMQ lets go of what their queues hold, streams end unanswered, and
+   * clients reconnect within their reconnect interval (and prove their keys again).
+   */
+  async closeConnections () {
+    if ((this.state !== 'running' && this.state !== 'stopping') || typeof this.transport.rebind !== 'function') return
+    this.streams.endAll(null, null)
+    this.security.keyProofs?.reset()
+    this.connections.clear()
+    await this.transport.rebind()
+  }
+
+  /**
+   * A full collection of the main thread's heap and each handler thread's, to give a burst's
+   * buffers back once the peer is idle (it does so itself: peer/idle-collect.js). Not for the
+   * request path: it pauses the thread for a few milliseconds.
+   */
+  collectGarbage () {
+    collectThisHeap()
+    this.pool?.collect()
+  }
+
+  /** Counters of what this peer received, answered and dropped. */
+  stats () {
+    return {
+      ...this.counts,
+      drops: { ...this.counts.drops },
+      memory: { ...this.counts.memory },
+      ...(this.dispatcher?.stats() ?? {}),
+      inflight: this.admission?.inflight ?? 0,
+      inflightBytes: this.admission?.bytes ?? 0,
+      flows: { holding: this.admission?.flows ?? 0, byShare: this.admission?.counts.byShare ?? 0 },
+      events: this.events?.stats() ?? null,
+      streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held, awaitingCredit: this.streams.awaitingCredit },
+      threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
+      security: this.security.stats(this.gossip?.counts.handshakeFailures ?? 0),
+      membership: this.cluster?.stats() ?? { refused: { endpoints: 0 }, candidatesHeld: 0, gossipSent: 0, gossipBytes: 0, strayAnswers: 0, lateAnswers: 0 },
+    }
+  }
+
+  /** This peer's view of the cluster, itself included: [{ endpoint, state, incarnation, meta }]. */
+  members () {
+    return this.membership?.members() ?? []
+  }
+
+  /**
+   * Graceful stop: the leave is announced to every member (shown as `left` at once), new
+   * requests are answered DRAINING (the client goes elsewhere at once), in-flight requests
+   * finish (up to drainTimeout), their replies leave, the sockets close.
+   */
+  stop () {
+    if (this.stopping !== null) return this.stopping
+    if (this.state === 'new') { this.state = 'stopped'; this.stopping = Promise.resolve(); return this.stopping }
+    this.stopping = this.stopNow()
+    return this.stopping
+  }
+
+  async stopNow () {
+    await this.starting?.catch(() => {})
+    this.state = 'stopping'
+    this.memory?.stop()
+    this.security.stop()
+    const { clock, drainTimeout, logger } = this.options
+    if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
+    const leaving = this.cluster?.leave()
+    const drainEnd = clock.now() + drainTimeout
+    if (this.dispatcher !== null) {
+      await finishInFlight({ dispatcher: this.dispatcher, streams: this.streams, clock, drainTimeout, debug: this.debugging ? (fields, message) => logger.debug(fields, message) : null })
+    }
+    await this.publisher.close() // after the work in flight, which may have published
+    await leaving
+    await awaitQuiet(clock, () => this.counts.received, drainEnd)
+    if (this.debugging) logger.debug({ received: this.counts.received }, `no request for ${QUIET_MS} ms (or the drain timeout): closing`)
+    this.streams?.close()
+    await this.pool?.stop()
+    this.replies.flush() // replies still waiting for their turn to end
+    await this.cluster?.close()
+    await this.transport?.close()
+    this.state = 'stopped'
+    if (this.dispatcher !== null) logger.info({}, 'stopped')
+  }
+}
+
+/** The bytes of a message of several frames. */
+function frameBytes (frames) {
+  let n = 0
+  for (let i = 0; i < frames.length; i++) n += frames[i].length
+  return n
+}

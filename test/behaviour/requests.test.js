@@ -1,0 +1,106 @@
+// What a request does, in every world (test/helpers/worlds.js: the in-memory network on a
+// virtual clock, and real ZeroMQ on 127.0.0.1): a reply, the errors by code, a deadline, a busy
+// peer's place waited for, a stopping peer's refusal, a caller's abort; and in the memory world
+// a peer killed under load.
+import { expect } from 'chai'
+import { WORLDS, failure } from '../helpers/worlds.js'
+
+for (const W of WORLDS) {
+  describe(`requests (${W.name})`, function () {
+    this.timeout(20000)
+    let w
+    beforeEach(() => { w = W.make() })
+    afterEach(() => w.cleanup())
+
+    it('a reply; a client that knows one seed learns the other peer and uses both', async () => {
+      const a = await w.peer({ handlers: { whoami: (args, ctx) => ctx.endpoint } })
+      const b = await w.peer({ seeds: [a.endpoint], handlers: { whoami: (args, ctx) => ctx.endpoint } })
+      await w.until(() => expect(a.members().filter((m) => m.state === 'alive')).to.have.length(2))
+      const c = w.client({ seeds: [a.endpoint] })
+      await w.until(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(2))
+      const seen = new Set()
+      for (let i = 0; i < 40; i++) seen.add(await w.settle(c.request('whoami', null)))
+      expect([...seen].sort()).to.deep.equal([a.endpoint, b.endpoint].sort())
+    })
+
+    it('errors by code: an unknown method at once, a handler\'s throw with its code, a bad argument before sending', async () => {
+      const a = await w.peer({ handlers: { boom: () => { throw Object.assign(new Error('no stock'), { code: 'E_STOCK' }) } } })
+      const c = w.client({ seeds: [a.endpoint] })
+      expect((await failure(w, c.request('nope'))).code).to.equal('ERR_ZEROMESH_UNKNOWN_METHOD')
+      const err = await failure(w, c.request('boom'))
+      expect([err.code, err.remoteCode, err.message]).to.deep.equal(['ERR_ZEROMESH_REMOTE', 'E_STOCK', 'no stock'])
+      expect((await failure(w, c.request('boom', null, { timeout: -1 }))).code).to.equal('ERR_ZEROMESH_INVALID_ARGUMENT')
+    })
+
+    it('a deadline: no reply in time fails ERR_ZEROMESH_TIMEOUT, and the handler\'s signal aborts at its deadline', async () => {
+      let aborted = false
+      const a = await w.peer({ handlers: { hang: (args, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => { aborted = true; resolve('late') })) } })
+      const c = w.client({ seeds: [a.endpoint] })
+      expect((await failure(w, c.request('hang', null, { timeout: 300 }))).code).to.equal('ERR_ZEROMESH_TIMEOUT')
+      await w.until(() => expect(aborted).to.equal(true))
+    })
+
+    it('a busy peer: a call waits for a place within its deadline and is served, never run twice', async () => {
+      let release
+      const gate = new Promise((resolve) => { release = resolve })
+      let runs = 0
+      const a = await w.peer({ maxInflight: 1, handlers: { hold: () => gate, echo: (x) => { runs++; return x } } })
+      const c = w.client({ seeds: [a.endpoint] })
+      const held = c.request('hold', null, { timeout: 5000 })
+      await w.until(() => expect(a.stats().inflight).to.equal(1))
+      const waiting = c.request('echo', 'after', { timeout: 5000 })
+      await w.pass(200)
+      expect(a.stats().busy).to.be.at.least(1)
+      release('done')
+      expect(await w.settle(waiting)).to.equal('after')
+      expect(await w.settle(held)).to.equal('done')
+      expect(runs).to.equal(1)
+    })
+
+    it('a stopping peer: its call in flight finishes, new calls go to the other peer', async () => {
+      let release
+      const gate = new Promise((resolve) => { release = resolve })
+      const a = await w.peer({ handlers: { hold: () => gate, whoami: (args, ctx) => ctx.endpoint } })
+      const b = await w.peer({ seeds: [a.endpoint], handlers: { whoami: (args, ctx) => ctx.endpoint } })
+      const c = w.client({ seeds: [a.endpoint, b.endpoint], strategy: 'round-robin' })
+      await w.until(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(2))
+      const held = c.request('hold', null, { timeout: 5000 })
+      await w.until(() => expect(a.stats().inflight).to.equal(1))
+      const stopping = a.stop()
+      const after = []
+      for (let i = 0; i < 6; i++) after.push(await w.settle(c.request('whoami', null, { idempotent: false })))
+      expect(new Set(after)).to.deep.equal(new Set([b.endpoint]))
+      release('finished')
+      expect(await w.settle(held)).to.equal('finished')
+      await w.settle(stopping)
+    })
+
+    it('an abort: the call fails ERR_ZEROMESH_ABORTED at once, and the peer\'s handler hears it', async () => {
+      let aborted = false
+      const a = await w.peer({ handlers: { hang: (args, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', () => { aborted = true; resolve() })) } })
+      const c = w.client({ seeds: [a.endpoint] })
+      const ac = new AbortController()
+      const call = c.request('hang', null, { timeout: 5000, signal: ac.signal })
+      await w.until(() => expect(a.stats().inflight).to.equal(1))
+      ac.abort()
+      expect((await failure(w, call)).code).to.equal('ERR_ZEROMESH_ABORTED')
+      await w.until(() => expect(aborted).to.equal(true))
+    })
+
+    if (W.canKill) {
+      it('a peer killed under idempotent load: no call fails, the others take its share', async () => {
+        const a = await w.peer({ handlers: { work: (args, ctx) => new Promise((resolve) => setTimeout(resolve, 0, ctx.endpoint)) } })
+        const b = await w.peer({ seeds: [a.endpoint], handlers: { work: (args, ctx) => ctx.endpoint } })
+        const d = await w.peer({ seeds: [a.endpoint], handlers: { work: (args, ctx) => ctx.endpoint } })
+        const c = w.client({ seeds: [a.endpoint, b.endpoint, d.endpoint] })
+        await w.until(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(3))
+        const calls = Array.from({ length: 60 }, () => c.request('work', null, { idempotent: true, timeout: 5000 }))
+        w.kill(b)
+        const out = await w.settle(Promise.allSettled(calls))
+        expect(out.filter((r) => r.status === 'rejected').map((r) => r.reason.code)).to.deep.equal([])
+        const after = await w.settle(Promise.all(Array.from({ length: 20 }, () => c.request('work', null, { idempotent: true, timeout: 5000 }))))
+        expect(after).to.not.include(b.endpoint)
+      })
+    }
+  })
+}
