@@ -177,7 +177,14 @@ export interface DecodedGossip { type: 6 | 7 | 8 | 9 | 10, version: number, seq:
 export interface DecodedMembersGet { type: 11, version: number, seq: number }
 export interface DecodedMembers { type: 12, version: number, seq: number, membersVersion: number, members: Claim[] }
 export interface DecodedCancel { type: 13, version: number, ids: number[] }
-export type Decoded = DecodedCancel | DecodedRequest | DecodedReply | DecodedPing | DecodedPong | DecodedError | DecodedGossip | DecodedMembersGet | DecodedMembers
+/** An EVENT frame (PROTOCOL.md 4.11), checked: the entries to run, and those refused (answered INVALID_REQUEST when they ask for an ack). */
+export interface DecodedEvent { type: 22, version: number, events: Array<{ id: number, event: string, payload: unknown, timeoutMs: number, group: string | null, ack: boolean, trace: Record<string, string> | null, headers: Record<string, string> }>, invalid: Array<{ id: number, ack: boolean, reason: string }> }
+export type Decoded = DecodedCancel | DecodedRequest | DecodedReply | DecodedPing | DecodedPong | DecodedError | DecodedGossip | DecodedMembersGet | DecodedMembers | DecodedEvent
+
+/** An EVENT entry: [id, event, payload, timeoutMs, group (null: every subscription, a broadcast), ack, trace?, headers?] (PROTOCOL.md 4.11). */
+export type EventEntry = [id: number, event: string, payload: unknown, timeoutMs: number, group: string | null, ack: boolean, trace?: Record<string, string> | null, headers?: Record<string, string>]
+/** EVENT (PROTOCOL.md 4.11): one or more events for a peer; each entry that asks for an ack is answered by a REPLY entry once its handlers finished. */
+export declare function encodeEvent(entries: EventEntry[]): Buffer
 
 export declare function encodeRequest(entries: RequestEntry[]): Buffer
 export declare function encodeReply(meta: Record<string, unknown>, entries: ReplyEntry[]): Buffer

@@ -16,5 +16,6 @@ export {
   encodeCancel, encodeSealed, encodeServiceGet, encodeService, encodeKeyProof, decode, hasSignature,
 } from './codec.js'
 export { encodeStreamOpen, encodeStreamItems, encodeStreamCredit, encodeStreamEnd } from './stream-codec.js'
+export { encodeEvent } from './event-codec.js'
 export { serviceDigest, describe as describeService } from './service.js'
 export { keyProof, checkKeyProof } from './key-proof.js'
