@@ -1,5 +1,5 @@
-// Holds protocol/PROTOCOL.md and the codec to each other: every ```vector block of the
-// document is encoded and decoded here, byte for byte.
+// Holds the spec's vectors (protocol/vectors.json, PROTOCOL.md section 6) and the codec to each
+// other: every vector is encoded and decoded here, byte for byte; and the document names each one.
 import { readFileSync } from 'node:fs'
 import { expect } from 'chai'
 import {
@@ -18,11 +18,9 @@ import { replyHead } from '../../protocol/frames.js'
 
 const sealKeyOf = (z85) => sealKey(z85Decode(z85))
 
-const doc = readFileSync(new URL('../../protocol/PROTOCOL.md', import.meta.url), 'utf8')
-const vectors = [...doc.matchAll(/```vector\n(.*)\n([0-9a-f ]+)\n```/g)].map((m) => ({
-  spec: JSON.parse(m[1]),
-  bytes: Buffer.from(m[2].replace(/ /g, ''), 'hex'),
-}))
+// The vectors have one source, which every implementation's tests read (PROTOCOL.md section 6).
+const file = JSON.parse(readFileSync(new URL('../../protocol/vectors.json', import.meta.url), 'utf8'))
+const vectors = file.vectors.map((v) => ({ id: v.id, spec: v.message, bytes: Buffer.from(v.hex.replace(/ /g, ''), 'hex') }))
 
 const encoders = {
   request: (b) => encodeRequest(b),
@@ -113,7 +111,15 @@ function decodedBody (msg) {
 }
 
 describe('PROTOCOL.md test vectors', () => {
-  it('the document has vectors of every kind', () => {
+  it('the vectors have unique ids, each named by the document, which has no vector of its own any more', () => {
+    const doc = readFileSync(new URL('../../protocol/PROTOCOL.md', import.meta.url), 'utf8')
+    expect(new Set(vectors.map((v) => v.id)).size).to.equal(vectors.length)
+    for (const v of vectors) expect(doc, v.id).to.include(`\`${v.id}\``)
+    expect(doc).to.not.include('```vector')
+    for (const v of file.vectors) expect(v.note, v.id).to.be.a('string').and.not.equal('')
+  })
+
+  it('the file has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
     expect([...kinds].sort()).to.deep.equal(['bulk-item', 'bulk-reply', 'cancel', 'error', 'event', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
     expect(vectors.length).to.be.at.least(40)
