@@ -1,0 +1,89 @@
+"""What the Python tests start: Node peers and Node clients of the same commit (the repository
+this package lives in), and Python peers as processes. Every process is killed at the end of
+its test, by PID; every wait is bounded."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TESTS = Path(__file__).resolve().parent
+NODE = os.environ.get("NODE", "node")
+
+
+class Procs:
+    def __init__(self):
+        self.all: list[subprocess.Popen] = []
+
+    def start(self, argv: list[str], env: dict | None = None) -> subprocess.Popen:
+        p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}, cwd=ROOT)
+        self.all.append(p)
+        return p
+
+    def line(self, p: subprocess.Popen, timeout: float = 10.0) -> str:
+        """The next line the process prints on stdout (bounded in time)."""
+        import selectors
+
+        sel = selectors.DefaultSelector()
+        sel.register(p.stdout, selectors.EVENT_READ)
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if sel.select(timeout=max(0.0, end - time.monotonic())):
+                line = p.stdout.readline()
+                if line:
+                    return line.strip()
+            if p.poll() is not None:
+                raise RuntimeError(f"{p.args} exited {p.returncode}: {p.stderr.read()[-2000:]}")
+        raise TimeoutError(f"{p.args} printed nothing within {timeout} s")
+
+    def node_peer(self, *flags: str) -> tuple[subprocess.Popen, str]:
+        p = self.start([NODE, str(ROOT / "bin" / "zeromesh.js"), "peer", "--demo-handlers", "--bind", "tcp://127.0.0.1:0", "--log-level", "warn", *flags])
+        return p, self.line(p)
+
+    def python_peer(self, *flags: str) -> tuple[subprocess.Popen, str]:
+        env = {"PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+        p = self.start([sys.executable, "-m", "zeromesh", "peer", "--handlers", "handlers_sample", "--log-level", "warning", *flags], env)
+        return p, self.line(p)
+
+    def node_client(self, seeds: list[str], **options: str) -> subprocess.Popen:
+        argv = [NODE, str(TESTS / "node" / "drive.mjs"), "--seeds", ",".join(seeds)]
+        for k, v in options.items():
+            argv += [f"--{k}", str(v)]
+        return self.start(argv)
+
+    def result(self, p: subprocess.Popen, timeout: float = 30.0) -> dict:
+        return json.loads(self.line(p, timeout))
+
+    def zeromesh(self, *argv: str) -> str:
+        return subprocess.run([NODE, str(ROOT / "bin" / "zeromesh.js"), *argv], capture_output=True, text=True, timeout=30, cwd=ROOT).stdout
+
+    def kill_all(self) -> None:
+        for p in self.all:
+            if p.poll() is None:
+                p.kill()
+            p.wait(timeout=10)
+
+
+@pytest.fixture
+def procs():
+    ps = Procs()
+    yield ps
+    ps.kill_all()
+
+
+def eventually(fn, timeout: float = 10.0, interval: float = 0.05):
+    """fn()'s value once it stops raising, or its last error after `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            return fn()
+        except Exception:
+            if time.monotonic() > end:
+                raise
+            time.sleep(interval)

@@ -1,0 +1,92 @@
+"""python -m zeromesh peer --bind EP --seeds EP,EP --handlers pkg.module [--workers N] [--labels k=v,k=v]
+
+Prints the peer's endpoint on stdout once it serves, logs on stderr; SIGTERM and SIGINT drain
+it and exit 0. A bad flag or a module that cannot be loaded is a clear error and exit 2."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import logging
+import signal
+import sys
+
+from .errors import InvalidArgumentError
+from .peer import Peer
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # exit 2 with our wording, never argparse's own exit
+        raise UsageError(message)
+
+
+def labels_of(text: str | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in [p.strip() for p in (text or "").split(",") if p.strip()]:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise UsageError(f"--labels takes KEY=VALUE pairs, comma-separated, such as zone=a; got {pair!r}")
+        out[key] = value
+    return out
+
+
+def parser() -> Parser:
+    p = Parser(prog="python -m zeromesh", description="zeromesh for Python")
+    sub = p.add_subparsers(dest="command")
+    peer = sub.add_parser("peer", help="run a peer until SIGTERM")
+    peer.add_argument("--bind", default="tcp://127.0.0.1:0", help="endpoint to bind (port 0: an ephemeral port)")
+    peer.add_argument("--advertise", help="endpoint others should use, when it differs from --bind")
+    peer.add_argument("--seeds", default="", help="peers to join through, comma-separated")
+    peer.add_argument("--handlers", help="an importable module whose public functions are the methods")
+    peer.add_argument("--workers", type=int, default=0, help="processes running the handlers (0: a thread)")
+    peer.add_argument("--labels", help="KEY=VALUE,KEY=VALUE stated in the peer's service (zone=a)")
+    peer.add_argument("--service-version", help="the service's semantic version")
+    peer.add_argument("--drain-timeout", type=int, default=10000, help="ms a stop waits for requests in flight")
+    peer.add_argument("--insecure", action="store_true", help="plain traffic off loopback, on purpose (no CURVE in this version)")
+    peer.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    return p
+
+
+async def run_peer(args: argparse.Namespace) -> int:
+    handlers = {}
+    if args.handlers:
+        try:
+            handlers = importlib.import_module(args.handlers)
+        except Exception as err:  # ImportError, SyntaxError, whatever the module raised
+            raise UsageError(f"--handlers {args.handlers}: cannot import it: {type(err).__name__}: {err}") from err
+    peer = Peer(bind=args.bind, advertise=args.advertise, seeds=args.seeds, handlers=handlers, workers=args.workers,
+                labels=labels_of(args.labels), service_version=args.service_version, drain_timeout=args.drain_timeout,
+                insecure=args.insecure)
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopping.set)
+    endpoint = await peer.start()
+    print(endpoint, flush=True)
+    if not args.handlers:
+        logging.getLogger("zeromesh").warning("serves no methods: give --handlers MODULE")
+    await stopping.wait()
+    await peer.stop()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+        if args.command != "peer":
+            raise UsageError("a command is needed: peer")
+        if args.workers < 0 or args.workers > 256:
+            raise UsageError("--workers must be 0 to 256")
+        logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        return asyncio.run(run_peer(args))
+    except (UsageError, InvalidArgumentError) as err:
+        print(f"zeromesh: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,370 @@
+"""Membership by gossip (PROTOCOL.md 4.6), SWIM as the Node peer runs it
+(peer/membership/swim.js): probe one member per interval, ask others to probe it when it does
+not answer, suspect it, declare it dead when the suspicion is not refuted in time; changes
+ride on probes; a periodic SYNC with a random member for anti-entropy and to join. The rules
+every receiver applies to a claim (horizon, only alive introduces, left is the member's own
+word, dead is a suspicion, trust before use, reaping) are applied before the merge rule.
+
+No sockets and no clocks of its own: `ask(endpoint, make_frame, timeout_ms)` sends a request
+and resolves with the decoded answer (or None), `clock` gives monotonic and wall time in ms.
+What it does not do yet, against the Node peer: Lifeguard's local health (timeouts never
+stretch) and its probes of members held dead."""
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from . import codec
+from .constants import INCARNATION_HORIZON_MS, MemberState
+from .service import fnv1a
+
+
+@dataclass(frozen=True)
+class MembershipConfig:
+    """The Node peer's defaults (peer/membership/config.js), each for the same reason."""
+
+    probe_interval: int = 250  #     one member probed per interval
+    probe_timeout: int = 200  #      a LAN round trip is well under 1 ms: room for GC and a slow link
+    indirect_checks: int = 3  #      members asked to probe for us when a direct probe fails
+    suspicion_mult: int = 4  #       suspicion lasts 4 probe intervals x log10(N) at least (1 s for N < 10)
+    retransmit_mult: int = 4  #      each change piggybacked 4 x ceil(log10(N+1)) times
+    max_piggyback: int = 16  #       claims per message at most
+    push_pull_interval: int = 5000  # full state exchange with a random member
+    sync_timeout: int = 1000  #      wait for a SYNC answer
+    join_retry_min: int = 100  #     first pause before retrying unreachable seeds, doubling...
+    join_retry_max: int = 5000  #    ...up to this
+    leave_timeout: int = 300  #      how long a leave waits for acknowledgements
+    max_candidates: int = 64  #      members heard of second-hand, not yet verified, at most...
+    candidate_timeout: int = 5000  # ...each for this long
+    reap_after: int = 30000  #       dead and left members are forgotten after this
+
+
+STRENGTH = {MemberState.ALIVE: 0, MemberState.SUSPECT: 1, MemberState.DEAD: 2, MemberState.LEFT: 3}
+
+
+@dataclass
+class Member:
+    endpoint: str
+    incarnation: int
+    state: int
+    meta: dict
+    by: str | None = None
+    service: int | None = None
+    since: float = 0.0  # monotonic ms of the last state change
+    suspicion: Any = None  # its suspicion's timer handle, while suspect
+    confirmations: set = field(default_factory=set)
+
+    def claim(self) -> dict:
+        c = {"endpoint": self.endpoint, "incarnation": self.incarnation, "state": self.state, "meta": self.meta}
+        if self.by is not None and self.state == MemberState.SUSPECT:
+            c["by"] = self.by
+        if self.service is not None:
+            c["service"] = self.service
+        return c
+
+
+def outranks(inc: int, state: int, held: Member) -> bool:
+    """The merge rule: a higher incarnation, or the same with a stronger state."""
+    return inc > held.incarnation or (inc == held.incarnation and STRENGTH[state] > STRENGTH[held.state])
+
+
+class Clock:
+    """Monotonic ms for timers, wall ms for incarnations; call_later on the running loop."""
+
+    def now(self) -> float:
+        return asyncio.get_running_loop().time() * 1000
+
+    def wall(self) -> int:
+        import time
+
+        return int(time.time() * 1000)
+
+    def call_later(self, ms: float, fn: Callable[[], None]) -> asyncio.TimerHandle:
+        return asyncio.get_running_loop().call_later(ms / 1000, fn)
+
+    async def sleep(self, ms: float) -> None:
+        await asyncio.sleep(ms / 1000)
+
+
+Ask = Callable[[str, Callable[[int], bytes], float], Awaitable[dict | None]]
+
+
+class Membership:
+    def __init__(self, *, endpoint: str, seeds: list[str], meta: dict | None = None, service: int | None = None,
+                 ask: Ask, clock: Clock | None = None, rng: random.Random | None = None,
+                 config: MembershipConfig | None = None, on_change: Callable[[dict], None] | None = None):
+        self.clock = clock or Clock()
+        self.rng = rng or random.Random()
+        self.config = config or MembershipConfig()
+        self.ask = ask
+        self.seeds = [s for s in seeds if s != endpoint]
+        self.on_change = on_change or (lambda m: None)
+        self.self = Member(endpoint, self.clock.wall(), MemberState.ALIVE, dict(meta or {}), service=service)
+        self.table: dict[str, Member] = {endpoint: self.self}
+        self.candidates: dict[str, float] = {}  # endpoint -> expiry (monotonic ms)
+        self.broadcasts: list[list] = []  # [claim, transmissions left]
+        self.joined = not self.seeds
+        self.leaving = False
+        self.tasks: list[asyncio.Task] = []
+        self.probe_order: list[str] = []
+        self.counts = {"probes": 0, "indirect": 0, "suspected": 0, "died": 0, "refuted": 0, "syncs": 0, "candidates": 0, "refused": 0}
+
+    # What it states.
+
+    @property
+    def endpoint(self) -> str:
+        return self.self.endpoint
+
+    def digest(self) -> int:
+        """The membership digest (4.6): sum mod 2^32 of FNV-1a of `endpoint#incarnation` of the live members."""
+        total = 0
+        for m in self.table.values():
+            if m.state in (MemberState.ALIVE, MemberState.SUSPECT):
+                total = (total + fnv1a(f"{m.endpoint}#{m.incarnation}")) & 0xFFFFFFFF
+        return total
+
+    def claims(self) -> list[dict]:
+        """The whole list, itself first, then the live, then the dead and left (4.6, SYNC)."""
+        live = [m for m in self.table.values() if m is not self.self and m.state in (MemberState.ALIVE, MemberState.SUSPECT)]
+        gone = [m for m in self.table.values() if m is not self.self and m.state not in (MemberState.ALIVE, MemberState.SUSPECT)]
+        return [self.self.claim()] + [m.claim() for m in live] + [m.claim() for m in gone]
+
+    def members(self) -> list[dict]:
+        names = {0: "alive", 1: "suspect", 2: "dead", 3: "left"}
+        return [{"endpoint": m.endpoint, "state": names[m.state], "incarnation": m.incarnation, "meta": m.meta} for m in self.table.values()]
+
+    def set_service(self, digest: int) -> None:
+        """What it serves changed: its claim goes out at a higher incarnation (4.8)."""
+        self.self.service = digest
+        self.self.incarnation += 1
+        self.spread(self.self.claim())
+
+    # Dissemination.
+
+    def spread(self, claim: dict) -> None:
+        n = sum(1 for m in self.table.values() if m.state in (MemberState.ALIVE, MemberState.SUSPECT))
+        times = self.config.retransmit_mult * max(1, math.ceil(math.log10(n + 1)))
+        self.broadcasts = [b for b in self.broadcasts if b[0]["endpoint"] != claim["endpoint"]]
+        self.broadcasts.append([claim, times])
+
+    def piggyback(self) -> list[dict]:
+        out = []
+        for b in sorted(self.broadcasts, key=lambda b: -b[1])[: self.config.max_piggyback - 1]:
+            out.append(b[0])
+            b[1] -= 1
+        self.broadcasts = [b for b in self.broadcasts if b[1] > 0]
+        return [self.self.claim()] + [c for c in out if c["endpoint"] != self.endpoint]
+
+    # Taking claims in (the rules of 4.6, then the merge rule).
+
+    def merge(self, claims: list[dict], sender: str, answer: bool) -> None:
+        """Claims from `sender`; `answer`: they came in an answer from the member asked (rule 5)."""
+        horizon = self.clock.wall() + INCARNATION_HORIZON_MS
+        for c in claims:
+            ep, inc, state = c["endpoint"], c["incarnation"], c["state"]
+            if inc > horizon:  # 1. horizon
+                self.counts["refused"] += 1
+                continue
+            if state == MemberState.LEFT and ep != sender:  # 3. left is the member's own word
+                state = MemberState.DEAD
+            if ep == self.endpoint:
+                if state != MemberState.ALIVE and not self.leaving and inc >= self.self.incarnation:
+                    self.refute(inc)
+                continue
+            held = self.table.get(ep)
+            if held is None or held.state in (MemberState.DEAD, MemberState.LEFT):
+                if state != MemberState.ALIVE:  # 2. only alive introduces
+                    if held is not None and outranks(inc, state, held):
+                        self.apply(held, inc, state, c)
+                    continue
+                if held is not None and not outranks(inc, state, held):
+                    continue
+                if answer:
+                    self.admit(c, inc)  # in an answer from the member asked (ACK, SYNC): at once
+                else:
+                    self.candidate(ep)  # 5. trust before use: probed, admitted when it answers
+                continue
+            if state == MemberState.DEAD and sender != ep:  # 4. dead is a suspicion
+                state = MemberState.SUSPECT
+                c = {**c, "by": c.get("by") or sender}
+            if outranks(inc, state, held):
+                self.apply(held, inc, state, c)
+            elif state == MemberState.SUSPECT and held.state == MemberState.SUSPECT and inc == held.incarnation:
+                held.confirmations.add(c.get("by") or sender)
+            if "service" in c and held.incarnation == inc:
+                held.service = c["service"]
+
+    def admit(self, c: dict, inc: int) -> None:
+        ep = c["endpoint"]
+        self.candidates.pop(ep, None)
+        m = self.table.get(ep)
+        if m is None:
+            m = Member(ep, inc, MemberState.ALIVE, c.get("meta") or {}, service=c.get("service"), since=self.clock.now())
+            self.table[ep] = m
+        else:
+            self.apply(m, inc, MemberState.ALIVE, c)
+            return
+        self.spread(m.claim())
+        self.on_change(m.claim())
+
+    def apply(self, m: Member, inc: int, state: int, c: dict) -> None:
+        m.incarnation, m.state, m.meta = inc, state, c.get("meta") or m.meta
+        m.service = c.get("service", m.service)
+        m.since = self.clock.now()
+        m.by = c.get("by") if state == MemberState.SUSPECT else None
+        if m.suspicion is not None:
+            m.suspicion.cancel()
+            m.suspicion = None
+        m.confirmations = set()
+        if state == MemberState.SUSPECT:
+            self.start_suspicion(m)
+        if state == MemberState.DEAD:
+            self.counts["died"] += 1
+        self.spread(m.claim())
+        self.on_change(m.claim())
+
+    def candidate(self, ep: str) -> None:
+        if ep in self.candidates or len(self.candidates) >= self.config.max_candidates:
+            return
+        self.candidates[ep] = self.clock.now() + self.config.candidate_timeout
+        self.counts["candidates"] += 1
+        self.tasks.append(asyncio.ensure_future(self.verify(ep)))
+
+    async def verify(self, ep: str) -> None:
+        """A candidate is probed directly and admitted when it answers (rule 5)."""
+        answer = await self.ask(ep, lambda seq: codec.encode_gossip(seq, {"type": "probe", "from": self.endpoint, "target": ep, "updates": self.piggyback()}), self.config.probe_timeout * 2)
+        if answer is not None and answer.get("gossip", {}).get("from") == ep:
+            self.merge(answer["gossip"].get("updates", []), ep, True)
+        elif self.candidates.get(ep, 0) < self.clock.now():
+            self.candidates.pop(ep, None)
+
+    def refute(self, inc: int) -> None:
+        self.self.incarnation = max(self.self.incarnation, inc) + 1
+        self.counts["refuted"] += 1
+        self.spread(self.self.claim())
+
+    def start_suspicion(self, m: Member) -> None:
+        n = max(1, sum(1 for x in self.table.values() if x.state in (MemberState.ALIVE, MemberState.SUSPECT)))
+        timeout = self.config.suspicion_mult * max(1.0, math.log10(n)) * self.config.probe_interval
+        self.counts["suspected"] += 1
+        m.suspicion = self.clock.call_later(timeout, lambda: self.suspicion_over(m, m.incarnation))
+
+    def suspicion_over(self, m: Member, inc: int) -> None:
+        m.suspicion = None
+        if m.state == MemberState.SUSPECT and m.incarnation == inc:
+            self.apply(m, inc, MemberState.DEAD, {"meta": m.meta, "service": m.service})
+
+    def suspect(self, m: Member) -> None:
+        if m.state != MemberState.ALIVE:
+            if m.state == MemberState.SUSPECT:
+                m.confirmations.add(self.endpoint)
+            return
+        self.apply(m, m.incarnation, MemberState.SUSPECT, {"meta": m.meta, "service": m.service, "by": self.endpoint})
+
+    # Answering requests (on the bound socket).
+
+    def on_probe(self, seq: int, msg: dict) -> bytes:
+        sender = msg["from"]
+        self.merge(msg.get("updates", []), sender, False)
+        updates = self.piggyback()
+        held = self.table.get(sender)
+        if held is not None and held.state != MemberState.ALIVE:
+            updates.append(held.claim())  # the prober learns what is said of it, and refutes
+        return codec.encode_gossip(seq, {"type": "ack", "from": self.endpoint, "updates": updates})
+
+    async def on_probe_req(self, seq: int, msg: dict) -> bytes:
+        self.merge(msg.get("updates", []), msg["from"], False)
+        target = msg["target"]
+        held = self.table.get(target)
+        if held is not None and held.state in (MemberState.ALIVE, MemberState.SUSPECT):
+            answer = await self.ask(target, lambda s: codec.encode_gossip(s, {"type": "probe", "from": self.endpoint, "target": target, "updates": self.piggyback()}), self.config.probe_timeout)
+            if answer is not None and answer["gossip"]["from"] == target:
+                self.merge(answer["gossip"].get("updates", []), target, True)
+                return codec.encode_gossip(seq, {"type": "ack", "from": target, "updates": []})
+        return codec.encode_gossip(seq, {"type": "nack", "from": self.endpoint})
+
+    def on_sync(self, seq: int, msg: dict) -> bytes:
+        self.merge(msg["members"], msg["from"], False)
+        self.counts["syncs"] += 1
+        return codec.encode_gossip(seq, {"type": "sync", "from": self.endpoint, "members": self.claims()})
+
+    # Its own rounds.
+
+    async def sync_with(self, ep: str) -> bool:
+        answer = await self.ask(ep, lambda seq: codec.encode_gossip(seq, {"type": "sync", "from": self.endpoint, "members": self.claims()}), self.config.sync_timeout)
+        if answer is None or answer.get("gossip", {}).get("type") != "sync":
+            return False
+        self.merge(answer["gossip"]["members"], answer["gossip"]["from"], True)
+        return True
+
+    async def join(self) -> None:
+        pause = self.config.join_retry_min
+        while not self.joined and not self.leaving:
+            for seed in self.seeds:
+                if await self.sync_with(seed):
+                    self.joined = True
+            if not self.joined:
+                await self.clock.sleep(pause * (0.5 + self.rng.random()))
+                pause = min(pause * 2, self.config.join_retry_max)
+
+    async def probe_round(self) -> None:
+        live = [m for m in self.table.values() if m is not self.self and m.state in (MemberState.ALIVE, MemberState.SUSPECT)]
+        if not live:
+            return
+        if not self.probe_order:
+            self.probe_order = [m.endpoint for m in live]
+            self.rng.shuffle(self.probe_order)
+        ep = self.probe_order.pop()
+        m = self.table.get(ep)
+        if m is None or m.state not in (MemberState.ALIVE, MemberState.SUSPECT):
+            return
+        self.counts["probes"] += 1
+        answer = await self.ask(ep, lambda seq: codec.encode_gossip(seq, {"type": "probe", "from": self.endpoint, "target": ep, "updates": self.piggyback()}), self.config.probe_timeout)
+        if answer is not None and answer.get("gossip", {}).get("from") == ep:
+            self.merge(answer["gossip"].get("updates", []), ep, True)
+            return
+        helpers = [x.endpoint for x in live if x.endpoint != ep and x.state == MemberState.ALIVE]
+        self.rng.shuffle(helpers)
+        asks = [self.ask(h, lambda seq, h=h: codec.encode_gossip(seq, {"type": "probe-req", "from": self.endpoint, "target": ep, "updates": self.piggyback()}), self.config.probe_timeout * 2) for h in helpers[: self.config.indirect_checks]]
+        self.counts["indirect"] += len(asks)
+        answers = await asyncio.gather(*asks) if asks else []
+        if any(a is not None and a.get("gossip", {}).get("type") == "ack" for a in answers):
+            return
+        if m.state in (MemberState.ALIVE, MemberState.SUSPECT):
+            self.suspect(m)
+
+    def reap(self) -> None:
+        now = self.clock.now()
+        for ep, m in list(self.table.items()):
+            if m is not self.self and m.state in (MemberState.DEAD, MemberState.LEFT) and now - m.since >= self.config.reap_after:
+                del self.table[ep]
+        for ep, expiry in list(self.candidates.items()):
+            if expiry < now:
+                del self.candidates[ep]
+
+    async def run(self) -> None:
+        """Joins, then probes a member each interval and syncs with one every push-pull interval."""
+        await self.join()
+        last_sync = self.clock.now()
+        while not self.leaving:
+            await self.probe_round()
+            if self.clock.now() - last_sync >= self.config.push_pull_interval:
+                live = [m.endpoint for m in self.table.values() if m is not self.self and m.state == MemberState.ALIVE]
+                if live:
+                    await self.sync_with(self.rng.choice(live))
+                last_sync = self.clock.now()
+            self.reap()
+            await self.clock.sleep(self.config.probe_interval)
+
+    async def leave(self) -> None:
+        """Says it leaves, to every live member directly (rule 3), and waits a little for their acks."""
+        self.leaving = True
+        self.self.state = MemberState.LEFT
+        claim = self.self.claim()
+        targets = [m.endpoint for m in self.table.values() if m is not self.self and m.state in (MemberState.ALIVE, MemberState.SUSPECT)]
+        asks = [self.ask(ep, lambda seq, ep=ep: codec.encode_gossip(seq, {"type": "probe", "from": self.endpoint, "target": ep, "updates": [claim]}), self.config.leave_timeout) for ep in targets]
+        if asks:
+            await asyncio.gather(*asks)

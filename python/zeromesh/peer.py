@@ -1,0 +1,358 @@
+"""A zeromesh peer in Python: binds a ROUTER socket whose routing id is its endpoint (PROTOCOL.md
+section 1), takes requests (4.1) through one path (duplicates, admission, run, reply and
+remember), answers PING, SERVICE_GET and MEMBERS_GET, is a member (membership.py), and stops
+gracefully: it says it leaves, answers new requests DRAINING, finishes those in flight, and
+closes once no message came for 100 ms.
+
+Handlers: a dict of name -> function, or an importable module (its public functions). A
+coroutine function runs on the event loop; any other runs off it: in a process pool of
+`workers` processes (functions at module level, as a process pool needs), or with no workers
+in a thread, so the loop keeps answering the membership however long a handler computes."""
+from __future__ import annotations
+
+import asyncio
+import importlib
+import inspect
+import logging
+import socket
+from concurrent.futures import ProcessPoolExecutor
+from types import ModuleType
+from typing import Any, Callable
+
+import zmq
+import zmq.asyncio
+
+from . import codec
+from .constants import MemberState, MessageType, Status
+from .endpoint import is_loopback, normalize_bind, normalize_remote
+from .errors import InvalidArgumentError, ProtocolError
+from .link import Link
+from .membership import Membership, MembershipConfig
+from .recent import RecentRequests
+from .service import describe, descriptor_problem
+
+log = logging.getLogger("zeromesh.peer")
+
+QUIET_MS = 100  # a stopping peer closes once no message came for this long
+HWM = 1000  #     messages queued per connection at most
+
+
+class RequestContext:
+    """What a handler that takes a second argument gets: which request it is, its deadline, its headers."""
+
+    def __init__(self, method: str, request_id: int, timeout_ms: int, headers: dict, endpoint: str):
+        self.method = method
+        self.request_id = request_id
+        self.timeout_ms = timeout_ms
+        self.headers = headers
+        self.endpoint = endpoint
+
+
+def handlers_of(handlers: Any) -> dict[str, Callable]:
+    """A dict of handlers from a dict, a module, or a module's name."""
+    if isinstance(handlers, str):
+        handlers = importlib.import_module(handlers)
+    if isinstance(handlers, ModuleType):
+        names = getattr(handlers, "__all__", None) or [n for n in dir(handlers) if not n.startswith("_")]
+        handlers = {n: getattr(handlers, n) for n in names if inspect.isfunction(getattr(handlers, n)) and getattr(handlers, n).__module__ == handlers.__name__}
+    if not isinstance(handlers, dict) or not all(callable(f) for f in handlers.values()):
+        raise InvalidArgumentError("zeromesh: handlers must be a dict of name -> function, a module or a module name")
+    return dict(handlers)
+
+
+def _call_sync(fn: Callable, args: Any) -> Any:
+    return fn(args)
+
+
+class Peer:
+    def __init__(self, *, bind: str = "tcp://127.0.0.1:0", seeds: list[str] | str | None = None,
+                 handlers: Any = None, workers: int = 0, labels: dict[str, str] | None = None,
+                 service_version: str | None = None, capacity: int | None = None, meta: dict | None = None,
+                 max_inflight: int | None = None, drain_timeout: int = 10000, advertise: str | None = None,
+                 membership: MembershipConfig | None = None, insecure: bool = False):
+        self.bind_spec = normalize_bind(bind, "bind")
+        self.advertise = normalize_remote(advertise, "advertise") if advertise is not None else None
+        if isinstance(seeds, str):
+            seeds = [s.strip() for s in seeds.split(",") if s.strip()]
+        self.seeds = [normalize_remote(s, "a seed") for s in (seeds or [])]
+        self.handlers = handlers_of(handlers if handlers is not None else {})
+        if not isinstance(workers, int) or workers < 0 or workers > 256:
+            raise InvalidArgumentError("zeromesh: workers must be a whole number from 0 to 256")
+        self.workers = workers
+        self.labels = dict(labels or {})
+        self.service_version = service_version
+        self.capacity = capacity
+        why = descriptor_problem(sorted(self.handlers), service_version, self.labels, capacity)
+        if why is not None:
+            raise InvalidArgumentError(f"zeromesh: the peer's service: {why}")
+        self.meta = dict(meta or {})
+        self.max_inflight = max_inflight if max_inflight is not None else 64 * max(1, workers)
+        self.drain_timeout = drain_timeout
+        self.membership_config = membership or MembershipConfig()
+        self.insecure = insecure
+        self.state = "new"
+        self.endpoint: str | None = None
+        self.inflight = 0
+        self.running: dict[tuple[bytes, int], asyncio.Task] = {}
+        self.received = 0
+        self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0}
+        self.recent = RecentRequests()
+        self.pool: ProcessPoolExecutor | None = None
+        self.ctx: zmq.asyncio.Context | None = None
+        self.sock: zmq.asyncio.Socket | None = None
+        self.link: Link | None = None
+        self.membership: Membership | None = None
+        self.tasks: list[asyncio.Task] = []
+        self.idle = asyncio.Event()
+        self.descriptor = describe(list(self.handlers), service_version, self.labels, capacity)
+
+    # Life.
+
+    async def start(self) -> str:
+        """Binds. Returns the endpoint once requests are served; joining goes on in the background."""
+        if self.state != "new":
+            raise InvalidArgumentError(f"zeromesh: Peer.start() called when the peer is {self.state}")
+        self.state = "starting"
+        self.ctx = zmq.asyncio.Context()
+        if self.workers > 0:
+            self.pool = ProcessPoolExecutor(max_workers=self.workers)
+        self.endpoint = self.bind_socket()
+        if not self.insecure and not is_loopback(self.endpoint):
+            await self.close_sockets()
+            raise InvalidArgumentError(f"zeromesh: {self.endpoint} is not on loopback: plain traffic is only for loopback unless insecure=True (CURVE is not in this version of the Python peer)")
+        self.link = Link(self.ctx)
+        self.membership = Membership(endpoint=self.endpoint, seeds=self.seeds, meta=self.meta, service=self.descriptor["digest"],
+                                     ask=self.link.ask, config=self.membership_config)
+        self.state = "running"
+        self.tasks.append(asyncio.ensure_future(self.receive()))
+        self.tasks.append(asyncio.ensure_future(self.membership.run()))
+        log.info("peer %s serving %s", self.endpoint, ", ".join(sorted(self.handlers)) or "no methods")
+        return self.endpoint
+
+    def bind_socket(self) -> str:
+        """Binds with the routing id set to the advertised endpoint: with port 0 a probe learns a free port first."""
+        host_port = self.bind_spec[len("tcp://"):] if self.bind_spec.startswith("tcp://") else None
+        for _ in range(20):
+            target = self.bind_spec
+            if host_port is not None and host_port.rsplit(":", 1)[1] in ("0", "*"):
+                host = host_port.rsplit(":", 1)[0]
+                with socket.socket(socket.AF_INET6 if host.startswith("[") else socket.AF_INET) as probe:
+                    probe.bind((host.strip("[]"), 0))
+                    target = f"tcp://{host}:{probe.getsockname()[1]}"
+            endpoint = self.advertise or target
+            s = self.ctx.socket(zmq.ROUTER)
+            s.setsockopt(zmq.LINGER, 0)
+            s.setsockopt(zmq.ROUTING_ID, endpoint.encode())
+            s.setsockopt(zmq.ROUTER_MANDATORY, 1)
+            s.setsockopt(zmq.SNDTIMEO, 0)
+            s.setsockopt(zmq.SNDHWM, HWM)
+            s.setsockopt(zmq.RCVHWM, HWM)
+            s.setsockopt(zmq.MAXMSGSIZE, codec.Limits.max_message_size)
+            try:
+                s.bind(target)
+            except zmq.ZMQError as err:
+                s.close(linger=0)
+                if err.errno == zmq.EADDRINUSE and target != self.bind_spec:
+                    continue
+                raise InvalidArgumentError(f"zeromesh: cannot bind {self.bind_spec}: {err}") from err
+            self.sock = s
+            return endpoint
+        raise InvalidArgumentError(f"zeromesh: cannot bind {self.bind_spec}: no free port found")
+
+    async def stop(self) -> None:
+        """Graceful: leaves, answers new requests DRAINING, finishes those in flight, closes."""
+        if self.state in ("stopping", "stopped"):
+            return
+        if self.state == "new":
+            self.state = "stopped"
+            return
+        self.state = "stopping"
+        log.info("draining: leaving the cluster, %d requests in flight", self.inflight)
+        leaving = asyncio.ensure_future(self.membership.leave())
+        loop = asyncio.get_running_loop()
+        end = loop.time() + self.drain_timeout / 1000
+        while self.inflight > 0 and loop.time() < end:
+            self.idle.clear()
+            try:
+                await asyncio.wait_for(self.idle.wait(), max(0.001, end - loop.time()))
+            except asyncio.TimeoutError:
+                break
+        await leaving
+        seen, quiet_since = self.received, loop.time()
+        while (loop.time() - quiet_since) * 1000 < QUIET_MS and loop.time() < end:
+            await asyncio.sleep(0.02)
+            if self.received != seen:
+                seen, quiet_since = self.received, loop.time()
+        await self.close_sockets()
+        self.state = "stopped"
+        log.info("stopped")
+
+    async def close_sockets(self) -> None:
+        for t in self.tasks:
+            t.cancel()
+        for t in self.running.values():
+            t.cancel()
+        if self.link is not None:
+            await self.link.close()
+        if self.sock is not None:
+            self.sock.close(linger=0)
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        if self.ctx is not None:
+            self.ctx.term()
+
+    def members(self) -> list[dict]:
+        return self.membership.members() if self.membership is not None else []
+
+    def stats(self) -> dict:
+        return {**self.counts, "inflight": self.inflight, "membership": dict(self.membership.counts) if self.membership else {}}
+
+    # The socket's message switch.
+
+    async def receive(self) -> None:
+        while True:
+            try:
+                frames = await self.sock.recv_multipart()
+            except (zmq.ZMQError, asyncio.CancelledError):
+                return
+            self.received += 1
+            self.counts["received"] += 1
+            if len(frames) < 2:
+                self.counts["malformed"] += 1
+                continue
+            cid, body = frames[0], frames[1:]
+            if len(body) == 1 and body[0] == b"PING":
+                self.send(cid, [b"PONG"])  # 10/FLP heartbeat (2.1)
+                continue
+            if len(body) >= 2:
+                self.send(cid, body)  # a 10/FLP request: the default handler echoes the body (2.1)
+                continue
+            self.on_frame(cid, body[0])
+
+    def send(self, cid: bytes, frames: list[bytes]) -> None:
+        try:
+            self.sock.send_multipart([cid, *frames], zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass  # gone (EHOSTUNREACH) or its queue is full (EAGAIN): a client that does not read loses replies
+
+    def on_frame(self, cid: bytes, frame: bytes) -> None:
+        try:
+            msg = codec.decode(frame)
+        except ProtocolError as err:
+            self.counts["malformed"] += 1
+            if err.protocol_code is not None:
+                self.counts["protocol_errors"] += 1
+                self.send(cid, [codec.encode_error(err.protocol_code, str(err))])
+            return
+        t = msg["type"]
+        m = self.membership
+        if t == MessageType.REQUEST:
+            self.on_requests(cid, msg)
+        elif t == MessageType.PING:
+            meta = {"mv": m.digest(), "inc": m.self.incarnation, "st": MemberState.LEFT if m.leaving else MemberState.ALIVE}
+            self.send(cid, [codec.encode_pong(msg["seq"], meta)])
+        elif t == MessageType.CANCEL:
+            for rid in msg["ids"]:
+                task = self.running.get((cid, rid))
+                if task is not None:
+                    self.counts["cancelled"] += 1
+                    task.cancel()
+        elif t == MessageType.SERVICE_GET:
+            self.send(cid, [codec.encode_service(msg["seq"], self.descriptor, 0)])
+        elif t == MessageType.MEMBERS_GET:
+            self.send(cid, [codec.encode_members(msg["seq"], m.digest(), m.claims())])
+        elif t in (MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC):
+            g = msg["gossip"]
+            if t == MessageType.PROBE:
+                self.send(cid, [m.on_probe(msg["seq"], g)])
+            elif t == MessageType.SYNC:
+                self.send(cid, [m.on_sync(msg["seq"], g)])
+            else:
+                task = asyncio.ensure_future(m.on_probe_req(msg["seq"], g))
+                task.add_done_callback(lambda f: self.send(cid, [f.result()]) if not f.cancelled() and f.exception() is None else None)
+        else:
+            self.counts["malformed"] += 1  # answers (REPLY, PONG, ACK, ...) and EVENT (not stated: features 0)
+
+    # The request path: duplicates, admission, run, reply and remember.
+
+    def reply_meta(self) -> dict:
+        return {"mv": self.membership.digest(), "load": self.inflight}
+
+    def on_requests(self, cid: bytes, msg: dict) -> None:
+        memory = self.recent.of(cid)
+        for bad in msg["invalid"]:
+            self.counts["invalid"] += 1
+            self.reply(cid, [bad["id"], Status.INVALID_REQUEST, [f"invalid request: {bad['reason']}", None]])
+        for req in msg["requests"]:
+            rid = req["id"]
+            seen = memory.begin(rid)
+            if seen is RecentRequests.RUNNING:
+                self.counts["duplicates"] += 1
+                continue
+            if seen is not None:
+                self.counts["duplicates"] += 1
+                self.send(cid, [seen])
+                continue
+            self.counts["requests"] += 1
+            refusal = self.admit(req["method"])
+            if refusal is not None:
+                memory.forget(rid)  # no refusal is remembered (PROTOCOL.md section 5)
+                self.reply(cid, [rid, refusal[0], [refusal[1], None]])
+                continue
+            self.inflight += 1
+            task = asyncio.ensure_future(self.run(req))
+            self.running[(cid, rid)] = task
+            task.add_done_callback(lambda f, cid=cid, req=req, memory=memory: self.ran(cid, req, memory, f))
+
+    def admit(self, method: str) -> tuple[int, str] | None:
+        if self.state != "running":
+            self.counts["drained"] += 1
+            return Status.DRAINING, "peer is draining"
+        if method not in self.handlers:
+            self.counts["unknown"] += 1
+            return Status.UNKNOWN_METHOD, f'unknown method "{method}"; this peer serves {", ".join(sorted(self.handlers)) or "no methods"}'
+        if self.inflight >= self.max_inflight:
+            self.counts["busy"] += 1
+            return Status.BUSY, f"peer busy: {self.inflight} requests in flight"
+        return None
+
+    async def run(self, req: dict) -> Any:
+        fn = self.handlers[req["method"]]
+        if inspect.iscoroutinefunction(fn):
+            params = len(inspect.signature(fn).parameters)
+            if params >= 2:
+                return await fn(req["args"], RequestContext(req["method"], req["id"], req["timeout_ms"], req["headers"], self.endpoint))
+            return await fn(req["args"])
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.pool, _call_sync, fn, req["args"])  # a process of the pool, or a thread
+
+    def ran(self, cid: bytes, req: dict, memory: Any, f: asyncio.Future) -> None:
+        rid = req["id"]
+        self.running.pop((cid, rid), None)
+        self.inflight -= 1
+        if self.inflight == 0:
+            self.idle.set()
+        if f.cancelled():
+            return  # cancelled by its client: no answer
+        err = f.exception()
+        if err is None:
+            self.counts["ok"] += 1
+            entry = [rid, Status.OK, f.result()]
+        else:
+            self.counts["errors"] += 1
+            code = getattr(err, "code", None)
+            entry = [rid, Status.REMOTE, [str(err) or type(err).__name__, code if isinstance(code, str) else None]]
+        packed = self.reply(cid, entry)
+        memory.finish(rid, packed)
+
+    def reply(self, cid: bytes, entry: list) -> bytes:
+        """Sends a REPLY of one entry; returns the frame (what a duplicate gets again)."""
+        try:
+            frame = codec.encode_reply(self.reply_meta(), [entry])
+        except Exception as err:  # a result msgpack cannot encode
+            frame = codec.encode_reply(self.reply_meta(), [[entry[0], Status.REMOTE, [f"result could not be encoded: {err}", "ERR_ZEROMESH_ENCODE"]]])
+        if len(frame) > codec.Limits.max_message_size:
+            frame = codec.encode_reply(self.reply_meta(), [[entry[0], Status.REMOTE, [f"reply of {len(frame)} bytes is larger than a frame may be", "ERR_ZEROMESH_TOO_LARGE"]]])
+        self.send(cid, [frame])
+        return frame
+
