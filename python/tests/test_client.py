@@ -1,0 +1,88 @@
+"""The Python client over Node peers of the same commit: it learns the mesh from one seed,
+balances, reads errors by code, and fails over around a peer killed under load."""
+import asyncio
+import signal
+
+import pytest
+
+from zeromesh.client import Client, SyncClient
+from zeromesh.errors import RemoteError, UnknownMethodError
+
+
+def run(coro):
+    return asyncio.run(asyncio.wait_for(coro, 60))
+
+
+def test_it_learns_the_mesh_from_one_seed_and_balances_over_it(procs):
+    _, a = procs.node_peer()
+    _, b = procs.node_peer("--seeds", a)
+
+    async def main():
+        async with Client([a]) as c:
+            seen = {}
+            for _ in range(200):
+                out = await c.request("whoami")
+                seen[out["endpoint"]] = seen.get(out["endpoint"], 0) + 1
+            return seen, c.peers()
+
+    seen, peers = run(main())
+    assert set(seen) == {a, b}, seen
+    assert min(seen.values()) > 20
+    assert {p["endpoint"] for p in peers if p["state"] == "up"} == {a, b}
+
+
+def test_errors_by_code(procs):
+    _, a = procs.node_peer()
+
+    async def main():
+        async with Client([a], timeout=3000) as c:
+            with pytest.raises(UnknownMethodError) as unknown:
+                await c.request("nope")
+            with pytest.raises(RemoteError) as remote:
+                await c.request("sleep", {"ms": "not a number"})
+            return unknown.value, remote.value
+
+    unknown, remote = run(main())
+    assert unknown.code == "ERR_ZEROMESH_UNKNOWN_METHOD"
+    assert remote.code == "ERR_ZEROMESH_REMOTE"
+
+
+def test_a_node_peer_killed_under_load_fails_no_idempotent_request(procs):
+    _, a = procs.node_peer()
+    victim, b = procs.node_peer("--seeds", a)
+
+    async def main():
+        async with Client([a, b]) as c:
+            while len([p for p in c.peers() if p["state"] == "up" and p["methods"]]) < 2:
+                await asyncio.sleep(0.02)
+            failed, ok = [], 0
+            loop = asyncio.get_running_loop()
+            end = loop.time() + 3
+
+            async def worker():
+                nonlocal ok
+                while loop.time() < end:
+                    try:
+                        await c.request("whoami", None, idempotent=True)
+                        ok += 1
+                    except Exception as err:  # counted, never raised: the test reads them
+                        failed.append(getattr(err, "code", repr(err)))
+
+            async def kill():
+                await asyncio.sleep(0.8)
+                victim.send_signal(signal.SIGKILL)
+
+            await asyncio.gather(kill(), *(worker() for _ in range(16)))
+            return ok, failed, c.peers()
+
+    ok, failed, peers = run(main())
+    assert failed == []
+    assert ok > 100
+    assert [p["state"] for p in peers if p["endpoint"] == b] == ["down"]
+
+
+def test_the_blocking_client_for_scripts(procs):
+    _, a = procs.node_peer()
+    with SyncClient([a]) as c:
+        assert c.request("echo", {"n": 1}) == {"n": 1}
+        assert [p["endpoint"] for p in c.peers()] == [a]

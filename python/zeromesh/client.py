@@ -1,0 +1,374 @@
+"""A zeromesh client in Python: starts from seeds, learns the members from their lists (and
+again when a reply's `mv` says the membership changed), asks each peer what it serves, and
+sends each request to a peer that serves its method, chosen by the power of two choices over
+the requests in flight weighted by latency. It fails over as the Node client's policy says
+(client/failover.js): a refusal (busy, draining, not serving, not sent) goes to another peer
+whatever the request; a lost connection or an attempt that timed out is retried elsewhere only
+when the request is idempotent, within `max_attempts` and a retry budget; the deadline holds
+for the whole call. Heartbeats (PING, seq 0) notice a peer that froze.
+
+`SyncClient` wraps it for scripts and notebooks: the same calls, blocking."""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq.asyncio
+
+from . import codec
+from .constants import MemberState, Status
+from .endpoint import normalize_remote
+from .errors import (BusyError, ClosedError, ConnectionLostError, DrainingError, InvalidArgumentError,
+                     NoPeersError, RemoteError, UnknownMethodError, ZeromeshTimeoutError)
+from .link import Link
+
+HEARTBEAT_MS = 1000  #   a peer is pinged this often...
+SILENT_MS = 3000  #      ...and taken down when nothing came from it for this long
+DOWN_RETRY_MS = 500  #   a down peer is pinged back this often
+JITTER_MS = 20  #        in-doubt retries spread over this
+STALE_ANSWERS = 16  #    a peer's latency estimate is stale once this many answers came from others
+WAIT_STEP_MS = 20  #     a call with no peer for it looks again this often, within its deadline
+
+
+@dataclass
+class PeerState:
+    endpoint: str
+    up: bool = False
+    inflight: int = 0
+    latency_ms: float = 1.0
+    serves: set | None = None  # what it said it serves (SERVICE), None until it did
+    heard_at: float = 0.0
+    mv: int | None = None
+    calls: set = field(default_factory=set)
+    answered_at: int = 0  # the client's answer count when this peer last answered
+    samples: int = 0  #     latency samples taken: the first is provisional (a fresh connection's is slow)
+
+
+class RetryBudget:
+    """Retries may be at most `ratio` of requests plus `per_second` a second (the Node client's defaults)."""
+
+    def __init__(self, ratio: float = 0.2, per_second: float = 10.0):
+        self.ratio, self.per_second = ratio, per_second
+        self.tokens = per_second
+        self.at = time.monotonic()
+
+    def deposit(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(self.tokens + self.ratio + (now - self.at) * self.per_second, 10 * self.per_second + 100)
+        self.at = now
+
+    def withdraw(self) -> bool:
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Client:
+    def __init__(self, seeds: list[str] | str, *, timeout: int = 5000, max_attempts: int = 3, rng: random.Random | None = None):
+        if isinstance(seeds, str):
+            seeds = [s.strip() for s in seeds.split(",") if s.strip()]
+        if not seeds:
+            raise InvalidArgumentError("zeromesh: Client(seeds=...) needs at least one seed, such as tcp://127.0.0.1:5555")
+        self.seeds = [normalize_remote(s, "a seed") for s in seeds]
+        if not isinstance(timeout, int) or not 1 <= timeout <= 2**31 - 1:
+            raise InvalidArgumentError("zeromesh: timeout must be a whole number of milliseconds from 1 to 2^31-1")
+        self.timeout = timeout
+        self.max_attempts = max_attempts
+        self.rng = rng or random.Random()
+        self.peers_by_ep: dict[str, PeerState] = {}
+        self.pending: dict[int, asyncio.Future] = {}
+        self.ids = itertools.count(1)
+        self.budget = RetryBudget()
+        self.ctx: zmq.asyncio.Context | None = None
+        self.link: Link | None = None
+        self.tasks: list[asyncio.Task] = []
+        self.closed = False
+        self.started = False
+        self.counts = {"requests": 0, "ok": 0, "retries": 0, "failed": {}}
+        self.answers = 0  # answers so far, all peers together (for staleness)
+
+    # Life.
+
+    def start(self) -> None:
+        if self.started:
+            return
+        self.started = True
+        self.ctx = zmq.asyncio.Context()
+        self.link = Link(self.ctx, on_reply=self.on_reply)
+        for ep in self.seeds:
+            self.know(ep)
+        self.tasks.append(asyncio.ensure_future(self.keep_up()))
+
+    async def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for t in self.tasks:
+            t.cancel()
+        for fut in self.pending.values():
+            if not fut.done():
+                fut.set_exception(ClosedError("zeromesh: the client was closed"))
+        if self.link is not None:
+            await self.link.close()
+        if self.ctx is not None:
+            self.ctx.term()
+
+    async def __aenter__(self) -> "Client":
+        self.start()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()
+
+    def peers(self) -> list[dict]:
+        return [{"endpoint": p.endpoint, "state": "up" if p.up else "down", "inflight": p.inflight, "latency_ms": p.latency_ms,
+                 "methods": sorted(p.serves) if p.serves is not None else None} for p in self.peers_by_ep.values()]
+
+    def stats(self) -> dict:
+        return {**self.counts, "failed": dict(self.counts["failed"]), "inflight": len(self.pending)}
+
+    # What it knows of the peers.
+
+    def know(self, ep: str) -> PeerState:
+        p = self.peers_by_ep.get(ep)
+        if p is None:
+            p = self.peers_by_ep[ep] = PeerState(ep)
+            self.tasks.append(asyncio.ensure_future(self.ask_service(p)))
+        return p
+
+    async def ask_service(self, p: PeerState) -> None:
+        answer = await self.link.ask(p.endpoint, codec.encode_service_get, 1000)
+        if answer is not None and answer.get("service") is not None:
+            p.serves = set(answer["service"]["methods"])
+            self.heard(p)
+
+    async def learn_members(self, p: PeerState) -> None:
+        answer = await self.link.ask(p.endpoint, codec.encode_members_get, 1000)
+        if answer is None or "members" not in answer:
+            return
+        p.mv = answer["digest"]
+        for m in answer["members"]:
+            if m["state"] == MemberState.ALIVE:
+                self.know(m["endpoint"])
+            elif m["endpoint"] in self.peers_by_ep and m["endpoint"] not in self.seeds:
+                q = self.peers_by_ep[m["endpoint"]]
+                if not q.up or m["state"] == MemberState.LEFT:
+                    self.down(q)
+
+    def heard(self, p: PeerState) -> None:
+        p.heard_at = time.monotonic() * 1000
+        if not p.up:
+            p.up = True
+
+    def down(self, p: PeerState) -> None:
+        if p.up:
+            p.up = False
+        for rid in list(p.calls):
+            fut = self.pending.get(rid)
+            if fut is not None and not fut.done():
+                fut.set_exception(ConnectionLostError(f"zeromesh: lost {p.endpoint} while a request was in flight"))
+
+    async def keep_up(self) -> None:
+        """Heartbeats for the up peers, pings back for the down ones, and the member lists of the seeds."""
+        await asyncio.gather(*(self.learn_members(self.know(ep)) for ep in self.seeds))
+        while not self.closed:
+            now = time.monotonic() * 1000
+            for p in list(self.peers_by_ep.values()):
+                if p.up and now - p.heard_at >= SILENT_MS:
+                    self.down(p)
+                elif not p.up or now - p.heard_at >= HEARTBEAT_MS:
+                    self.tasks.append(asyncio.ensure_future(self.ping(p)))
+                if p.serves is None:
+                    self.tasks.append(asyncio.ensure_future(self.ask_service(p)))
+            self.tasks = [t for t in self.tasks if not t.done()]
+            await asyncio.sleep(DOWN_RETRY_MS / 1000)
+
+    async def ping(self, p: PeerState) -> None:
+        answer = await self.link.ask(p.endpoint, codec.encode_ping, SILENT_MS)
+        if answer is None:
+            return
+        if answer.get("meta", {}).get("st") == MemberState.LEFT:
+            self.down(p)
+            return
+        self.heard(p)
+
+    def on_reply(self, ep: str, msg: dict) -> None:
+        p = self.peers_by_ep.get(ep)
+        if p is not None:
+            self.heard(p)
+            mv = msg["meta"].get("mv")
+            if mv is not None and mv != p.mv:
+                p.mv = mv
+                self.tasks.append(asyncio.ensure_future(self.learn_members(p)))
+        for r in msg["replies"]:
+            fut = self.pending.get(r["id"])
+            if fut is not None and not fut.done():
+                fut.set_result(r)
+
+    # Calls.
+
+    def pick(self, method: str, tried: set) -> PeerState | None:
+        """The power of two choices over the up peers serving `method`, not tried yet when others are."""
+        serving = [p for p in self.peers_by_ep.values() if p.up and p.serves is not None and method in p.serves]
+        fresh = [p for p in serving if p.endpoint not in tried] or serving
+        if not fresh:
+            return None
+        a, b = (self.rng.sample(fresh, 2) if len(fresh) > 1 else (fresh[0], fresh[0]))
+        # An estimate not refreshed while STALE_ANSWERS answers came from the others is stale: such a
+        # peer counts as idle-cheap, so serial load spreads instead of staying where one early
+        # answer was fast (the Node client's rule, client/peak-ewma.js).
+        floor = min(p.latency_ms for p in fresh)
+        cost = lambda p: (p.inflight + 1) * (floor if self.answers - p.answered_at > STALE_ANSWERS else p.latency_ms)  # noqa: E731
+        if a.inflight == 0 and b.inflight == 0:
+            return a  # both idle (serial load): the random pick, so it spreads over identical peers
+        return a if cost(a) <= cost(b) else b
+
+    def unroutable(self, method: str) -> Exception:
+        known = [p for p in self.peers_by_ep.values() if p.up and p.serves is not None]
+        if known:
+            return UnknownMethodError(f'zeromesh: no peer serves "{method}"; the peers known serve {", ".join(sorted(set().union(*(p.serves for p in known)))) or "nothing"}')
+        return NoPeersError(f"zeromesh: no peer reachable within the timeout (tried {', '.join(self.peers_by_ep)})")
+
+    async def request(self, method: str, args: Any = None, *, timeout: int | None = None, idempotent: bool = True) -> Any:
+        """`method(args)` on a peer that serves it: its result, or a coded error."""
+        if self.closed:
+            raise ClosedError("zeromesh: the client is closed")
+        if not isinstance(method, str) or not 0 < len(method) <= 256:
+            raise InvalidArgumentError("zeromesh: method must be a string of 1 to 256 characters")
+        self.start()
+        timeout = self.timeout if timeout is None else timeout
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout / 1000
+        self.counts["requests"] += 1
+        self.budget.deposit()
+        tried: set[str] = set()
+        attempts = 0
+        last: Exception | None = None
+        try:
+            while True:
+                left = deadline - loop.time()
+                if left <= 0:
+                    raise last if isinstance(last, (BusyError, DrainingError)) else ZeromeshTimeoutError(f'zeromesh: "{method}" got no reply within {timeout} ms ({attempts} attempts)')
+                p = self.pick(method, tried)
+                if p is None:
+                    if any(q.up and q.serves is not None for q in self.peers_by_ep.values()) and all(q.serves is not None for q in self.peers_by_ep.values() if q.up) and loop.time() - (deadline - timeout / 1000) > 0.5:
+                        raise self.unroutable(method)
+                    await asyncio.sleep(min(WAIT_STEP_MS / 1000, left))
+                    continue
+                attempts += 1
+                tried.add(p.endpoint)
+                outcome = await self.attempt(p, method, args, left)
+                kind, value = outcome
+                if kind == "ok":
+                    self.counts["ok"] += 1
+                    return value
+                if kind == "error":
+                    raise value
+                last = value
+                if kind == "refused":  # the peer certainly did not run it: another peer, whatever the request
+                    if isinstance(value, BusyError):
+                        attempts -= 1  # not an attempt: a place, here or elsewhere, within the deadline
+                        await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
+                    elif attempts >= self.max_attempts:
+                        raise value
+                elif kind in ("lost", "timeout"):
+                    if not idempotent:
+                        raise value
+                    if attempts >= self.max_attempts or not self.budget.withdraw():
+                        raise value
+                    await asyncio.sleep(self.rng.random() * JITTER_MS / 1000)
+                self.counts["retries"] += 1
+        except Exception as err:
+            code = getattr(err, "code", type(err).__name__)
+            self.counts["failed"][code] = self.counts["failed"].get(code, 0) + 1
+            raise
+
+    async def attempt(self, p: PeerState, method: str, args: Any, left: float) -> tuple[str, Any]:
+        rid = next(self.ids)
+        fut = asyncio.get_running_loop().create_future()
+        self.pending[rid] = fut
+        p.calls.add(rid)
+        p.inflight += 1
+        started = time.monotonic()
+        try:
+            if not self.link.send(p.endpoint, codec.encode_request([[rid, method, args, max(1, int(left * 1000)), None, 0]])):
+                return "refused", NoPeersError(f"zeromesh: could not send to {p.endpoint}")
+            try:
+                r = await asyncio.wait_for(fut, left)
+            except asyncio.TimeoutError:
+                self.link.send(p.endpoint, codec.encode_cancel([rid]))
+                return "timeout", ZeromeshTimeoutError(f'zeromesh: "{method}" got no reply within its deadline')
+            except ConnectionLostError as err:
+                return "lost", err
+        finally:
+            self.pending.pop(rid, None)
+            p.calls.discard(rid)
+            p.inflight -= 1
+        ms = (time.monotonic() - started) * 1000
+        p.latency_ms = ms if p.samples < 2 else 0.8 * p.latency_ms + 0.2 * ms  # the first sample is replaced by the next
+        p.samples += 1
+        self.answers += 1
+        p.answered_at = self.answers
+        status, value = r["status"], r["value"]
+        if status == Status.OK:
+            return "ok", value
+        message = value[0] if isinstance(value, list) and value else str(value)
+        code = value[1] if isinstance(value, list) and len(value) > 1 else None
+        if status == Status.REMOTE:
+            return "error", RemoteError(message, code)
+        if status == Status.BUSY:
+            return "refused", BusyError(f"zeromesh: {p.endpoint}: {message}")
+        if status == Status.DRAINING:
+            self.down(p)
+            return "refused", DrainingError(f"zeromesh: {p.endpoint} is draining")
+        if status == Status.UNKNOWN_METHOD:
+            if p.serves is not None:
+                p.serves.discard(method)
+            return "refused", UnknownMethodError(message, retryable=True)
+        if status == Status.INVALID_REQUEST:
+            return "error", InvalidArgumentError(f"zeromesh: {p.endpoint} refused the request: {message}")
+        return "error", RemoteError(f"zeromesh: {p.endpoint} answered with unknown status {status}")
+
+
+class SyncClient:
+    """A Client for code that does not run an event loop (scripts, notebooks): each call blocks."""
+
+    def __init__(self, seeds: list[str] | str, **options: Any):
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="zeromesh-client", daemon=True)
+        self.thread.start()
+        self.client = self.run(self.make(seeds, options))
+
+    async def make(self, seeds: Any, options: dict) -> Client:
+        c = Client(seeds, **options)
+        c.start()
+        return c
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def request(self, method: str, args: Any = None, **options: Any) -> Any:
+        return self.run(self.client.request(method, args, **options))
+
+    def peers(self) -> list[dict]:
+        return self.run(self._peers())
+
+    async def _peers(self) -> list[dict]:
+        return self.client.peers()
+
+    def close(self) -> None:
+        self.run(self.client.close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)
+
+    def __enter__(self) -> "SyncClient":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
