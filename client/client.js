@@ -5,8 +5,9 @@
 // out, and the exports map has no way to this file).
 import { EventEmitter } from 'node:events'
 import { ClientCore } from './core.js'
+import { insides } from '../runtime/insides.js'
 
-const cores = new WeakMap() // Client -> ClientCore, for insideOf()
+const table = insides('Client') // Client -> its ClientCore, for insideOf()
 
 export class Client extends EventEmitter {
   #core
@@ -14,8 +15,7 @@ export class Client extends EventEmitter {
   /** @param {object} options  ClientOptions (index.d.ts; docs/reference/client.md) */
   constructor (options) {
     super()
-    this.#core = new ClientCore(options, this)
-    cores.set(this, this.#core)
+    this.#core = table.keep(this, new ClientCore(options, this))
   }
 
   /** Sends `method(args)` to a peer and resolves with its result. */
@@ -91,11 +91,7 @@ export class Client extends EventEmitter {
 }
 
 /** What `client` is made of (its ClientCore), for zeromesh's own code: never exported by the package. */
-export function insideOf (client) {
-  const core = cores.get(client)
-  if (core === undefined) throw new TypeError('zeromesh: insideOf() takes a Client')
-  return core
-}
+export const insideOf = table.insideOf
 
 /** For zeromesh's metrics (ops/metrics.js): from now on `histogram` observes each request's whole time, retries included. */
 export function observeLatency (client, histogram) {

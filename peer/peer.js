@@ -5,8 +5,9 @@
 // exports map has no way to this file).
 import { EventEmitter } from 'node:events'
 import { PeerCore } from './core.js'
+import { insides } from '../runtime/insides.js'
 
-const cores = new WeakMap() // Peer -> PeerCore, for insideOf()
+const table = insides('Peer') // Peer -> its PeerCore, for insideOf()
 
 export class Peer extends EventEmitter {
   #core
@@ -14,8 +15,7 @@ export class Peer extends EventEmitter {
   /** @param {object} [options]  PeerOptions (index.d.ts; docs/reference/peer.md) */
   constructor (options) {
     super()
-    this.#core = new PeerCore(options, this)
-    cores.set(this, this.#core)
+    this.#core = table.keep(this, new PeerCore(options, this))
   }
 
   /** Binds the socket. Resolves with the endpoint once requests can be served; joining goes on in the background. */
@@ -105,11 +105,7 @@ export class Peer extends EventEmitter {
 }
 
 /** What `peer` is made of (its PeerCore), for zeromesh's own code: never exported by the package. */
-export function insideOf (peer) {
-  const core = cores.get(peer)
-  if (core === undefined) throw new TypeError('zeromesh: insideOf() takes a Peer')
-  return core
-}
+export const insideOf = table.insideOf
 
 /** For zeromesh's metrics (ops/metrics.js): from now on `histogram` observes each request's time from arrival to reply. */
 export function observeLatency (peer, histogram) {

@@ -14,6 +14,7 @@ import { MemoryNetwork } from '../../transport/memory.js'
 import { VirtualClock } from '../../testing/virtual-clock.js'
 import { seededRandom } from '../../testing/random.js'
 import { eventually } from './eventually.js'
+import { harness } from './cluster.js'
 
 const STEP_MS = 5 // the memory world's clock moves this much at a time while a test waits
 
@@ -85,22 +86,12 @@ function memoryWorld () {
 }
 
 function zeromqWorld () {
-  const peers = []
-  const clients = []
+  const h = harness() // in-process peers and clients on 127.0.0.1, closed at cleanup (cluster.js)
   return {
     name: 'ZeroMQ on 127.0.0.1',
     canKill: false,
-    async peer (options = {}) {
-      const p = new Peer({ bind: 'tcp://127.0.0.1:0', ...options })
-      peers.push(p)
-      await p.start()
-      return p
-    },
-    client (options = {}) {
-      const c = new Client(options)
-      clients.push(c)
-      return c
-    },
+    peer: (options) => h.peer(options),
+    client: (options) => h.client(options),
     settle (promise) {
       return promise
     },
@@ -113,10 +104,7 @@ function zeromqWorld () {
     kill () {
       throw new Error('the ZeroMQ world does not kill in-process peers: test/process kills real ones')
     },
-    async cleanup () {
-      await Promise.all(clients.splice(0).map((c) => c.close()))
-      await Promise.all(peers.splice(0).map((p) => { insideOf(p).options.drainTimeout = 0; return p.stop() }))
-    },
+    cleanup: () => h.cleanup(),
   }
 }
 
