@@ -22,3 +22,19 @@ def boom(args):
 
 async def echo(args):
     return args
+
+
+def placed(order):
+    """A subscription: orders.placed in the group `python-billing` (a Node publish reaches it)."""
+    if order.get("bad"):
+        err = ValueError("cannot bill")
+        err.code = "E_BILL"
+        raise err
+    return None
+
+
+async def dropped(key):
+    return None
+
+
+events = {"orders.placed": {"group": "python-billing", "handler": placed}, "cache.drop": {"group": "python-cache", "handler": dropped}}

@@ -125,3 +125,24 @@ def test_hostile_input_at_a_python_peer_is_dropped_and_it_keeps_serving(procs):
     finally:
         s.close()
         ctx.term()
+
+
+def test_a_node_publish_reaches_a_python_group_and_a_node_group_each_acknowledged(procs):
+    import subprocess
+    from conftest import NODE, ROOT
+
+    _, a = procs.node_peer()
+    _, py = procs.python_peer("--seeds", a)
+    eventually(lambda: alive(procs, a) == {a, py} or (_ for _ in ()).throw(AssertionError()))
+    zm = [NODE, str(ROOT / "bin" / "zeromesh.js")]
+    r = subprocess.run([*zm, "publish", "--seeds", a, "cache.drop", '"user:42"'], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    delivered = json.loads(r.stdout)["delivered"]
+    assert sorted((d["group"], d["endpoint"]) for d in delivered) == [("cache.drop", a), ("python-cache", py)]
+    # A handler's error reaches the publisher with its code, the group that failed named.
+    r = subprocess.run([*zm, "publish", "--seeds", a, "orders.placed", '{"bad": true}'], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1
+    assert "E_BILL" in r.stderr and "python-billing" in r.stderr
+    r = subprocess.run([*zm, "broadcast", "--seeds", a, "cache.drop", '"user:7"'], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert sorted(d["endpoint"] for d in json.loads(r.stdout)["delivered"]) == sorted([a, py])

@@ -464,9 +464,13 @@ def encode_service_get(seq: int) -> bytes:
     return frame(MessageType.SERVICE_GET, [seq])
 
 
-def encode_service(seq: int, descriptor: dict, features: int = 0) -> bytes:
+def encode_service(seq: int, descriptor: dict, features: int = 0, events: list | None = None) -> bytes:
+    """SERVICE (4.8): with subscriptions (4.11), the events element ninth, after a nil contracts."""
     d = descriptor
-    return frame(MessageType.SERVICE, [seq, d["digest"], d["methods"], d["version"], d["labels"], d["capacity"], features])
+    body = [seq, d["digest"], d["methods"], d["version"], d["labels"], d["capacity"], features]
+    if events:
+        body += [None, events]
+    return frame(MessageType.SERVICE, body)
 
 
 def encode_event(entries: list) -> bytes:

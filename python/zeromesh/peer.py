@@ -23,13 +23,16 @@ import zmq
 import zmq.asyncio
 
 from . import codec
-from .constants import MemberState, MessageType, Status
+from .constants import Feature, Limits, MemberState, MessageType, Status
 from .endpoint import is_loopback, normalize_bind, normalize_remote
 from .errors import InvalidArgumentError, ProtocolError
 from .link import Link
 from .membership import Membership, MembershipConfig
 from .recent import RecentRequests
-from .service import describe, descriptor_problem
+from .codec import is_name
+from .service import by_code_units, describe, descriptor_problem, fnv1a
+
+EVENTS_LABEL = "zeromesh/events"
 
 log = logging.getLogger("zeromesh.peer")
 
@@ -64,18 +67,50 @@ def _call_sync(fn: Callable, args: Any) -> Any:
     return fn(args)
 
 
+def remote_value(err: BaseException) -> list:
+    """A handler's exception as a REMOTE value (4.2): its message, and its `code` when that is a string."""
+    code = getattr(err, "code", None)
+    return [str(err) or type(err).__name__, code if isinstance(code, str) else None]
+
+
+def subscriptions_of(events: dict) -> dict[str, dict[str, Callable]]:
+    """{event: fn} or {event: {"group": g, "handler": fn}} as {event: {group: fn}} (the group is the event's name by default)."""
+    out: dict[str, dict[str, Callable]] = {}
+    for event, sub in events.items():
+        group, fn = (sub.get("group", event), sub.get("handler")) if isinstance(sub, dict) else (event, sub)
+        if not is_name(event, Limits.max_event_length) or not is_name(group, Limits.max_event_length) or not callable(fn):
+            raise InvalidArgumentError(f"zeromesh: events: {event!r} must map to a function, or to {{'group': name, 'handler': function}}")
+        out.setdefault(event, {})[group] = fn
+    return out
+
+
+def events_element(subs: dict[str, dict[str, Callable]]) -> list[list[str]]:
+    """The SERVICE answer's events element: [event, group] pairs sorted by code units (4.11)."""
+    pairs = [[e, g] for e, groups in subs.items() for g in groups]
+    return sorted(pairs, key=lambda p: (by_code_units(p[0]), by_code_units(p[1])))
+
+
+def events_digest(element: list[list[str]]) -> str:
+    """The `zeromesh/events` label: FNV-1a of `event NUL group LF` for each pair, 8 hex digits."""
+    text = "".join(e + "\0" + g + "\n" for e, g in element)
+    return format(fnv1a(text), "08x")
+
+
 class Peer:
     def __init__(self, *, bind: str = "tcp://127.0.0.1:0", seeds: list[str] | str | None = None,
                  handlers: Any = None, workers: int = 0, labels: dict[str, str] | None = None,
                  service_version: str | None = None, capacity: int | None = None, meta: dict | None = None,
                  max_inflight: int | None = None, drain_timeout: int = 10000, advertise: str | None = None,
-                 membership: MembershipConfig | None = None, insecure: bool = False):
+                 membership: MembershipConfig | None = None, insecure: bool = False, events: dict | None = None):
         self.bind_spec = normalize_bind(bind, "bind")
         self.advertise = normalize_remote(advertise, "advertise") if advertise is not None else None
         if isinstance(seeds, str):
             seeds = [s.strip() for s in seeds.split(",") if s.strip()]
         self.seeds = [normalize_remote(s, "a seed") for s in (seeds or [])]
         self.handlers = handlers_of(handlers if handlers is not None else {})
+        # Subscriptions (PROTOCOL.md 4.11): the `events` option, or a handler module's `events` dict.
+        module_events = getattr(importlib.import_module(handlers) if isinstance(handlers, str) else handlers, "events", None)
+        self.subscriptions = subscriptions_of({**(module_events if isinstance(module_events, dict) else {}), **(events or {})})
         if not isinstance(workers, int) or workers < 0 or workers > 256:
             raise InvalidArgumentError("zeromesh: workers must be a whole number from 0 to 256")
         self.workers = workers
@@ -104,6 +139,10 @@ class Peer:
         self.membership: Membership | None = None
         self.tasks: list[asyncio.Task] = []
         self.idle = asyncio.Event()
+        element = events_element(self.subscriptions)
+        if element:
+            self.labels[EVENTS_LABEL] = events_digest(element)
+        self.events_element = element or None
         self.descriptor = describe(list(self.handlers), service_version, self.labels, capacity)
 
     # Life.
@@ -248,6 +287,8 @@ class Peer:
         m = self.membership
         if t == MessageType.REQUEST:
             self.on_requests(cid, msg)
+        elif t == MessageType.EVENT and self.events_element:
+            self.on_events(cid, msg)
         elif t == MessageType.PING:
             meta = {"mv": m.digest(), "inc": m.self.incarnation, "st": MemberState.LEFT if m.leaving else MemberState.ALIVE}
             self.send(cid, [codec.encode_pong(msg["seq"], meta)])
@@ -258,7 +299,7 @@ class Peer:
                     self.counts["cancelled"] += 1
                     task.cancel()
         elif t == MessageType.SERVICE_GET:
-            self.send(cid, [codec.encode_service(msg["seq"], self.descriptor, 0)])
+            self.send(cid, [codec.encode_service(msg["seq"], self.descriptor, Feature.EVENTS if self.events_element else 0, self.events_element)])
         elif t == MessageType.MEMBERS_GET:
             self.send(cid, [codec.encode_members(msg["seq"], m.digest(), m.claims())])
         elif t in (MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC):
@@ -271,7 +312,7 @@ class Peer:
                 task = asyncio.ensure_future(m.on_probe_req(msg["seq"], g))
                 task.add_done_callback(lambda f: self.send(cid, [f.result()]) if not f.cancelled() and f.exception() is None else None)
         else:
-            self.counts["malformed"] += 1  # answers (REPLY, PONG, ACK, ...) and EVENT (not stated: features 0)
+            self.counts["malformed"] += 1  # answers (REPLY, PONG, ACK, ...), and EVENT to a peer that states no subscription
 
     # The request path: duplicates, admission, run, reply and remember.
 
@@ -304,27 +345,87 @@ class Peer:
             self.running[(cid, rid)] = task
             task.add_done_callback(lambda f, cid=cid, req=req, memory=memory: self.ran(cid, req, memory, f))
 
-    def admit(self, method: str) -> tuple[int, str] | None:
+    def on_events(self, cid: bytes, msg: dict) -> None:
+        """EVENT entries (4.11): each runs its group's handler (or, with no group, every
+        subscription to its event), acked once they finished when it asks; an acked entry is
+        remembered as a request is (ids are shared), an unacked one run and forgotten."""
+        memory = self.recent.of(cid)
+        for bad in msg["invalid"]:
+            self.counts["invalid"] += 1
+            if bad["ack"]:
+                self.reply(cid, [bad["id"], Status.INVALID_REQUEST, [f"invalid event: {bad['reason']}", None]])
+        for ev in msg["events"]:
+            eid, ack = ev["id"], ev["ack"]
+            if ack:
+                seen = memory.begin(eid)
+                if seen is RecentRequests.RUNNING:
+                    self.counts["duplicates"] += 1
+                    continue
+                if seen is not None:
+                    self.counts["duplicates"] += 1
+                    self.send(cid, [seen])
+                    continue
+            self.counts["events"] = self.counts.get("events", 0) + 1
+            fns = self.subscribers(ev["event"], ev["group"])
+            refusal = self.admit_work(bool(fns), f'no subscription to "{ev["event"]}"' + ("" if ev["group"] is None else f' in group "{ev["group"]}"'))
+            if refusal is not None:
+                if ack:
+                    memory.forget(eid)  # no refusal is remembered (PROTOCOL.md section 5)
+                    self.reply(cid, [eid, refusal[0], [refusal[1], None]])
+                continue
+            self.inflight += 1
+            task = asyncio.ensure_future(self.run_event(fns, ev["payload"]))
+            if ack:
+                self.running[(cid, eid)] = task
+            task.add_done_callback(lambda f, cid=cid, ev=ev, memory=memory: self.ran_event(cid, ev, memory, f))
+
+    def subscribers(self, event: str, group: str | None) -> list[Callable]:
+        groups = self.subscriptions.get(event, {})
+        if group is not None:
+            return [groups[group]] if group in groups else []
+        return list(groups.values())
+
+    async def run_event(self, fns: list[Callable], payload: Any) -> None:
+        await asyncio.gather(*(self.call(fn, payload) for fn in fns))
+
+    def ran_event(self, cid: bytes, ev: dict, memory: Any, f: asyncio.Future) -> None:
+        self.running.pop((cid, ev["id"]), None)
+        self.inflight -= 1
+        if self.inflight == 0:
+            self.idle.set()
+        if f.cancelled() or not ev["ack"]:
+            return
+        err = f.exception()
+        entry = [ev["id"], Status.OK, None] if err is None else [ev["id"], Status.REMOTE, remote_value(err)]
+        memory.finish(ev["id"], self.reply(cid, entry))
+
+    def admit_work(self, known: bool, unknown_message: str) -> tuple[int, str] | None:
         if self.state != "running":
             self.counts["drained"] += 1
             return Status.DRAINING, "peer is draining"
-        if method not in self.handlers:
+        if not known:
             self.counts["unknown"] += 1
-            return Status.UNKNOWN_METHOD, f'unknown method "{method}"; this peer serves {", ".join(sorted(self.handlers)) or "no methods"}'
+            return Status.UNKNOWN_METHOD, unknown_message
         if self.inflight >= self.max_inflight:
             self.counts["busy"] += 1
             return Status.BUSY, f"peer busy: {self.inflight} requests in flight"
         return None
 
+    def admit(self, method: str) -> tuple[int, str] | None:
+        served = ", ".join(sorted(self.handlers)) or "no methods"
+        return self.admit_work(method in self.handlers, f'unknown method "{method}"; this peer serves {served}')
+
     async def run(self, req: dict) -> Any:
         fn = self.handlers[req["method"]]
+        if inspect.iscoroutinefunction(fn) and len(inspect.signature(fn).parameters) >= 2:
+            return await fn(req["args"], RequestContext(req["method"], req["id"], req["timeout_ms"], req["headers"], self.endpoint))
+        return await self.call(fn, req["args"])
+
+    async def call(self, fn: Callable, args: Any) -> Any:
+        """A coroutine function on the loop; any other in a process of the pool, or a thread."""
         if inspect.iscoroutinefunction(fn):
-            params = len(inspect.signature(fn).parameters)
-            if params >= 2:
-                return await fn(req["args"], RequestContext(req["method"], req["id"], req["timeout_ms"], req["headers"], self.endpoint))
-            return await fn(req["args"])
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, _call_sync, fn, req["args"])  # a process of the pool, or a thread
+            return await fn(args)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, _call_sync, fn, args)
 
     def ran(self, cid: bytes, req: dict, memory: Any, f: asyncio.Future) -> None:
         rid = req["id"]
@@ -340,8 +441,7 @@ class Peer:
             entry = [rid, Status.OK, f.result()]
         else:
             self.counts["errors"] += 1
-            code = getattr(err, "code", None)
-            entry = [rid, Status.REMOTE, [str(err) or type(err).__name__, code if isinstance(code, str) else None]]
+            entry = [rid, Status.REMOTE, remote_value(err)]
         packed = self.reply(cid, entry)
         memory.finish(rid, packed)
 
