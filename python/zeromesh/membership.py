@@ -110,6 +110,8 @@ class Membership:
         self.leaving = False
         self.tasks: list[asyncio.Task] = []
         self.probe_order: list[str] = []
+        self.digest_key: tuple = ()
+        self.digest_value = 0
         self.counts = {"probes": 0, "indirect": 0, "suspected": 0, "died": 0, "refuted": 0, "syncs": 0, "candidates": 0, "refused": 0}
 
     # What it states.
@@ -119,11 +121,16 @@ class Membership:
         return self.self.endpoint
 
     def digest(self) -> int:
-        """The membership digest (4.6): sum mod 2^32 of FNV-1a of `endpoint#incarnation` of the live members."""
+        """The membership digest (4.6): sum mod 2^32 of FNV-1a of `endpoint#incarnation` of the live
+        members; every reply carries it, so it is made again only when the table changed."""
+        key = tuple((m.endpoint, m.incarnation, m.state) for m in self.table.values())
+        if key == self.digest_key:
+            return self.digest_value
         total = 0
         for m in self.table.values():
             if m.state in (MemberState.ALIVE, MemberState.SUSPECT):
                 total = (total + fnv1a(f"{m.endpoint}#{m.incarnation}")) & 0xFFFFFFFF
+        self.digest_key, self.digest_value = key, total
         return total
 
     def claims(self) -> list[dict]:

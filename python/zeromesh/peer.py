@@ -67,6 +67,31 @@ def _call_sync(fn: Callable, args: Any) -> Any:
     return fn(args)
 
 
+async def resume(coro: Any, first: Any) -> Any:
+    """Carries on a coroutine that was started by hand and waits on `first` (what it yielded),
+    as a task would: its awaits, its result, and a cancel thrown into it."""
+    waiting = first
+    while True:
+        try:
+            if waiting is None:
+                await asyncio.sleep(0)  # a bare yield: let the loop turn once
+            else:
+                waiting._asyncio_future_blocking = False  # as a task does with what its coroutine yields
+                await waiting
+        except asyncio.CancelledError:
+            try:
+                waiting = coro.throw(asyncio.CancelledError())
+            except StopIteration as done:  # it caught the cancel and returned
+                return done.value
+            continue
+        except Exception:
+            pass  # the coroutine reads its future's error itself when resumed
+        try:
+            waiting = coro.send(None)
+        except StopIteration as done:
+            return done.value
+
+
 def remote_value(err: BaseException) -> list:
     """A handler's exception as a REMOTE value (4.2): its message, and its `code` when that is a string."""
     code = getattr(err, "code", None)
@@ -108,6 +133,9 @@ class Peer:
             seeds = [s.strip() for s in seeds.split(",") if s.strip()]
         self.seeds = [normalize_remote(s, "a seed") for s in (seeds or [])]
         self.handlers = handlers_of(handlers if handlers is not None else {})
+        # Decided once, not per request: which run on the loop, and which take a ctx.
+        self.coroutines = {fn for fn in self.handlers.values() if inspect.iscoroutinefunction(fn)}
+        self.with_ctx = {name for name, fn in self.handlers.items() if fn in self.coroutines and len(inspect.signature(fn).parameters) >= 2}
         # Subscriptions (PROTOCOL.md 4.11): the `events` option, or a handler module's `events` dict.
         module_events = getattr(importlib.import_module(handlers) if isinstance(handlers, str) else handlers, "events", None)
         self.subscriptions = subscriptions_of({**(module_events if isinstance(module_events, dict) else {}), **(events or {})})
@@ -134,7 +162,9 @@ class Peer:
         self.recent = RecentRequests()
         self.pool: ProcessPoolExecutor | None = None
         self.ctx: zmq.asyncio.Context | None = None
-        self.sock: zmq.asyncio.Socket | None = None
+        self.bound_ctx: zmq.Context | None = None  # the bound socket's: read in batches from the loop (drain)
+        self.sock: zmq.Socket | None = None
+        self.draining_soon = False
         self.link: Link | None = None
         self.membership: Membership | None = None
         self.tasks: list[asyncio.Task] = []
@@ -153,6 +183,7 @@ class Peer:
             raise InvalidArgumentError(f"zeromesh: Peer.start() called when the peer is {self.state}")
         self.state = "starting"
         self.ctx = zmq.asyncio.Context()
+        self.bound_ctx = zmq.Context()
         if self.workers > 0:
             self.pool = ProcessPoolExecutor(max_workers=self.workers)
         self.endpoint = self.bind_socket()
@@ -163,7 +194,9 @@ class Peer:
         self.membership = Membership(endpoint=self.endpoint, seeds=self.seeds, meta=self.meta, service=self.descriptor["digest"],
                                      ask=self.link.ask, config=self.membership_config)
         self.state = "running"
-        self.tasks.append(asyncio.ensure_future(self.receive()))
+        loop = asyncio.get_running_loop()
+        loop.add_reader(self.sock.getsockopt(zmq.FD), self.drain)
+        loop.call_soon(self.drain)
         self.tasks.append(asyncio.ensure_future(self.membership.run()))
         log.info("peer %s serving %s", self.endpoint, ", ".join(sorted(self.handlers)) or "no methods")
         return self.endpoint
@@ -179,7 +212,7 @@ class Peer:
                     probe.bind((host.strip("[]"), 0))
                     target = f"tcp://{host}:{probe.getsockname()[1]}"
             endpoint = self.advertise or target
-            s = self.ctx.socket(zmq.ROUTER)
+            s = self.bound_ctx.socket(zmq.ROUTER)
             s.setsockopt(zmq.LINGER, 0)
             s.setsockopt(zmq.ROUTING_ID, endpoint.encode())
             s.setsockopt(zmq.ROUTER_MANDATORY, 1)
@@ -234,11 +267,18 @@ class Peer:
         if self.link is not None:
             await self.link.close()
         if self.sock is not None:
+            try:
+                asyncio.get_running_loop().remove_reader(self.sock.getsockopt(zmq.FD))
+            except (RuntimeError, zmq.ZMQError):
+                pass
             self.sock.close(linger=0)
+            self.sock = None
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
         if self.ctx is not None:
             self.ctx.term()
+        if self.bound_ctx is not None:
+            self.bound_ctx.term()
 
     def members(self) -> list[dict]:
         return self.membership.members() if self.membership is not None else []
@@ -248,31 +288,51 @@ class Peer:
 
     # The socket's message switch.
 
-    async def receive(self) -> None:
-        while True:
-            try:
-                frames = await self.sock.recv_multipart()
-            except (zmq.ZMQError, asyncio.CancelledError):
+    def drain(self) -> None:
+        """Reads what the bound socket holds, up to a batch, without awaiting per message. ZeroMQ's
+        descriptor signals edges, so it reads until nothing is left (or comes back for the rest)."""
+        self.draining_soon = False
+        sock = self.sock
+        for _ in range(256):
+            if sock is None or sock.closed:
                 return
-            self.received += 1
-            self.counts["received"] += 1
-            if len(frames) < 2:
-                self.counts["malformed"] += 1
-                continue
-            cid, body = frames[0], frames[1:]
-            if len(body) == 1 and body[0] == b"PING":
-                self.send(cid, [b"PONG"])  # 10/FLP heartbeat (2.1)
-                continue
-            if len(body) >= 2:
-                self.send(cid, body)  # a 10/FLP request: the default handler echoes the body (2.1)
-                continue
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            except zmq.ZMQError:
+                return
+            self.on_message(frames)
+        self.drain_soon()  # more waiting: the loop runs other work first
+
+    def drain_soon(self) -> None:
+        if not self.draining_soon and self.sock is not None:
+            self.draining_soon = True
+            asyncio.get_running_loop().call_soon(self.drain)
+
+    def on_message(self, frames: list[bytes]) -> None:
+        self.received += 1
+        self.counts["received"] += 1
+        if len(frames) < 2:
+            self.counts["malformed"] += 1
+            return
+        cid, body = frames[0], frames[1:]
+        if len(body) == 1 and body[0] == b"PING":
+            self.send(cid, [b"PONG"])  # 10/FLP heartbeat (2.1)
+        elif len(body) >= 2:
+            self.send(cid, body)  # a 10/FLP request: the default handler echoes the body (2.1)
+        else:
             self.on_frame(cid, body[0])
 
     def send(self, cid: bytes, frames: list[bytes]) -> None:
+        if self.sock is None or self.sock.closed:
+            return
         try:
             self.sock.send_multipart([cid, *frames], zmq.NOBLOCK)
         except zmq.ZMQError:
             pass  # gone (EHOSTUNREACH) or its queue is full (EAGAIN): a client that does not read loses replies
+        # A send may take the descriptor's edge that said a message came in: look again.
+        self.drain_soon()
 
     def on_frame(self, cid: bytes, frame: bytes) -> None:
         try:
@@ -341,7 +401,22 @@ class Peer:
                 self.reply(cid, [rid, refusal[0], [refusal[1], None]])
                 continue
             self.inflight += 1
-            task = asyncio.ensure_future(self.run(req))
+            fn = self.handlers[req["method"]]
+            if fn in self.coroutines and req["method"] not in self.with_ctx:
+                # A coroutine runs at once, up to its first wait: one that never waits (most do
+                # not) is answered now, with no task made or scheduled for it.
+                coro = fn(req["args"])
+                try:
+                    first = coro.send(None)
+                except StopIteration as done:
+                    self.finished(cid, req, memory, done.value, None)
+                    continue
+                except BaseException as err:  # the handler raised before its first wait
+                    self.finished(cid, req, memory, None, err)
+                    continue
+                task = asyncio.ensure_future(resume(coro, first))
+            else:
+                task = asyncio.ensure_future(self.run(req))
             self.running[(cid, rid)] = task
             task.add_done_callback(lambda f, cid=cid, req=req, memory=memory: self.ran(cid, req, memory, f))
 
@@ -417,9 +492,11 @@ class Peer:
 
     async def run(self, req: dict) -> Any:
         fn = self.handlers[req["method"]]
-        if inspect.iscoroutinefunction(fn) and len(inspect.signature(fn).parameters) >= 2:
+        if req["method"] in self.with_ctx:
             return await fn(req["args"], RequestContext(req["method"], req["id"], req["timeout_ms"], req["headers"], self.endpoint))
-        return await self.call(fn, req["args"])
+        if fn in self.coroutines:
+            return await fn(req["args"])
+        return await asyncio.get_running_loop().run_in_executor(self.pool, _call_sync, fn, req["args"])
 
     async def call(self, fn: Callable, args: Any) -> Any:
         """A coroutine function on the loop; any other in a process of the pool, or a thread."""
@@ -428,22 +505,28 @@ class Peer:
         return await asyncio.get_running_loop().run_in_executor(self.pool, _call_sync, fn, args)
 
     def ran(self, cid: bytes, req: dict, memory: Any, f: asyncio.Future) -> None:
-        rid = req["id"]
-        self.running.pop((cid, rid), None)
+        self.running.pop((cid, req["id"]), None)
+        if f.cancelled():
+            self.finished(cid, req, memory, None, None, cancelled=True)
+            return
+        err = f.exception()
+        self.finished(cid, req, memory, None if err is not None else f.result(), err)
+
+    def finished(self, cid: bytes, req: dict, memory: Any, value: Any, err: BaseException | None, cancelled: bool = False) -> None:
+        """A request's handler is over: its place is free, its reply leaves and is remembered."""
         self.inflight -= 1
         if self.inflight == 0:
             self.idle.set()
-        if f.cancelled():
+        if cancelled:
             return  # cancelled by its client: no answer
-        err = f.exception()
+        rid = req["id"]
         if err is None:
             self.counts["ok"] += 1
-            entry = [rid, Status.OK, f.result()]
+            entry = [rid, Status.OK, value]
         else:
             self.counts["errors"] += 1
             entry = [rid, Status.REMOTE, remote_value(err)]
-        packed = self.reply(cid, entry)
-        memory.finish(rid, packed)
+        memory.finish(rid, self.reply(cid, entry))
 
     def reply(self, cid: bytes, entry: list) -> bytes:
         """Sends a REPLY of one entry; returns the frame (what a duplicate gets again)."""

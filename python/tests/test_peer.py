@@ -1,0 +1,67 @@
+"""The peer's request path in one process, over a raw socket: a coroutine handler that waits is
+carried on by the loop and answered; one cancelled by its client gets no answer and frees its
+place; a duplicate is answered from memory; a refusal is not remembered."""
+import asyncio
+
+import zmq
+import zmq.asyncio
+
+from zeromesh import codec
+from zeromesh.constants import MessageType, Status
+from zeromesh.peer import Peer
+
+
+async def replies(s, n, timeout=3.0):
+    out = []
+    while len(out) < n:
+        m = codec.decode(await asyncio.wait_for(s.recv(), timeout))
+        if m["type"] == MessageType.REPLY:
+            out += m["replies"]
+    return out
+
+
+def test_waiting_handlers_cancels_duplicates_and_refusals():
+    cancelled = []
+
+    async def slow(args):
+        try:
+            await asyncio.sleep(args)
+        except asyncio.CancelledError:
+            cancelled.append(args)
+            raise
+        return args
+
+    async def main():
+        peer = Peer(handlers={"slow": slow}, max_inflight=1)
+        ep = await peer.start()
+        ctx = zmq.asyncio.Context()
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(ep)
+        try:
+            await s.send(codec.encode_request([[2, "slow", 5, 5000]]))  # holds the one place
+            for _ in range(100):
+                if peer.inflight == 1:
+                    break
+                await asyncio.sleep(0.01)
+            await s.send(codec.encode_request([[3, "slow", 0.01, 1000]]))  # no place: busy, not remembered
+            assert [(r["id"], r["status"]) for r in await replies(s, 1)] == [(3, Status.BUSY)]
+            await s.send(codec.encode_cancel([2]))
+            for _ in range(100):
+                if peer.inflight == 0:
+                    break
+                await asyncio.sleep(0.01)
+            assert cancelled == [5] and peer.inflight == 0
+            await s.send(codec.encode_request([[3, "slow", 0.01, 1000]]))  # the same id again: served now
+            assert [(r["id"], r["status"]) for r in await replies(s, 1)] == [(3, Status.OK)]
+            await s.send(codec.encode_request([[1, "slow", 0.05, 1000]]))  # a handler that waits, carried on by the loop
+            assert [(r["id"], r["status"], r["value"]) for r in await replies(s, 1)] == [(1, Status.OK, 0.05)]
+            await s.send(codec.encode_request([[1, "slow", 9, 1000]]))  # a duplicate of a finished one: the same reply
+            assert [(r["id"], r["value"]) for r in await replies(s, 1)] == [(1, 0.05)]
+            assert peer.stats()["duplicates"] == 1 and peer.stats()["cancelled"] == 1
+        finally:
+            s.close()
+            ctx.term()
+            await peer.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 30))
