@@ -34,6 +34,16 @@ def labels_of(text: str | None) -> dict[str, str]:
     return out
 
 
+def security_of(args: argparse.Namespace) -> dict | None:
+    if args.cluster_key is None:
+        if args.allow is not None:
+            raise UsageError("--allow needs --cluster-key: the allow-list is checked at CURVE handshakes")
+        return None
+    if args.insecure:
+        raise UsageError("--insecure runs plain: it goes with neither --cluster-key nor --allow")
+    return {"cluster_key": args.cluster_key, "allow": [a.strip() for a in (args.allow or "").split(",") if a.strip()]}
+
+
 def parser() -> Parser:
     p = Parser(prog="python -m zeromesh", description="zeromesh for Python")
     sub = p.add_subparsers(dest="command")
@@ -46,6 +56,8 @@ def parser() -> Parser:
     peer.add_argument("--labels", help="KEY=VALUE,KEY=VALUE stated in the peer's service (zone=a)")
     peer.add_argument("--service-version", help="the service's semantic version")
     peer.add_argument("--drain-timeout", type=int, default=10000, help="ms a stop waits for requests in flight")
+    peer.add_argument("--cluster-key", help="the cluster's secret key file (PREFIX.key of zeromesh keygen): CURVE on every connection")
+    peer.add_argument("--allow", help="client public key files (PREFIX.pub) let in, comma-separated")
     peer.add_argument("--insecure", action="store_true", help="plain traffic off loopback, on purpose (no CURVE in this version)")
     peer.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return p
@@ -60,7 +72,7 @@ async def run_peer(args: argparse.Namespace) -> int:
             raise UsageError(f"--handlers {args.handlers}: cannot import it: {type(err).__name__}: {err}") from err
     peer = Peer(bind=args.bind, advertise=args.advertise, seeds=args.seeds, handlers=handlers, workers=args.workers,
                 labels=labels_of(args.labels), service_version=args.service_version, drain_timeout=args.drain_timeout,
-                insecure=args.insecure)
+                insecure=args.insecure, security=security_of(args))
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

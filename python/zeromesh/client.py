@@ -70,7 +70,8 @@ class RetryBudget:
 
 
 class Client:
-    def __init__(self, seeds: list[str] | str, *, timeout: int = 5000, max_attempts: int = 3, rng: random.Random | None = None):
+    def __init__(self, seeds: list[str] | str, *, timeout: int = 5000, max_attempts: int = 3, rng: random.Random | None = None,
+                 security: dict | None = None):
         if isinstance(seeds, str):
             seeds = [s.strip() for s in seeds.split(",") if s.strip()]
         if not seeds:
@@ -90,6 +91,13 @@ class Client:
         self.tasks: list[asyncio.Task] = []
         self.closed = False
         self.started = False
+        # A secured cluster (1.2): { "cluster_public": the cluster's public key, "secret_key": this client's } (Z85 or files).
+        self.curve = None
+        if security:
+            from .security import key_text, public_of
+            secret = key_text(security["secret_key"], "secret", "the client's key")
+            self.curve = {"server_key": key_text(security["cluster_public"], "public", "the cluster's public key").encode(),
+                          "public_key": public_of(secret).encode(), "secret_key": secret.encode()}
         self.counts = {"requests": 0, "ok": 0, "retries": 0, "failed": {}}
         self.answers = 0  # answers so far, all peers together (for staleness)
 
@@ -100,7 +108,7 @@ class Client:
             return
         self.started = True
         self.ctx = zmq.asyncio.Context()
-        self.link = Link(self.ctx, on_reply=self.on_reply)
+        self.link = Link(self.ctx, on_reply=self.on_reply, curve=self.curve)
         for ep in self.seeds:
             self.know(ep)
         self.tasks.append(asyncio.ensure_future(self.keep_up()))

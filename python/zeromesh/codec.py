@@ -32,7 +32,7 @@ _READ_TYPES = {
     MessageType.REQUEST, MessageType.REPLY, MessageType.PING, MessageType.PONG, MessageType.ERROR,
     MessageType.PROBE, MessageType.ACK, MessageType.PROBE_REQ, MessageType.NACK, MessageType.SYNC,
     MessageType.MEMBERS_GET, MessageType.MEMBERS, MessageType.CANCEL, MessageType.SERVICE_GET,
-    MessageType.SERVICE, MessageType.EVENT,
+    MessageType.SERVICE, MessageType.EVENT, MessageType.SEALED,
 }
 _HEADER_KEY = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
@@ -397,7 +397,14 @@ def _decode_event(body: Any) -> dict:
     return {"events": events, "invalid": invalid}
 
 
+def _decode_sealed(body: Any) -> dict:
+    if not isinstance(body, list) or len(body) < 2 or not isinstance(body[0], bytes) or len(body[0]) != 32 or not isinstance(body[1], bytes):
+        raise fail("a sealed message must be [tag (32 bytes), frame]")
+    return {"tag": body[0], "inner": body[1]}
+
+
 _DECODERS = {
+    MessageType.SEALED: _decode_sealed,
     MessageType.REQUEST: _decode_request,
     MessageType.REPLY: _decode_reply,
     MessageType.PING: _decode_ping,

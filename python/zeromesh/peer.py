@@ -29,6 +29,7 @@ from .errors import InvalidArgumentError, ProtocolError
 from .link import Link
 from .membership import Membership, MembershipConfig
 from .recent import RecentRequests
+from .security import Security, ZapHandler, seal, unseal
 from .codec import is_name
 from .service import by_code_units, describe, descriptor_problem, fnv1a
 
@@ -126,7 +127,8 @@ class Peer:
                  handlers: Any = None, workers: int = 0, labels: dict[str, str] | None = None,
                  service_version: str | None = None, capacity: int | None = None, meta: dict | None = None,
                  max_inflight: int | None = None, drain_timeout: int = 10000, advertise: str | None = None,
-                 membership: MembershipConfig | None = None, insecure: bool = False, events: dict | None = None):
+                 membership: MembershipConfig | None = None, insecure: bool = False, events: dict | None = None,
+                 security: dict | None = None):
         self.bind_spec = normalize_bind(bind, "bind")
         self.advertise = normalize_remote(advertise, "advertise") if advertise is not None else None
         if isinstance(seeds, str):
@@ -153,6 +155,9 @@ class Peer:
         self.drain_timeout = drain_timeout
         self.membership_config = membership or MembershipConfig()
         self.insecure = insecure
+        # A secured cluster (security.py): { "cluster_key": the cluster's secret key (Z85 or a file), "allow": client public keys }.
+        self.security = Security(security["cluster_key"], security.get("allow")) if security else None
+        self.zap: ZapHandler | None = None
         self.state = "new"
         self.endpoint: str | None = None
         self.inflight = 0
@@ -184,15 +189,21 @@ class Peer:
         self.state = "starting"
         self.ctx = zmq.asyncio.Context()
         self.bound_ctx = zmq.Context()
+        if self.security is not None:
+            self.zap = ZapHandler(self.bound_ctx, self.security)  # bound before the server socket
         if self.workers > 0:
             self.pool = ProcessPoolExecutor(max_workers=self.workers)
         self.endpoint = self.bind_socket()
-        if not self.insecure and not is_loopback(self.endpoint):
+        if self.security is None and not self.insecure and not is_loopback(self.endpoint):
             await self.close_sockets()
-            raise InvalidArgumentError(f"zeromesh: {self.endpoint} is not on loopback: plain traffic is only for loopback unless insecure=True (CURVE is not in this version of the Python peer)")
-        self.link = Link(self.ctx)
+            raise InvalidArgumentError(f"zeromesh: {self.endpoint} is not on loopback: plain traffic is only for loopback; give security (a cluster key) or insecure=True")
+        self.link = Link(self.ctx, curve=self.security.member_credentials() if self.security else None)
+        ask = self.link.ask
+        if self.security is not None:  # membership requests travel sealed (4.7)
+            key = self.security.seal_key
+            ask = lambda ep, make, timeout: self.link.ask(ep, lambda seq: seal(key, make(seq)), timeout)  # noqa: E731
         self.membership = Membership(endpoint=self.endpoint, seeds=self.seeds, meta=self.meta, service=self.descriptor["digest"],
-                                     ask=self.link.ask, config=self.membership_config)
+                                     ask=ask, config=self.membership_config)
         self.state = "running"
         loop = asyncio.get_running_loop()
         loop.add_reader(self.sock.getsockopt(zmq.FD), self.drain)
@@ -220,6 +231,8 @@ class Peer:
             s.setsockopt(zmq.SNDHWM, HWM)
             s.setsockopt(zmq.RCVHWM, HWM)
             s.setsockopt(zmq.MAXMSGSIZE, codec.Limits.max_message_size)
+            if self.security is not None:
+                self.security.server_options(s)
             try:
                 s.bind(target)
             except zmq.ZMQError as err:
@@ -277,6 +290,8 @@ class Peer:
             self.pool.shutdown(wait=False, cancel_futures=True)
         if self.ctx is not None:
             self.ctx.term()
+        if self.zap is not None:
+            self.zap.close()
         if self.bound_ctx is not None:
             self.bound_ctx.term()
 
@@ -362,17 +377,33 @@ class Peer:
             self.send(cid, [codec.encode_service(msg["seq"], self.descriptor, Feature.EVENTS if self.events_element else 0, self.events_element)])
         elif t == MessageType.MEMBERS_GET:
             self.send(cid, [codec.encode_members(msg["seq"], m.digest(), m.claims())])
+        elif t == MessageType.SEALED:
+            inner = unseal(self.security.seal_key, msg["tag"], msg["inner"]) if self.security is not None else None
+            try:
+                gossip = codec.decode(inner) if inner is not None else None
+            except ProtocolError:
+                gossip = None
+            if gossip is None or gossip["type"] not in (MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC):
+                self.counts["malformed"] += 1  # a plain peer drops SEALED; a bad seal is counted and dropped
+                return
+            self.on_gossip(cid, gossip)
         elif t in (MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC):
-            g = msg["gossip"]
-            if t == MessageType.PROBE:
-                self.send(cid, [m.on_probe(msg["seq"], g)])
-            elif t == MessageType.SYNC:
-                self.send(cid, [m.on_sync(msg["seq"], g)])
-            else:
-                task = asyncio.ensure_future(m.on_probe_req(msg["seq"], g))
-                task.add_done_callback(lambda f: self.send(cid, [f.result()]) if not f.cancelled() and f.exception() is None else None)
+            if self.security is not None:
+                self.counts["malformed"] += 1  # in a secured cluster clients connect too: only sealed requests count
+                return
+            self.on_gossip(cid, msg)
         else:
             self.counts["malformed"] += 1  # answers (REPLY, PONG, ACK, ...), and EVENT to a peer that states no subscription
+
+    def on_gossip(self, cid: bytes, msg: dict) -> None:
+        m, t, g = self.membership, msg["type"], msg["gossip"]
+        if t == MessageType.PROBE:
+            self.send(cid, [m.on_probe(msg["seq"], g)])
+        elif t == MessageType.SYNC:
+            self.send(cid, [m.on_sync(msg["seq"], g)])
+        else:
+            task = asyncio.ensure_future(m.on_probe_req(msg["seq"], g))
+            task.add_done_callback(lambda f: self.send(cid, [f.result()]) if not f.cancelled() and f.exception() is None else None)
 
     # The request path: duplicates, admission, run, reply and remember.
 
