@@ -47,7 +47,11 @@ def test_errors_by_code(procs):
     assert remote.code == "ERR_ZEROMESH_REMOTE"
 
 
-def test_a_node_peer_killed_under_load_fails_no_idempotent_request(procs):
+import pytest as _pytest  # noqa: E402
+
+
+@_pytest.mark.parametrize("fault", ["SIGKILL", "SIGTERM", "SIGSTOP"])
+def test_a_node_peer_failing_under_load_fails_no_idempotent_request(procs, fault):
     _, a = procs.node_peer()
     victim, b = procs.node_peer("--seeds", a)
 
@@ -57,28 +61,39 @@ def test_a_node_peer_killed_under_load_fails_no_idempotent_request(procs):
                 await asyncio.sleep(0.02)
             failed, ok = [], 0
             loop = asyncio.get_running_loop()
-            end = loop.time() + 3
+            end = loop.time() + (6 if fault == "SIGSTOP" else 3)
 
             async def worker():
                 nonlocal ok
                 while loop.time() < end:
                     try:
-                        await c.request("whoami", None, idempotent=True)
+                        await c.request("whoami", None, idempotent=True, timeout=8000)
                         ok += 1
                     except Exception as err:  # counted, never raised: the test reads them
                         failed.append(getattr(err, "code", repr(err)))
 
-            async def kill():
+            async def fail():
                 await asyncio.sleep(0.8)
-                victim.send_signal(signal.SIGKILL)
+                victim.send_signal(getattr(signal, fault))
 
-            await asyncio.gather(kill(), *(worker() for _ in range(16)))
-            return ok, failed, c.peers()
+            await asyncio.gather(fail(), *(worker() for _ in range(16)))
+            states = {p["endpoint"]: p["state"] for p in c.peers()}
+            back = None
+            if fault == "SIGSTOP":
+                victim.send_signal(signal.SIGCONT)
+                for _ in range(200):  # taken back within 10 s of the thaw
+                    await asyncio.sleep(0.05)
+                    if {p["endpoint"]: p["state"] for p in c.peers()}[b] == "up":
+                        back = True
+                        break
+            return ok, failed, states, back
 
-    ok, failed, peers = run(main())
+    ok, failed, states, back = run(main())
     assert failed == []
     assert ok > 100
-    assert [p["state"] for p in peers if p["endpoint"] == b] == ["down"]
+    assert states[b] == "down"
+    if fault == "SIGSTOP":
+        assert back is True
 
 
 def test_the_blocking_client_for_scripts(procs):

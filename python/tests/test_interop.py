@@ -20,20 +20,23 @@ def alive(procs, seed):
     return {m["endpoint"] for m in json.loads(procs.zeromesh("members", "--seeds", seed, "--json")) if m["state"] == "alive"}
 
 
-def test_a_python_peer_joins_a_node_mesh_and_serves_node_clients(procs):
+def test_python_peers_join_a_node_mesh_and_serve_node_clients(procs):
     _, a = procs.node_peer()
     _, b = procs.node_peer("--seeds", a)
     _, py = procs.python_peer("--seeds", a)
-    # Every member sees every other alive, the Node peers the Python one too.
-    for seed in (a, b, py):
-        eventually(lambda seed=seed: alive(procs, seed) == {a, b, py} or (_ for _ in ()).throw(AssertionError(alive(procs, seed))))
-    # A Node client that knows only a Node seed learns the Python peer and sends it its share.
-    c = procs.node_client([a], peers=3, method="echo", args='{"n": 1}', seconds=1)
+    port = a.rsplit(":", 1)[1]
+    _, py2 = procs.python_peer("--seeds", f"dns://localhost:{port}")  # a DNS seed, as in Kubernetes
+    everyone = {a, b, py, py2}
+    # Every member sees every other alive, the Node peers the Python ones too.
+    for seed in (a, b, py, py2):
+        eventually(lambda seed=seed: alive(procs, seed) == everyone or (_ for _ in ()).throw(AssertionError(alive(procs, seed))))
+    # A Node client that knows only a Node seed learns the Python peers and reaches all four.
+    c = procs.node_client([a], peers=4, method="echo", args='{"n": 1}', seconds=1)
     assert procs.line(c) == "ready"
     out = procs.result(c)
     assert out["failed"] == {}
     assert out["ok"] > 100
-    assert out["byEndpoint"] == {a: "up", b: "up", py: "up"}
+    assert out["byEndpoint"] == {ep: "up" for ep in everyone}
 
 
 def test_errors_read_as_a_node_peers(procs):

@@ -95,18 +95,20 @@ Ask = Callable[[str, Callable[[int], bytes], float], Awaitable[dict | None]]
 class Membership:
     def __init__(self, *, endpoint: str, seeds: list[str], meta: dict | None = None, service: int | None = None,
                  ask: Ask, clock: Clock | None = None, rng: random.Random | None = None,
-                 config: MembershipConfig | None = None, on_change: Callable[[dict], None] | None = None):
+                 config: MembershipConfig | None = None, on_change: Callable[[dict], None] | None = None,
+                 resolve: Callable[[], Awaitable[list[str]]] | None = None):
         self.clock = clock or Clock()
         self.rng = rng or random.Random()
         self.config = config or MembershipConfig()
         self.ask = ask
         self.seeds = [s for s in seeds if s != endpoint]
+        self.resolve = resolve  # the seeds found again at each join attempt (DNS seeds), or None
         self.on_change = on_change or (lambda m: None)
         self.self = Member(endpoint, self.clock.wall(), MemberState.ALIVE, dict(meta or {}), service=service)
         self.table: dict[str, Member] = {endpoint: self.self}
         self.candidates: dict[str, float] = {}  # endpoint -> expiry (monotonic ms)
         self.broadcasts: list[list] = []  # [claim, transmissions left]
-        self.joined = not self.seeds
+        self.joined = not self.seeds and resolve is None
         self.leaving = False
         self.tasks: list[asyncio.Task] = []
         self.probe_order: list[str] = []
@@ -310,7 +312,8 @@ class Membership:
     async def join(self) -> None:
         pause = self.config.join_retry_min
         while not self.joined and not self.leaving:
-            for seed in self.seeds:
+            seeds = [s for s in await self.resolve() if s != self.endpoint] if self.resolve is not None else self.seeds
+            for seed in seeds:  # none (a name that resolves to nothing yet): wait and look again
                 if await self.sync_with(seed):
                     self.joined = True
             if not self.joined:

@@ -93,6 +93,16 @@ async def resume(coro: Any, first: Any) -> Any:
             return done.value
 
 
+def parse_dns_seed(seed: str) -> tuple[str, int]:
+    """dns://NAME:PORT as (NAME, PORT); anything else that starts with dns is refused, naming the form."""
+    import re
+
+    m = re.fullmatch(r"dns://([A-Za-z0-9_][A-Za-z0-9_.-]{0,252}):(\d{1,5})", seed)
+    if m is None or not 1 <= int(m.group(2)) <= 65535:
+        raise InvalidArgumentError(f"zeromesh: seed {seed!r}: write dns://NAME:PORT, such as dns://peers.default.svc.cluster.local:5555 (dns+srv:// is not read by the Python peer)")
+    return m.group(1), int(m.group(2))
+
+
 def remote_value(err: BaseException) -> list:
     """A handler's exception as a REMOTE value (4.2): its message, and its `code` when that is a string."""
     code = getattr(err, "code", None)
@@ -133,7 +143,10 @@ class Peer:
         self.advertise = normalize_remote(advertise, "advertise") if advertise is not None else None
         if isinstance(seeds, str):
             seeds = [s.strip() for s in seeds.split(",") if s.strip()]
-        self.seeds = [normalize_remote(s, "a seed") for s in (seeds or [])]
+        # Seeds: endpoints, or dns://NAME:PORT (every A and AAAA record of NAME at PORT, resolved at
+        # each join attempt, as the Node peer takes them; dns+srv:// is not read here).
+        self.dns_seeds = [parse_dns_seed(s) for s in (seeds or []) if isinstance(s, str) and s.startswith("dns")]
+        self.seeds = [normalize_remote(s, "a seed") for s in (seeds or []) if not (isinstance(s, str) and s.startswith("dns"))]
         self.handlers = handlers_of(handlers if handlers is not None else {})
         # Decided once, not per request: which run on the loop, and which take a ctx.
         self.coroutines = {fn for fn in self.handlers.values() if inspect.iscoroutinefunction(fn)}
@@ -203,7 +216,7 @@ class Peer:
             key = self.security.seal_key
             ask = lambda ep, make, timeout: self.link.ask(ep, lambda seq: seal(key, make(seq)), timeout)  # noqa: E731
         self.membership = Membership(endpoint=self.endpoint, seeds=self.seeds, meta=self.meta, service=self.descriptor["digest"],
-                                     ask=ask, config=self.membership_config)
+                                     ask=ask, config=self.membership_config, resolve=self.resolve_seeds if self.dns_seeds else None)
         self.state = "running"
         loop = asyncio.get_running_loop()
         loop.add_reader(self.sock.getsockopt(zmq.FD), self.drain)
@@ -211,6 +224,21 @@ class Peer:
         self.tasks.append(asyncio.ensure_future(self.membership.run()))
         log.info("peer %s serving %s", self.endpoint, ", ".join(sorted(self.handlers)) or "no methods")
         return self.endpoint
+
+    async def resolve_seeds(self) -> list[str]:
+        """The endpoint seeds and what the DNS seeds name now (a name that does not resolve adds nothing)."""
+        loop = asyncio.get_running_loop()
+        out = list(self.seeds)
+        for name, port in self.dns_seeds:
+            try:
+                infos = await loop.getaddrinfo(name, port, type=socket.SOCK_STREAM)
+            except OSError:
+                continue
+            for family, _, _, _, addr in infos:
+                ep = f"tcp://[{addr[0]}]:{port}" if family == socket.AF_INET6 else f"tcp://{addr[0]}:{port}"
+                if ep not in out and ep != self.endpoint:
+                    out.append(ep)
+        return out
 
     def bind_socket(self) -> str:
         """Binds with the routing id set to the advertised endpoint: with port 0 a probe learns a free port first."""
