@@ -7,5 +7,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 venv="${ZEROMESH_PYENV:-$here/.venv}"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check "$here[test]"
+# The package itself again, whatever was there: the same version number may hold older code.
+"$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --force-reinstall "$here"
 cd "$here"
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider tests
