@@ -176,7 +176,7 @@ class Peer:
         self.inflight = 0
         self.running: dict[tuple[bytes, int], asyncio.Task] = {}
         self.received = 0
-        self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0}
+        self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0, "events": 0}
         self.recent = RecentRequests()
         self.pool: ProcessPoolExecutor | None = None
         self.ctx: zmq.asyncio.Context | None = None
@@ -438,6 +438,17 @@ class Peer:
     def reply_meta(self) -> dict:
         return {"mv": self.membership.digest(), "load": self.inflight}
 
+    def duplicate(self, cid: bytes, memory: Any, rid: int) -> bool:
+        """Whether `rid` runs or ran on this connection (section 5): a duplicate of a running one is
+        dropped, one of a finished one answered again from memory; otherwise it is remembered as running."""
+        seen = memory.begin(rid)
+        if seen is None:
+            return False
+        self.counts["duplicates"] += 1
+        if seen is not RecentRequests.RUNNING:
+            self.send(cid, [seen])
+        return True
+
     def on_requests(self, cid: bytes, msg: dict) -> None:
         memory = self.recent.of(cid)
         for bad in msg["invalid"]:
@@ -445,13 +456,7 @@ class Peer:
             self.reply(cid, [bad["id"], Status.INVALID_REQUEST, [f"invalid request: {bad['reason']}", None]])
         for req in msg["requests"]:
             rid = req["id"]
-            seen = memory.begin(rid)
-            if seen is RecentRequests.RUNNING:
-                self.counts["duplicates"] += 1
-                continue
-            if seen is not None:
-                self.counts["duplicates"] += 1
-                self.send(cid, [seen])
+            if self.duplicate(cid, memory, rid):
                 continue
             self.counts["requests"] += 1
             refusal = self.admit(req["method"])
@@ -490,16 +495,9 @@ class Peer:
                 self.reply(cid, [bad["id"], Status.INVALID_REQUEST, [f"invalid event: {bad['reason']}", None]])
         for ev in msg["events"]:
             eid, ack = ev["id"], ev["ack"]
-            if ack:
-                seen = memory.begin(eid)
-                if seen is RecentRequests.RUNNING:
-                    self.counts["duplicates"] += 1
-                    continue
-                if seen is not None:
-                    self.counts["duplicates"] += 1
-                    self.send(cid, [seen])
-                    continue
-            self.counts["events"] = self.counts.get("events", 0) + 1
+            if ack and self.duplicate(cid, memory, eid):
+                continue
+            self.counts["events"] += 1
             fns = self.subscribers(ev["event"], ev["group"])
             refusal = self.admit_work(bool(fns), f'no subscription to "{ev["event"]}"' + ("" if ev["group"] is None else f' in group "{ev["group"]}"'))
             if refusal is not None:
