@@ -48,6 +48,9 @@ def test_a_secured_mixed_mesh(procs, keys):
 
     async def python_client():
         async with Client([a], security={"cluster_public": k("cluster.pub"), "secret_key": k("alice.key")}) as c:
-            return await c.request("whoami", None, timeout=5000)
+            # sleep: served by the Node peer only; echo: by both, whichever the client picks
+            return await c.request("sleep", {"ms": 1}, timeout=5000), await c.request("echo", {"n": 2}, timeout=5000)
 
-    assert asyncio.run(python_client())["endpoint"] == a
+    slept, echoed = asyncio.run(python_client())
+    assert echoed == {"n": 2}
+    assert slept == {"slept": 1}  # the Node peer, reached over CURVE
