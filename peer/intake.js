@@ -14,7 +14,7 @@
 // One refusal rule for every kind: no refusal is remembered (BUSY, DRAINING, UNKNOWN_METHOD: a
 // peer may take the work later, or serve the method later), PROTOCOL.md section 5.
 //
-// A kind (requests.js, events.js, streams.js) only decodes nothing and encodes what it sends:
+// A kind (requests.js, events.js, streams.js) says only what differs for its message, and sends its own answers:
 //   remembers            whether it keeps a duplicates memory at all
 //   batched              whether its answers are REPLY entries (batched per frame, reply-outbox.js)
 //   remembered(item)     whether this entry is remembered (an event: only when it asks for an ack)

@@ -65,3 +65,12 @@ def test_waiting_handlers_cancels_duplicates_and_refusals():
             await peer.stop()
 
     asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_a_modules_subscription_functions_are_not_methods_too():
+    import handlers_sample
+    from zeromesh.peer import handlers_of
+
+    methods = handlers_of(handlers_sample)
+    assert "placed" not in methods and "dropped" not in methods  # they are events' handlers
+    assert {"whoami", "spin", "boom", "echo"} <= set(methods)

@@ -5,7 +5,6 @@ decode() returns a dict with `type` and `version` and the message's fields, or r
 ProtocolError (with `protocol_code` when the frame is answered with ERROR: 4.5)."""
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
@@ -90,8 +89,6 @@ def as_uint(v: Any) -> int:
 def check_value(v: Any, max_depth: int, depth: int = 0) -> str | None:
     """None when `v` is plain data nested no deeper than `max_depth`, else why not."""
     if v is None or isinstance(v, (str, int, float, bool, bytes, Undefined, msgpack.Timestamp)):
-        if isinstance(v, float) and math.isnan(v):
-            return None
         return None
     if depth >= max_depth:
         return f"nested deeper than {max_depth}"

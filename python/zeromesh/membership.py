@@ -240,6 +240,7 @@ class Membership:
             return
         self.candidates[ep] = self.clock.now() + self.config.candidate_timeout
         self.counts["candidates"] += 1
+        self.tasks = [t for t in self.tasks if not t.done()]  # only the probes still under way are held
         self.tasks.append(asyncio.ensure_future(self.verify(ep)))
 
     async def verify(self, ep: str) -> None:

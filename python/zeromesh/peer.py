@@ -58,7 +58,10 @@ def handlers_of(handlers: Any) -> dict[str, Callable]:
         handlers = importlib.import_module(handlers)
     if isinstance(handlers, ModuleType):
         names = getattr(handlers, "__all__", None) or [n for n in dir(handlers) if not n.startswith("_")]
-        handlers = {n: getattr(handlers, n) for n in names if inspect.isfunction(getattr(handlers, n)) and getattr(handlers, n).__module__ == handlers.__name__}
+        # A function its `events` dict names handles an event, not a request.
+        subs = getattr(handlers, "events", None)
+        subscribed = {id(x.get("handler") if isinstance(x, dict) else x) for x in subs.values()} if isinstance(subs, dict) else set()
+        handlers = {n: getattr(handlers, n) for n in names if inspect.isfunction(getattr(handlers, n)) and getattr(handlers, n).__module__ == handlers.__name__ and id(getattr(handlers, n)) not in subscribed}
     if not isinstance(handlers, dict) or not all(callable(f) for f in handlers.values()):
         raise InvalidArgumentError("zeromesh: handlers must be a dict of name -> function, a module or a module name")
     return dict(handlers)

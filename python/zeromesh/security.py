@@ -111,6 +111,8 @@ class ZapHandler:
             except zmq.ZMQError:
                 return
             # [peer, '', version, request id, domain, address, identity, mechanism, credentials...]
+            if len(msg) < 8:
+                continue  # not a ZAP request: ignored, and the handler goes on for the next handshake
             peer, _, version, rid, _domain, _address, _identity, mechanism, *credentials = msg
             ok = self.security.allows(mechanism, credentials)
             self.counts["allowed" if ok else "refused"] += 1
