@@ -11,12 +11,15 @@ import { encodeEvent } from '../../protocol/event-codec.js'
 import { eventsDigest, eventsElement } from '../../protocol/events.js'
 import { streamsDigest, streamsElement } from '../../protocol/stream-methods.js'
 import { seal, sealKey, unseal } from '../../protocol/seal.js'
-import { z85Decode } from '../../transport/keys.js'
+import { keyProof, checkKeyProof } from '../../protocol/key-proof.js'
+import { encodeKeyProof } from '../../protocol/codec.js'
+import { z85Decode, z85Encode } from '../../transport/keys.js'
 import { bulkReplyFrame } from '../../protocol/bulk.js'
 import { ItemFrameBuilder, packItem } from '../../protocol/stream-codec.js'
 import { replyHead } from '../../protocol/frames.js'
 
 const sealKeyOf = (z85) => sealKey(z85Decode(z85))
+const keypair = (secret, pub) => ({ secret: z85Decode(secret), publicKey: z85Decode(pub) })
 
 // The vectors have one source, which every implementation's tests read (PROTOCOL.md section 6).
 const file = JSON.parse(readFileSync(new URL('../../protocol/vectors.json', import.meta.url), 'utf8'))
@@ -37,6 +40,8 @@ const specEncoders = {
   cancel: (v) => encodeCancel(v.ids),
   sealed: (v) => seal(sealKeyOf(v.clusterSecretKey), Buffer.from(v.frame, 'hex')),
   'service-get': (v) => encodeServiceGet(v.seq),
+  // The client computes the mac from its keys and the cluster's public key.
+  'key-proof': (v) => encodeKeyProof(z85Decode(v.clientPublicKey), keyProof(keypair(v.clientSecretKey, v.clientPublicKey), z85Decode(v.clusterPublicKey), Buffer.from(v.ch, 'hex'))),
   service: (v) => encodeService(v.seq, describeService(v.service), v.features),
   'stream-open': (v) => encodeStreamOpen(v.id, v.method, v.args, v.timeoutMs, v.items, v.bytes, v.input, v.trace ?? null, v.accepts ?? 0, v.headers ?? null),
   'stream-item': (v) => encodeStreamItems(v.id, v.items.map(fromJson)),
@@ -75,6 +80,14 @@ const specDecoded = {
     const bulk = []
     const entries = m.replies.map((r) => { if (r.value instanceof Uint8Array) { bulk.push(Buffer.from(r.value).toString('hex')); return [r.id, r.status, null, bulk.length - 1] } return [r.id, r.status, r.value] })
     return { kind: 'bulk-reply', body: [m.meta, entries], bulk }
+  },
+  // The peer checks the mac from the cluster's keys and the frame's client key: it holds for
+  // the vector's challenge and for no other.
+  'key-proof': (m, v) => {
+    const cluster = keypair(v.clusterSecretKey, v.clusterPublicKey)
+    expect(checkKeyProof(cluster, m.key, Buffer.alloc(16), m.mac)).to.equal(false)
+    expect(checkKeyProof(cluster, m.key, Buffer.from(v.ch, 'hex'), m.mac)).to.equal(true)
+    return { ...v, clientPublicKey: z85Encode(m.key), mac: m.mac.toString('hex') }
   },
   // The tag must check out with the vector's key, and with no other.
   sealed: (m, v) => {
@@ -121,7 +134,7 @@ describe('PROTOCOL.md test vectors', () => {
 
   it('the file has vectors of every kind', () => {
     const kinds = new Set(vectors.map((v) => v.spec.kind))
-    expect([...kinds].sort()).to.deep.equal(['bulk-item', 'bulk-reply', 'cancel', 'error', 'event', 'flp', 'gossip', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
+    expect([...kinds].sort()).to.deep.equal(['bulk-item', 'bulk-reply', 'cancel', 'error', 'event', 'flp', 'gossip', 'key-proof', 'members', 'members-get', 'ping', 'pong', 'reject', 'reply', 'request', 'sealed', 'service', 'service-get', 'stream-credit', 'stream-end', 'stream-item', 'stream-open'])
     expect(vectors.length).to.be.at.least(40)
   })
 
@@ -152,7 +165,7 @@ describe('PROTOCOL.md test vectors', () => {
         expect(err.protocolCode).to.equal(spec.errorCode)
       })
     } else if (specEncoders[spec.kind] !== undefined) {
-      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.members?.[0]?.service ?? spec.seq ?? spec.ids ?? spec.body ?? (spec.id === undefined ? undefined : `${spec.id} ${JSON.stringify(spec.items ?? spec.status ?? spec.method)}`) ?? `${spec.frame.slice(0, 10)}...`)} encodes and decodes`, () => {
+      it(`${spec.kind} ${JSON.stringify(spec.msg?.type ?? spec.members?.[0]?.service ?? spec.seq ?? spec.ids ?? spec.body ?? (spec.id === undefined ? undefined : `${spec.id} ${JSON.stringify(spec.items ?? spec.status ?? spec.method)}`) ?? (spec.ch === undefined ? undefined : `for challenge ${spec.ch}`) ?? `${spec.frame.slice(0, 10)}...`)} encodes and decodes`, () => {
         expect(specEncoders[spec.kind](spec).toString('hex')).to.equal(bytes.toString('hex'))
         expect(classify([bytes])).to.equal(Kind.ZEROMESH)
         const bulk = (spec.bulk ?? []).map((hex) => Buffer.from(hex, 'hex'))
