@@ -93,6 +93,19 @@ def check_message(v):
         inner = bytes.fromhex(msg["frame"])
         assert got["inner"] == inner and unseal(key, got["tag"], got["inner"]) == inner
         assert codec.decode(seal(key, inner)) == got
+    elif kind == "key-proof":
+        from zmq.utils import z85
+
+        from zeromesh.key_proof import check_key_proof, key_proof
+        raw_key = lambda k: z85.decode(msg[k].encode())  # noqa: E731
+        ch, mac = bytes.fromhex(msg["ch"]), bytes.fromhex(msg["mac"])
+        assert (got["type"], got["key"], got["mac"]) == (MessageType.KEY_PROOF, raw_key("clientPublicKey"), mac)
+        # The client's side: its secret key and the cluster's public key give the vector's mac.
+        assert key_proof(raw_key("clientSecretKey"), raw_key("clusterPublicKey"), ch) == mac
+        # The peer's side: the cluster's secret key and the client's key check it, for this challenge only.
+        assert check_key_proof(raw_key("clusterSecretKey"), got["key"], ch, got["mac"])
+        assert not check_key_proof(raw_key("clusterSecretKey"), got["key"], bytes(16), got["mac"])
+        assert codec.encode_key_proof(got["key"], mac) == raw(v)
     elif kind == "service":
         s = msg["service"]
         assert got["seq"] == msg["seq"] and got["digest"] == msg["digest"] and got["features"] == msg["features"]
@@ -133,4 +146,4 @@ def test_vector(v):
 def test_every_kind_is_covered():
     kinds = {v["message"]["kind"] for v in VECTORS}
     read = kinds - NOT_READ - {"flp", "reject", "bulk-reply"}
-    assert read == {"request", "reply", "ping", "pong", "error", "gossip", "cancel", "members-get", "members", "service-get", "service", "event", "sealed"}
+    assert read == {"request", "reply", "ping", "pong", "error", "gossip", "cancel", "members-get", "members", "service-get", "service", "event", "sealed", "key-proof"}

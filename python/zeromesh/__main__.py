@@ -57,7 +57,7 @@ def parser() -> Parser:
     peer.add_argument("--service-version", help="the service's semantic version")
     peer.add_argument("--drain-timeout", type=int, default=10000, help="ms a stop waits for requests in flight")
     peer.add_argument("--cluster-key", help="the cluster's secret key file (PREFIX.key of zeromesh keygen): CURVE on every connection")
-    peer.add_argument("--allow", help="client public key files (PREFIX.pub) let in, comma-separated")
+    peer.add_argument("--allow", help="client public keys let in, comma-separated: keys, PREFIX.pub files, or directories of .pub files; read again on SIGHUP and when they change")
     peer.add_argument("--insecure", action="store_true", help="plain traffic off loopback, on purpose (no CURVE in this version)")
     peer.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     return p
@@ -77,6 +77,8 @@ async def run_peer(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping.set)
+    if peer.security is not None:  # SIGHUP reads the allow-list again (its files are also watched)
+        loop.add_signal_handler(signal.SIGHUP, lambda: asyncio.ensure_future(reload(peer)))
     endpoint = await peer.start()
     print(endpoint, flush=True)
     if not args.handlers:
@@ -84,6 +86,13 @@ async def run_peer(args: argparse.Namespace) -> int:
     await stopping.wait()
     await peer.stop()
     return 0
+
+
+async def reload(peer: Peer) -> None:
+    try:
+        await peer.reload_allow_list()
+    except InvalidArgumentError:
+        pass  # the peer logged it; the list stays as it was
 
 
 def main(argv: list[str] | None = None) -> int:

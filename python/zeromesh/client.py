@@ -33,6 +33,7 @@ DOWN_RETRY_MS = 500  #   a down peer is pinged back this often
 JITTER_MS = 20  #        in-doubt retries spread over this
 STALE_ANSWERS = 16  #    a peer's latency estimate is stale once this many answers came from others
 WAIT_STEP_MS = 20  #     a call with no peer for it looks again this often, within its deadline
+PROOF_WAIT_MS = 1000  #  a secured connection waits this long for the challenge to prove its key with
 
 
 @dataclass
@@ -98,7 +99,7 @@ class Client:
             secret = key_text(security["secret_key"], "secret", "the client's key")
             self.curve = {"server_key": key_text(security["cluster_public"], "public", "the cluster's public key").encode(),
                           "public_key": public_of(secret).encode(), "secret_key": secret.encode()}
-        self.counts = {"requests": 0, "ok": 0, "retries": 0, "failed": {}}
+        self.counts = {"requests": 0, "ok": 0, "retries": 0, "failed": {}, "proofs": 0}
         self.answers = 0  # answers so far, all peers together (for staleness)
 
     # Life.
@@ -108,7 +109,7 @@ class Client:
             return
         self.started = True
         self.ctx = zmq.asyncio.Context()
-        self.link = Link(self.ctx, on_reply=self.on_reply, curve=self.curve)
+        self.link = Link(self.ctx, on_reply=self.on_reply, curve=self.curve, prove=self.prove_key if self.curve else None)
         for ep in self.seeds:
             self.know(ep)
         self.tasks.append(asyncio.ensure_future(self.keep_up()))
@@ -126,6 +127,23 @@ class Client:
             await self.link.close()
         if self.ctx is not None:
             self.ctx.term()
+
+    async def prove_key(self, ep: str) -> None:
+        """Proves this client's key on a new connection to `ep` (PROTOCOL.md 4.9): a PING (a
+        question, not a heartbeat) asks for a challenge, KEY_PROOF answers it; a peer that sends
+        none (plain, or older) is asked nothing more. Sent ahead of anything else on it (link.py)."""
+        from zmq.utils import z85
+
+        from .key_proof import key_proof
+
+        pong = await self.link.ask(ep, codec.encode_ping, PROOF_WAIT_MS, now=True)
+        ch = (pong or {}).get("meta", {}).get("ch")
+        if not isinstance(ch, bytes) or not 0 < len(ch) <= 64:
+            return
+        public = z85.decode(self.curve["public_key"])
+        mac = key_proof(z85.decode(self.curve["secret_key"]), z85.decode(self.curve["server_key"]), ch)
+        if mac is not None and self.link.send(ep, codec.encode_key_proof(public, mac), now=True):
+            self.counts["proofs"] += 1
 
     async def __aenter__(self) -> "Client":
         self.start()

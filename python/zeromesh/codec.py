@@ -26,12 +26,12 @@ from .endpoint import is_wire_endpoint
 from .errors import ProtocolError
 
 _KNOWN_TYPES = {int(t) for t in MessageType}
-# Types this implementation reads; the others (streams, SEALED, KEY_PROOF) are malformed here.
+# Types this implementation reads; the others (streams) are malformed here.
 _READ_TYPES = {
     MessageType.REQUEST, MessageType.REPLY, MessageType.PING, MessageType.PONG, MessageType.ERROR,
     MessageType.PROBE, MessageType.ACK, MessageType.PROBE_REQ, MessageType.NACK, MessageType.SYNC,
     MessageType.MEMBERS_GET, MessageType.MEMBERS, MessageType.CANCEL, MessageType.SERVICE_GET,
-    MessageType.SERVICE, MessageType.EVENT, MessageType.SEALED,
+    MessageType.SERVICE, MessageType.EVENT, MessageType.SEALED, MessageType.KEY_PROOF,
 }
 _HEADER_KEY = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
@@ -400,8 +400,17 @@ def _decode_sealed(body: Any) -> dict:
     return {"tag": body[0], "inner": body[1]}
 
 
+def _decode_key_proof(body: Any) -> dict:
+    def bytes32(x: Any) -> bool:
+        return isinstance(x, bytes) and len(x) == 32
+    if not isinstance(body, list) or len(body) < 2 or not bytes32(body[0]) or not bytes32(body[1]):
+        raise fail("a key proof must be [key (32 bytes), mac (32 bytes)]")
+    return {"key": body[0], "mac": body[1]}
+
+
 _DECODERS = {
     MessageType.SEALED: _decode_sealed,
+    MessageType.KEY_PROOF: _decode_key_proof,
     MessageType.REQUEST: _decode_request,
     MessageType.REPLY: _decode_reply,
     MessageType.PING: _decode_ping,
@@ -436,6 +445,11 @@ def encode_pong(seq: int, meta: dict) -> bytes:
 
 def encode_error(code: int, message: str) -> bytes:
     return frame(MessageType.ERROR, [code, message, PROTOCOL_VERSION_MIN, PROTOCOL_VERSION_MAX])
+
+
+def encode_key_proof(key: bytes, mac: bytes) -> bytes:
+    """KEY_PROOF (4.9): a client's public key and its proof, 32 raw bytes each."""
+    return frame(MessageType.KEY_PROOF, [key, mac])
 
 
 def encode_cancel(ids: list[int]) -> bytes:

@@ -7,8 +7,10 @@ word, dead is a suspicion, trust before use, reaping) are applied before the mer
 
 No sockets and no clocks of its own: `ask(endpoint, make_frame, timeout_ms)` sends a request
 and resolves with the decoded answer (or None), `clock` gives monotonic and wall time in ms.
-What it does not do yet, against the Node peer: Lifeguard's local health (timeouts never
-stretch) and its probes of members held dead."""
+Beside SWIM, what PROTOCOL.md 4.6 asks of every implementation, as the Node peer does it:
+Lifeguard's local health (a peer whose own probes fail, or who must refute, waits longer before
+it suspects or declares dead), probes of members held dead (a healed partition converges in
+seconds), and stall detection (a peer that was paused starts its suspicions over)."""
 from __future__ import annotations
 
 import asyncio
@@ -40,6 +42,14 @@ class MembershipConfig:
     max_candidates: int = 64  #      members heard of second-hand, not yet verified, at most...
     candidate_timeout: int = 5000  # ...each for this long
     reap_after: int = 30000  #       dead and left members are forgotten after this
+    awareness_max: int = 8  #        Lifeguard's local health: timeouts and the probe interval scale up to 9x
+
+
+STALL_ROUNDS = 3  #          no probe round for this many intervals: this process was stalled
+DEAD_PROBE_ROUNDS = 4  #     a member held dead is probed every this many rounds
+DEAD_SYNC_CHANCE = 0.25  #   share of push-pulls sent to a member held dead
+MAX_RECONNECT = 256  #       members reaped while dead still tried, at most...
+RECONNECT_MS = 86_400_000  # ...for this long
 
 
 STRENGTH = {MemberState.ALIVE: 0, MemberState.SUSPECT: 1, MemberState.DEAD: 2, MemberState.LEFT: 3}
@@ -114,7 +124,13 @@ class Membership:
         self.probe_order: list[str] = []
         self.digest_key: tuple = ()
         self.digest_value = 0
-        self.counts = {"probes": 0, "indirect": 0, "suspected": 0, "died": 0, "refuted": 0, "syncs": 0, "candidates": 0, "refused": 0}
+        self.health = 0  # Lifeguard's local health score, 0 (good) to awareness_max
+        self.skip = 0  # probe rounds still to sit out while health is poor
+        self.rounds = 0
+        self.last_round = self.clock.now()
+        self.probing: set[str] = set()
+        self.reconnect: dict[str, float] = {}  # members reaped while dead -> when (monotonic ms)
+        self.counts = {"probes": 0, "indirect": 0, "suspected": 0, "died": 0, "refuted": 0, "syncs": 0, "candidates": 0, "refused": 0, "stalls": 0, "dead_probes": 0}
 
     # What it states.
 
@@ -254,18 +270,48 @@ class Membership:
     def refute(self, inc: int) -> None:
         self.self.incarnation = max(self.self.incarnation, inc) + 1
         self.counts["refuted"] += 1
+        self.health_by(1)  # others could not hear us: maybe our link, maybe a stall
         self.spread(self.self.claim())
 
-    def start_suspicion(self, m: Member) -> None:
+    # Lifeguard's local health.
+
+    def health_by(self, delta: int) -> None:
+        self.health = min(self.config.awareness_max, max(0, self.health + delta))
+
+    def scaled(self, ms: float) -> float:
+        """A timeout or interval as this peer's health stretches it: x (score + 1)."""
+        return ms * (self.health + 1)
+
+    def stalled_now(self) -> bool:
+        return self.clock.now() - self.last_round > STALL_ROUNDS * self.config.probe_interval
+
+    def stalled(self) -> None:
+        """This process was stalled (SIGSTOP, a long pause): the suspicions it holds ran on while
+        it could not hear refutations, so each starts over, and its local health is worse."""
+        self.counts["stalls"] += 1
+        self.health_by(1)
+        for m in self.table.values():
+            if m.state == MemberState.SUSPECT and m.suspicion is not None:
+                m.suspicion.cancel()
+                self.start_suspicion(m, count=False)
+
+    def start_suspicion(self, m: Member, count: bool = True) -> None:
         n = max(1, sum(1 for x in self.table.values() if x.state in (MemberState.ALIVE, MemberState.SUSPECT)))
-        timeout = self.config.suspicion_mult * max(1.0, math.log10(n)) * self.config.probe_interval
-        self.counts["suspected"] += 1
+        timeout = self.scaled(self.config.suspicion_mult * max(1.0, math.log10(n)) * self.config.probe_interval)
+        if count:
+            self.counts["suspected"] += 1
         m.suspicion = self.clock.call_later(timeout, lambda: self.suspicion_over(m, m.incarnation))
 
     def suspicion_over(self, m: Member, inc: int) -> None:
         m.suspicion = None
-        if m.state == MemberState.SUSPECT and m.incarnation == inc:
-            self.apply(m, inc, MemberState.DEAD, {"meta": m.meta, "service": m.service})
+        if m.state != MemberState.SUSPECT or m.incarnation != inc:
+            return
+        if self.stalled_now():  # it ran out while this process could not hear a refutation
+            self.stalled()
+            if m.suspicion is None:
+                self.start_suspicion(m, count=False)
+            return
+        self.apply(m, inc, MemberState.DEAD, {"meta": m.meta, "service": m.service})
 
     def suspect(self, m: Member) -> None:
         if m.state != MemberState.ALIVE:
@@ -321,53 +367,112 @@ class Membership:
                 await self.clock.sleep(pause * (0.5 + self.rng.random()))
                 pause = min(pause * 2, self.config.join_retry_max)
 
-    async def probe_round(self) -> None:
-        live = [m for m in self.table.values() if m is not self.self and m.state in (MemberState.ALIVE, MemberState.SUSPECT)]
-        if not live:
-            return
-        if not self.probe_order:
-            self.probe_order = [m.endpoint for m in live]
+    def background(self, coro: Any) -> None:
+        self.tasks = [t for t in self.tasks if not t.done()]
+        self.tasks.append(asyncio.ensure_future(coro))
+
+    def probe_round(self) -> None:
+        """One round each interval: with poor health, one round in (score + 1) probes; every
+        DEAD_PROBE_ROUNDS rounds a member held dead is probed. The probes run on their own, so a
+        slow probe never delays the next round (nor looks like a stall)."""
+        if self.stalled_now():
+            self.stalled()
+        self.last_round = self.clock.now()
+        if self.skip > 0:
+            self.skip -= 1
+        else:
+            self.skip = self.health
+            target = self.next_target()
+            if target is not None:
+                self.probing.add(target.endpoint)
+                self.background(self.probe(target))
+        self.rounds += 1
+        if self.rounds % DEAD_PROBE_ROUNDS == 0:
+            dead = self.dead_endpoints()
+            if dead:
+                self.background(self.probe_the_dead(self.rng.choice(dead)))
+        self.reap()
+
+    def next_target(self) -> Member | None:
+        for _ in range(2):
+            while self.probe_order:
+                m = self.table.get(self.probe_order.pop())
+                if m is not None and m.state in (MemberState.ALIVE, MemberState.SUSPECT) and m.endpoint not in self.probing:
+                    return m
+            self.probe_order = [m.endpoint for m in self.table.values() if m is not self.self and m.state in (MemberState.ALIVE, MemberState.SUSPECT)]
             self.rng.shuffle(self.probe_order)
-        ep = self.probe_order.pop()
-        m = self.table.get(ep)
-        if m is None or m.state not in (MemberState.ALIVE, MemberState.SUSPECT):
-            return
-        self.counts["probes"] += 1
-        answer = await self.ask(ep, lambda seq: codec.encode_gossip(seq, {"type": "probe", "from": self.endpoint, "target": ep, "updates": self.piggyback()}), self.config.probe_timeout)
-        if answer is not None and answer.get("gossip", {}).get("from") == ep:
-            self.merge(answer["gossip"].get("updates", []), ep, True)
-            return
-        helpers = [x.endpoint for x in live if x.endpoint != ep and x.state == MemberState.ALIVE]
-        self.rng.shuffle(helpers)
-        asks = [self.ask(h, lambda seq, h=h: codec.encode_gossip(seq, {"type": "probe-req", "from": self.endpoint, "target": ep, "updates": self.piggyback()}), self.config.probe_timeout * 2) for h in helpers[: self.config.indirect_checks]]
-        self.counts["indirect"] += len(asks)
-        answers = await asyncio.gather(*asks) if asks else []
-        if any(a is not None and a.get("gossip", {}).get("type") == "ack" for a in answers):
-            return
-        if m.state in (MemberState.ALIVE, MemberState.SUSPECT):
-            self.suspect(m)
+        return None
+
+    async def probe(self, m: Member) -> None:
+        ep = m.endpoint
+        try:
+            self.counts["probes"] += 1
+            timeout = self.scaled(self.config.probe_timeout)
+            answer = await self.ask(ep, lambda seq: codec.encode_gossip(seq, {"type": "probe", "from": self.endpoint, "target": ep, "updates": self.piggyback()}), timeout)
+            if answer is not None and answer.get("gossip", {}).get("from") == ep:
+                self.health_by(-1)
+                self.merge(answer["gossip"].get("updates", []), ep, True)
+                return
+            helpers = [x.endpoint for x in self.table.values() if x is not self.self and x.endpoint != ep and x.state == MemberState.ALIVE]
+            self.rng.shuffle(helpers)
+            asks = [self.ask(h, lambda seq, h=h: codec.encode_gossip(seq, {"type": "probe-req", "from": self.endpoint, "target": ep, "updates": self.piggyback()}), timeout * 2) for h in helpers[: self.config.indirect_checks]]
+            self.counts["indirect"] += len(asks)
+            answers = await asyncio.gather(*asks) if asks else []
+            # Lifeguard: helpers that did not even answer NACK say our own link may be bad.
+            self.health_by(sum(1 for a in answers if a is None) if asks else 1)
+            if any(a is not None and a.get("gossip", {}).get("type") == "ack" for a in answers):
+                return
+            if m.state in (MemberState.ALIVE, MemberState.SUSPECT) and not self.leaving:
+                self.suspect(m)
+        finally:
+            self.probing.discard(ep)
+
+    def dead_endpoints(self) -> list[str]:
+        """Members held dead, and those reaped while dead (for a day, at most MAX_RECONNECT)."""
+        return [m.endpoint for m in self.table.values() if m.state == MemberState.DEAD] + list(self.reconnect)
+
+    async def probe_the_dead(self, ep: str) -> None:
+        """A member held dead that answers is alive after all (a healed partition, a thawed
+        process): a SYNC tells it what we think, it refutes, and both sides converge."""
+        self.counts["dead_probes"] += 1
+        answer = await self.ask(ep, lambda seq: codec.encode_gossip(seq, {"type": "probe", "from": self.endpoint, "target": ep, "updates": []}), self.config.probe_timeout * 2)
+        if answer is not None and answer.get("gossip", {}).get("type") == "ack" and not self.leaving:
+            await self.sync_with(ep)
 
     def reap(self) -> None:
         now = self.clock.now()
         for ep, m in list(self.table.items()):
             if m is not self.self and m.state in (MemberState.DEAD, MemberState.LEFT) and now - m.since >= self.config.reap_after:
                 del self.table[ep]
+                if m.state == MemberState.DEAD:
+                    self.reconnect[ep] = now
+        for ep, at in list(self.reconnect.items()):
+            if now - at > RECONNECT_MS or ep in self.table:
+                del self.reconnect[ep]
+        while len(self.reconnect) > MAX_RECONNECT:
+            del self.reconnect[next(iter(self.reconnect))]
         for ep, expiry in list(self.candidates.items()):
             if expiry < now:
                 del self.candidates[ep]
 
+    async def push_pull(self) -> None:
+        dead = self.dead_endpoints()
+        if dead and self.rng.random() < DEAD_SYNC_CHANCE:
+            await self.sync_with(self.rng.choice(dead))
+            return
+        live = [m.endpoint for m in self.table.values() if m is not self.self and m.state == MemberState.ALIVE]
+        if live:
+            await self.sync_with(self.rng.choice(live))
+
     async def run(self) -> None:
-        """Joins, then probes a member each interval and syncs with one every push-pull interval."""
+        """Joins, then a probe round each interval and a push-pull every push-pull interval."""
         await self.join()
-        last_sync = self.clock.now()
+        last_sync = self.last_round = self.clock.now()
         while not self.leaving:
-            await self.probe_round()
+            self.probe_round()
             if self.clock.now() - last_sync >= self.config.push_pull_interval:
-                live = [m.endpoint for m in self.table.values() if m is not self.self and m.state == MemberState.ALIVE]
-                if live:
-                    await self.sync_with(self.rng.choice(live))
                 last_sync = self.clock.now()
-            self.reap()
+                self.background(self.push_pull())
             await self.clock.sleep(self.config.probe_interval)
 
     async def leave(self) -> None:

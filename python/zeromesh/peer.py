@@ -29,6 +29,7 @@ from .errors import InvalidArgumentError, ProtocolError
 from .link import Link
 from .membership import Membership, MembershipConfig
 from .recent import RecentRequests
+from .key_proofs import KeyProofs
 from .security import Security, ZapHandler, seal, unseal
 from .codec import is_name
 from .service import by_code_units, describe, descriptor_problem, fnv1a
@@ -38,6 +39,8 @@ EVENTS_LABEL = "zeromesh/events"
 log = logging.getLogger("zeromesh.peer")
 
 QUIET_MS = 100  # a stopping peer closes once no message came for this long
+ALLOW_POLL_S = 1.0  # how often the allow-list's files are looked at
+REBIND_ATTEMPTS = 50  # the old socket's port is let go by ZeroMQ's I/O thread a moment after close
 HWM = 1000  #     messages queued per connection at most
 
 
@@ -173,6 +176,9 @@ class Peer:
         self.insecure = insecure
         # A secured cluster (security.py): { "cluster_key": the cluster's secret key (Z85 or a file), "allow": client public keys }.
         self.security = Security(security["cluster_key"], security.get("allow")) if security else None
+        # Which key each client connection proved (PROTOCOL.md 4.9): revoking a key cuts them.
+        self.key_proofs = KeyProofs(self.security.secret_raw, self.security.public, lambda: self.security.allowed) if self.security else None
+        self.reloads = 0
         self.zap: ZapHandler | None = None
         self.state = "new"
         self.endpoint: str | None = None
@@ -225,6 +231,8 @@ class Peer:
         loop.add_reader(self.sock.getsockopt(zmq.FD), self.drain)
         loop.call_soon(self.drain)
         self.tasks.append(asyncio.ensure_future(self.membership.run()))
+        if self.security is not None and self.security.allow_items:
+            self.tasks.append(asyncio.ensure_future(self.watch_allow_list()))
         log.info("peer %s serving %s", self.endpoint, ", ".join(sorted(self.handlers)) or "no methods")
         return self.endpoint
 
@@ -254,26 +262,88 @@ class Peer:
                     probe.bind((host.strip("[]"), 0))
                     target = f"tcp://{host}:{probe.getsockname()[1]}"
             endpoint = self.advertise or target
-            s = self.bound_ctx.socket(zmq.ROUTER)
-            s.setsockopt(zmq.LINGER, 0)
-            s.setsockopt(zmq.ROUTING_ID, endpoint.encode())
-            s.setsockopt(zmq.ROUTER_MANDATORY, 1)
-            s.setsockopt(zmq.SNDTIMEO, 0)
-            s.setsockopt(zmq.SNDHWM, HWM)
-            s.setsockopt(zmq.RCVHWM, HWM)
-            s.setsockopt(zmq.MAXMSGSIZE, codec.Limits.max_message_size)
-            if self.security is not None:
-                self.security.server_options(s)
             try:
-                s.bind(target)
+                self.sock = self.new_socket(target, endpoint)
             except zmq.ZMQError as err:
-                s.close(linger=0)
                 if err.errno == zmq.EADDRINUSE and target != self.bind_spec:
                     continue
                 raise InvalidArgumentError(f"zeromesh: cannot bind {self.bind_spec}: {err}") from err
-            self.sock = s
             return endpoint
         raise InvalidArgumentError(f"zeromesh: cannot bind {self.bind_spec}: no free port found")
+
+    def new_socket(self, target: str, endpoint: str) -> zmq.Socket:
+        """The ROUTER socket bound at `target`, its routing id `endpoint`; raises ZMQError as bind does."""
+        s = self.bound_ctx.socket(zmq.ROUTER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.setsockopt(zmq.ROUTING_ID, endpoint.encode())
+        s.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        s.setsockopt(zmq.SNDTIMEO, 0)
+        s.setsockopt(zmq.SNDHWM, HWM)
+        s.setsockopt(zmq.RCVHWM, HWM)
+        s.setsockopt(zmq.MAXMSGSIZE, codec.Limits.max_message_size)
+        if self.security is not None:
+            self.security.server_options(s)
+        try:
+            s.bind(target)
+        except zmq.ZMQError:
+            s.close(linger=0)
+            raise
+        return s
+
+    # The allow-list, read again.
+
+    async def watch_allow_list(self) -> None:
+        """Reads the allow-list again whenever its files change: a Kubernetes Secret's update, or an operator's cp, sends no signal."""
+        last = self.security.fingerprint()
+        while True:
+            await asyncio.sleep(ALLOW_POLL_S)
+            now = self.security.fingerprint()
+            if now != last:
+                last = now
+                try:
+                    await self.reload_allow_list()
+                except InvalidArgumentError:
+                    pass  # logged; the list stays as it was
+
+    async def reload_allow_list(self) -> int:
+        """Reads the allow-list again and lets in exactly its keys from now on: new handshakes are
+        checked against it, and the open connections of a key it dropped get no more answers
+        (PROTOCOL.md 4.9). Returns how many keys are allowed. SIGHUP calls it (python -m zeromesh peer)."""
+        if self.security is None:
+            raise InvalidArgumentError("zeromesh: reload_allow_list() needs a secured peer (security={'cluster_key': ..., 'allow': [...]})")
+        try:
+            keys = self.security.reload()
+        except InvalidArgumentError as err:
+            log.error("allow-list NOT changed: %s", err)
+            raise
+        self.reloads += 1
+        if self.key_proofs.revoke(keys, asyncio.get_running_loop().time()) and self.state in ("running", "stopping"):
+            log.warning("a key was revoked while connections that never proved their key were about: closing every connection")
+            await self.close_connections()
+        log.info("allow-list read again, %d client key%s allowed", len(keys), "" if len(keys) == 1 else "s")
+        return len(keys)
+
+    async def close_connections(self) -> None:
+        """Closes every client connection: the socket is closed and bound again at the same
+        address (clients reconnect; their handshakes meet the allow-list of now)."""
+        old = self.sock
+        if old is None:
+            return
+        address = old.getsockopt(zmq.LAST_ENDPOINT).decode()
+        self.sock = None
+        asyncio.get_running_loop().remove_reader(old.getsockopt(zmq.FD))
+        old.close(linger=0)
+        self.key_proofs.reset()
+        for attempt in range(REBIND_ATTEMPTS):
+            try:
+                self.sock = self.new_socket(address, self.endpoint)
+                break
+            except zmq.ZMQError as err:
+                if err.errno != zmq.EADDRINUSE or attempt == REBIND_ATTEMPTS - 1:
+                    raise
+                await asyncio.sleep(0.02)
+        asyncio.get_running_loop().add_reader(self.sock.getsockopt(zmq.FD), self.drain)
+        self.drain_soon()
 
     async def stop(self) -> None:
         """Graceful: leaves, answers new requests DRAINING, finishes those in flight, closes."""
@@ -330,7 +400,10 @@ class Peer:
         return self.membership.members() if self.membership is not None else []
 
     def stats(self) -> dict:
-        return {**self.counts, "inflight": self.inflight, "membership": dict(self.membership.counts) if self.membership else {}}
+        out = {**self.counts, "inflight": self.inflight, "membership": dict(self.membership.counts) if self.membership else {}}
+        if self.key_proofs is not None:
+            out["key_proofs"] = {**self.key_proofs.stats(), "reloads": self.reloads}
+        return out
 
     # The socket's message switch.
 
@@ -363,12 +436,29 @@ class Peer:
             self.counts["malformed"] += 1
             return
         cid, body = frames[0], frames[1:]
+        if self.key_proofs is not None and self.key_proofs.is_cut(cid):
+            self.from_cut(cid, body)
+            return
         if len(body) == 1 and body[0] == b"PING":
             self.send(cid, [b"PONG"])  # 10/FLP heartbeat (2.1)
         elif len(body) >= 2:
             self.send(cid, body)  # a 10/FLP request: the default handler echoes the body (2.1)
         else:
             self.on_frame(cid, body[0])
+
+    def from_cut(self, cid: bytes, body: list[bytes]) -> None:
+        """A connection cut at a revocation: a KEY_PROOF of an allowed key, or a good seal (a
+        member's), lets it be answered again; anything else is dropped and counted."""
+        try:
+            msg = codec.decode(body[0]) if len(body) == 1 else None
+        except ProtocolError:
+            msg = None
+        if msg is not None and msg["type"] == MessageType.KEY_PROOF:
+            self.key_proofs.prove(cid, msg["key"], msg["mac"])
+        elif msg is not None and msg["type"] == MessageType.SEALED:
+            self.on_frame(cid, body[0])
+        else:
+            self.key_proofs.counts["cut_frames"] += 1
 
     def send(self, cid: bytes, frames: list[bytes]) -> None:
         if self.sock is None or self.sock.closed:
@@ -391,12 +481,18 @@ class Peer:
             return
         t = msg["type"]
         m = self.membership
+        if self.key_proofs is not None and t not in (MessageType.KEY_PROOF, MessageType.SEALED):
+            self.key_proofs.seen(cid)
+            if t in (MessageType.REQUEST, MessageType.EVENT):
+                self.key_proofs.asked(cid, asyncio.get_running_loop().time())
         if t == MessageType.REQUEST:
             self.on_requests(cid, msg)
         elif t == MessageType.EVENT and self.events_element:
             self.on_events(cid, msg)
         elif t == MessageType.PING:
             meta = {"mv": m.digest(), "inc": m.self.incarnation, "st": MemberState.LEFT if m.leaving else MemberState.ALIVE}
+            if self.key_proofs is not None and msg["seq"] > 0:  # a question, not a heartbeat: a challenge for this connection (4.9)
+                meta["ch"] = self.key_proofs.challenge(cid)
             self.send(cid, [codec.encode_pong(msg["seq"], meta)])
         elif t == MessageType.CANCEL:
             for rid in msg["ids"]:
@@ -417,7 +513,11 @@ class Peer:
             if gossip is None or gossip["type"] not in (MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC):
                 self.counts["malformed"] += 1  # a plain peer drops SEALED; a bad seal is counted and dropped
                 return
+            self.key_proofs.member(cid)  # a good seal: a member's connection, never cut
             self.on_gossip(cid, gossip)
+        elif t == MessageType.KEY_PROOF:
+            if self.key_proofs is not None:  # a plain peer ignores it
+                self.key_proofs.prove(cid, msg["key"], msg["mac"])
         elif t in (MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC):
             if self.security is not None:
                 self.counts["malformed"] += 1  # in a secured cluster clients connect too: only sealed requests count

@@ -39,6 +39,21 @@ def key_text(v: str, kind: str, what: str) -> str:
     return text
 
 
+def read_public_keys(items: list[str]) -> set[str]:
+    """An allow-list's keys: each item a key (Z85), a `.pub` file, or a directory whose `.pub`
+    files are read (others ignored), as the Node peer reads it. A file that is not a key is an
+    error, so a typo never silently shuts clients out or lets them in."""
+    keys: set[str] = set()
+    for item in items:
+        if os.path.isdir(item):
+            for name in sorted(os.listdir(item)):
+                if name.endswith(".pub"):
+                    keys.add(key_text(os.path.join(item, name), "public", "allow-list file"))
+        else:
+            keys.add(key_text(item, "public", "an allowed key"))
+    return keys
+
+
 def public_of(secret: str) -> str:
     return zmq.curve_public(secret.encode()).decode()
 
@@ -61,13 +76,41 @@ def unseal(key: bytes, tag: bytes, inner: bytes) -> bytes | None:
 
 
 class Security:
-    """A peer's security: its cluster keypair, its allow-list, its seal key."""
+    """A peer's security: its cluster keypair, its allow-list (read again by reload()), its seal key."""
 
     def __init__(self, cluster_key: str, allow: list[str] | None = None):
         self.secret = key_text(cluster_key, "secret", "the cluster key")
         self.public = public_of(self.secret)
-        self.allowed = {key_text(a, "public", "an allowed key") for a in (allow or [])}
+        self.secret_raw = z85.decode(self.secret.encode())
+        self.allow_items = list(allow or [])
+        self.allowed = read_public_keys(self.allow_items)
         self.seal_key = seal_key(self.secret)
+
+    def reload(self) -> set[str]:
+        """Reads the allow-list's items again; the handshakes let in exactly those keys from now
+        on. A bad item raises and leaves the list as it was."""
+        self.allowed = read_public_keys(self.allow_items)
+        return self.allowed
+
+    def fingerprint(self) -> str:
+        """Changes when any file or directory of the allow-list does (a Kubernetes Secret's update sends no signal)."""
+        parts = []
+        for item in self.allow_items:
+            try:
+                st = os.stat(item)
+            except OSError as err:
+                parts.append(f"{item}:{err.errno}")
+                continue
+            parts.append(f"{item}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}")
+            if os.path.isdir(item):
+                for name in sorted(os.listdir(item)):
+                    if name.endswith(".pub"):
+                        try:
+                            s = os.stat(os.path.join(item, name))
+                            parts.append(f"{name}:{s.st_ino}:{s.st_size}:{s.st_mtime_ns}")
+                        except OSError as err:
+                            parts.append(f"{name}:{err.errno}")
+        return "|".join(parts)
 
     def server_options(self, s: zmq.Socket) -> None:
         s.curve_server = True

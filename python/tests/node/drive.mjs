@@ -1,14 +1,19 @@
 // A Node client of the same commit, driven by the Python tests: it waits until `--peers` peers
 // are up, prints "ready", then keeps `--concurrency` requests of `--method` in flight for
 // `--seconds`, and prints one JSON line: { ok, failed: { code: n }, byEndpoint: { ep: n } }.
+// With `--cluster-pub` and `--key` (files, as `zeromesh keygen` writes them) it is a secured client.
 import { parseArgs } from 'node:util'
+import { readFileSync } from 'node:fs'
 import { Client } from '../../../index.js'
 
 const { values } = parseArgs({ options: {
   seeds: { type: 'string' }, method: { type: 'string', default: 'whoami' }, peers: { type: 'string', default: '1' },
   concurrency: { type: 'string', default: '8' }, seconds: { type: 'string', default: '2' }, args: { type: 'string', default: 'null' },
+  'cluster-pub': { type: 'string' }, key: { type: 'string' }, timeout: { type: 'string', default: '5000' },
 } })
-const client = new Client({ seeds: values.seeds.split(','), timeout: 5000 })
+const key = (file) => readFileSync(file, 'utf8').trim()
+const security = values.key === undefined ? undefined : { clusterPublicKey: key(values['cluster-pub']), secretKey: key(values.key) }
+const client = new Client({ seeds: values.seeds.split(','), timeout: Number(values.timeout), security })
 const until = Date.now() + 10000
 while (client.peers().filter((p) => p.state === 'up' && p.service !== null).length < Number(values.peers)) {
   if (Date.now() > until) { process.stdout.write(JSON.stringify({ error: 'peers not up', peers: client.peers() }) + '\n'); process.exit(1) }
