@@ -1,0 +1,60 @@
+// The lab's arithmetic (bench/cluster/lab.js), apart from its processes so that it can be
+// tested: how evenly load spread, which deaths the lab caused and which were false, and the
+// table it prints.
+
+/** Busiest over mean, and the 99th percentile over mean, of `values` (numbers). */
+export function spread (values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mean = sorted.reduce((s, v) => s + v, 0) / sorted.length
+  const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)]
+  const max = sorted[sorted.length - 1]
+  return { n: sorted.length, mean, max, p99, maxOverMean: max / mean, p99OverMean: p99 / mean }
+}
+
+// A death declared this long after a fault ended still counts as the fault's: a suspicion
+// raised during it runs out after it (up to the suspicion timeout, stretched by local health).
+export const FAULT_GRACE_MS = 15000
+
+/**
+ * Splits deaths ({ viewer, endpoint, at }) into those the lab caused and false ones. `faults`:
+ * { kind: 'down' | 'blackhole' | 'cut', hosts: Set of host names (for a cut: one side), from,
+ * to (null while it lasts) }; `hostOf(endpoint)` names a peer's host.
+ */
+export function classifyDeaths (deaths, faults, hostOf) {
+  const caused = []
+  const falseDeaths = []
+  for (const d of deaths) {
+    const v = hostOf(d.viewer)
+    const e = hostOf(d.endpoint)
+    const explained = faults.some((f) => {
+      if (d.at < f.from || (f.to !== null && d.at > f.to + FAULT_GRACE_MS)) return false
+      if (f.kind === 'down') return f.hosts.has(e)
+      if (f.kind === 'blackhole') return f.hosts.has(e) || f.hosts.has(v)
+      return f.hosts.has(v) !== f.hosts.has(e) // a cut: one on each side
+    })
+    ;(explained ? caused : falseDeaths).push(d)
+  }
+  return { caused, falseDeaths }
+}
+
+/** Adds `b`'s outcome counts into `a` (per-kind { ok, failed: { code: n }, inDoubt }). */
+export function addOutcomes (a, b) {
+  for (const kind of ['idempotent', 'nonIdempotent', 'publish']) {
+    const x = (a[kind] ??= { ok: 0, failed: {}, inDoubt: 0 })
+    const y = b[kind]
+    if (y === undefined) continue
+    x.ok += y.ok
+    x.inDoubt += y.inDoubt ?? 0
+    for (const [code, n] of Object.entries(y.failed)) x.failed[code] = (x.failed[code] ?? 0) + n
+  }
+  return a
+}
+
+export const failedCount = (o) => Object.values(o?.failed ?? {}).reduce((s, n) => s + n, 0)
+
+/** A Markdown table: `columns` are [title, (row) => text]. */
+export function table (rows, columns) {
+  const head = `| ${columns.map((c) => c[0]).join(' | ')} |`
+  const rule = `| ${columns.map(() => '---').join(' | ')} |`
+  return [head, rule, ...rows.map((r) => `| ${columns.map((c) => c[1](r)).join(' | ')} |`)].join('\n')
+}
