@@ -14,7 +14,12 @@ import { createInterface } from 'node:readline'
 import { Client } from '../../index.js'
 
 const config = JSON.parse(process.argv[2])
+// What the client warns of (refused handshakes), counted by kind and code for the report.
+const warnings = {}
+const count = (fields, message) => { const k = `${fields?.kind ?? ''} ${fields?.code ?? ''} ${String(message).slice(0, 60)}`; warnings[k] = (warnings[k] ?? 0) + 1 }
+const logger = { debug () {}, info () {}, warn: count, error: count }
 const client = new Client({
+  logger,
   seeds: config.seeds,
   zone: config.zone,
   security: config.security,
@@ -79,7 +84,7 @@ while (up().length < Math.min(32, config.expectPeers ?? 1)) {
 }
 process.stdout.write(JSON.stringify({ ready: true, up: up().length, pid: process.pid }) + '\n')
 
-const report = () => ({ phases: Object.fromEntries(phases), stats: client.stats() })
+const report = () => ({ phases: Object.fromEntries(phases), stats: client.stats(), warnings })
 createInterface({ input: process.stdin }).on('line', async (line) => {
   const q = JSON.parse(line)
   if (q.cmd === 'phase') phase = q.name

@@ -62,7 +62,7 @@ const answers = {
   stats: () => {
     const m = process.memoryUsage()
     return {
-      peers: peers.map((p) => { const s = p.stats(); return { endpoint: p.endpoint, requests: s.requests, events: s.events?.handled ?? 0, membership: s.membership } }),
+      peers: peers.map((p) => { const s = p.stats(); return { endpoint: p.endpoint, requests: s.requests, events: s.events?.handled ?? 0, membership: s.membership, refused: s.security.refused, handshakeFailures: s.security.handshakeFailures } }),
       cpu: process.cpuUsage(),
       rss: m.rss,
       heapUsed: m.heapUsed,
