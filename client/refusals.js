@@ -3,17 +3,28 @@
 // refused (no retry can fix a key).
 import { HandshakeError } from '../protocol/errors.js'
 
+// A peer that closes a handshake only after this long has let it run out (its handshake timer,
+// 2 s on a zeromesh peer: an overloaded peer whose ZAP answers come late), which says nothing
+// about this client's keys. A wrong cluster key is found by the peer's libzmq at the first
+// message of the handshake, and the connection closes within a round trip.
+export const SLOW_HANDSHAKE_MS = 1000
+
 /**
  * The refusal a failed handshake with `peer` amounts to, or null when it does not count yet.
  * A refusal by the peer's allow-list or a mismatch of mechanisms is certain at once; a peer
  * that hung up mid-handshake (how a wrong cluster key shows on this side) counts from the
- * second time in a row, and only for EPIPE or a reset: a frozen peer times out instead, and a
- * peer killed mid-handshake does it once.
+ * second time in a row, and only for EPIPE or a reset that came quickly: a frozen peer times
+ * out instead, a peer killed mid-handshake does it once, and an overloaded peer hangs up when
+ * its handshake timer runs out (SLOW_HANDSHAKE_MS or more after the connection).
  * @param {import('./peer-table.js').PeerEntry} peer  its handshakeFailures is counted here
- * @param {{ kind: string, code: string|null }} failure
+ * @param {{ kind: string, code: string|null, elapsedMs?: number|null }} failure
  * @param {{ publicKey: string }|null|false} security  this client's
  */
-export function handshakeRefusal (peer, { kind, code }, security) {
+export function handshakeRefusal (peer, { kind, code, elapsedMs = null }, security) {
+  if (kind === 'other' && elapsedMs !== null && elapsedMs >= SLOW_HANDSHAKE_MS) {
+    peer.handshakeFailures = 0 // timed out: not a hang-up in a row
+    return null
+  }
   peer.handshakeFailures++
   if (kind === 'other' && (peer.handshakeFailures < 2 || (code !== 'EPIPE' && code !== 'ECONNRESET'))) return null
   const secured = Boolean(security)

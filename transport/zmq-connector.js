@@ -26,22 +26,26 @@ export class ZmqConnector {
    * @param {(endpoint: string) => void} [o.onDown]
    * @param {{ serverKey: string, publicKey: string, secretKey: string }|null} [o.credentials]
    *   CURVE: the key every peer proves it holds, and this side's own keypair
-   * @param {(endpoint: string, refusal: { kind: string, code: string|null }) => void} [o.onRefused]
+   * @param {(endpoint: string, refusal: { kind: string, code: string|null, elapsedMs: number|null }) => void} [o.onRefused]
    *   a handshake failed: kind 'auth' (the peer's ZAP handler refused this key), 'protocol'
-   *   (mechanisms or keys do not match) or 'other' (the peer hung up mid-handshake)
+   *   (mechanisms or keys do not match) or 'other' (the peer hung up mid-handshake);
+   *   `elapsedMs`: how long after the TCP connection it failed (null when unknown)
    */
   constructor (o) {
     this.o = o
     this.aliases = new Aliases()
     this.socket = new zmq.Router({ ...connectingRouterOptions(o), ...(o.credentials ? clientCurveOptions(o.credentials) : {}) })
     this.refusals = new Map() // endpoint -> { delay, timer } of endpoints whose handshake was refused
+    this.connectedAt = new Map() // endpoint -> when its latest TCP connection was made (a handshake's start)
     // Events must be observed before the first connect(), or early ones are lost.
     const events = this.socket.events
     this.heartbeats = o.heartbeatInterval > 0
       ? new Heartbeats({ interval: o.heartbeatInterval, timeout: o.heartbeatTimeout, clock: systemClock, ping: (ep) => this.ping(ep), silent: (ep) => this.silent(ep) })
       : null
+    events.on('connect', (e) => { if (this.aliases.has(e.address)) this.connectedAt.set(e.address, systemClock.now()) })
     events.on('handshake', (e) => {
       if (!this.aliases.has(e.address)) return
+      this.connectedAt.delete(e.address)
       this.forgive(e.address)
       this.heartbeats?.up(e.address)
       o.onUp?.(e.address)
@@ -66,6 +70,7 @@ export class ZmqConnector {
   /** Stops talking to a peer; a later connect() makes a new connection. */
   disconnect (endpoint) {
     this.forgive(endpoint)
+    this.connectedAt.delete(endpoint)
     this.heartbeats?.down(endpoint)
     this.aliases.disconnect(this.socket, endpoint)
   }
@@ -94,7 +99,9 @@ export class ZmqConnector {
    */
   refusedBy (endpoint, kind, error, redial) {
     if (!this.aliases.has(endpoint)) return
-    this.o.onRefused?.(endpoint, { kind, code: error?.code ?? null })
+    const at = this.connectedAt.get(endpoint)
+    this.connectedAt.delete(endpoint)
+    this.o.onRefused?.(endpoint, { kind, code: error?.code ?? null, elapsedMs: at === undefined ? null : systemClock.now() - at })
     if (!redial || this.closed) return
     let r = this.refusals.get(endpoint)
     if (r === undefined) this.refusals.set(endpoint, r = { delay: RECONNECT_AFTER_REFUSAL_MS, timer: null })
