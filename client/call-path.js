@@ -84,6 +84,7 @@ export class CallPath {
       if (hedge) return NONE
       return allBusy(able) ? CAPACITY : EXHAUSTED
     }
+    if (item.tried.length > 0 || hedge) fresh = answering(fresh, now ?? this.o.clock.now())
     try {
       return { peer: this.choose(item, fresh, now) }
     } catch (err) {
@@ -146,4 +147,16 @@ function notSubscriber (item) {
   const err = item.kind.unroutable(`zeromesh: ${item.pin} does not subscribe to "${item.method}"`)
   err.notSubscriber = true
   return err
+}
+
+// A retry's (or a hedge's) peer is one that answers: a peer silent for this long while it
+// holds calls, or since its last failure (an attempt that timed out there), may have gone
+// where the first attempt went (a host blackholed, a process frozen, often several peers at
+// once) and is passed over while others answer. It stays in rotation for new calls; its own
+// calls' attempt limits and heartbeats judge it.
+const SILENT_MS = 100
+
+function answering (peers, now) {
+  const heard = peers.filter((p) => now - p.heardAt < SILENT_MS || (p.calls.size === 0 && p.failures === 0))
+  return heard.length > 0 ? heard : peers
 }

@@ -267,7 +267,12 @@ export class Calls {
       peer.listedGone = false // the peer itself says it is stopping: only a reconnect brings it back
       this.o.table.setState(peer, 'draining', 'draining')
       if (call.committed) return this.settle(call, new DrainingError(`zeromesh: ${ep} stopped while the ${call.kind.noun} "${call.method}" was under way: resume elsewhere`))
+      // Not an attempt, not a retry (as busy): the peer took nothing and will take nothing
+      // more, and is out of rotation from now on, so this cannot loop. Many peers draining at
+      // once (a scale-in, a rollout) must not use up a call's attempts.
+      call.attempts--
       call.lastError = new DrainingError(`zeromesh: every peer tried was draining (last: ${ep})`)
+      return this.dispatch(call)
     } else {
       // The client's idea of what this peer serves was wrong: it is asked again.
       this.o.notServing(peer, call.method)

@@ -55,6 +55,40 @@ describe('client failover logic (fake transport, fake clock)', () => {
     })
   }
 
+  // Seen in the lab (bench/cluster/lab.js, scale-in): 10 of 40 peers drained at once, and a few
+  // requests and publishes met three of them in a row and failed ERR_ZEROMESH_DRAINING, with
+  // live peers to spare. A draining peer took nothing: as with busy, not an attempt.
+  it('a drain is not an attempt: three draining peers, then a live fourth, with maxAttempts 3, idempotent or not', async () => {
+    const D = 'tcp://127.0.0.1:1004'
+    for (const idempotent of [true, false]) {
+      const { clock, net, client } = setup({ strategy: 'round-robin', maxAttempts: 3 }, [A, B, C, D])
+      for (const ep of [A, B, C]) net.peers.get(ep).behave = () => ['draining']
+      for (const ep of [A, B, C, D]) await net.up(ep)
+      const r = track(client.request('echo', 'x', { timeout: 1000, idempotent }))
+      await tick(clock, 20)
+      expect(net.log.map((x) => x[0]), `idempotent ${idempotent}`).to.deep.equal([A, B, C, D])
+      expect(r.value).to.equal('x')
+      expect(client.stats()).to.include({ retries: 0, budgetExhausted: 0 })
+    }
+  })
+
+  // Seen in the lab (bench/cluster/lab.js, a host of 5 peers blackholed among 30): an
+  // idempotent request's attempts went to three peers of that host, one after the other, and
+  // it failed ERR_ZEROMESH_CONNECTION_LOST with 25 live peers to spare. A retry goes to a peer
+  // that answers: one with calls in flight and nothing heard from it lately is passed over.
+  it('a retry passes over peers that hold calls and have gone silent, while others answer', async () => {
+    const D = 'tcp://127.0.0.1:1004'
+    const { clock, net, client } = setup({ strategy: 'round-robin', maxAttempts: 2, attemptTimeout: 100 }, [A, B, C, D])
+    for (const ep of [A, B]) net.peers.get(ep).behave = () => ['silent'] // blackholed: connected, never answering
+    for (const ep of [A, B, C, D]) await net.up(ep)
+    const first = [0, 1, 2, 3].map((i) => track(client.request('echo', i, { timeout: 2000 }))) // one on each
+    await tick(clock, 5)
+    expect(net.log.map((x) => x[0])).to.deep.equal([A, B, C, D])
+    await tick(clock, 300)
+    expect(first.map((r) => r.value), JSON.stringify(net.log.map((x) => x[0].slice(-4)))).to.deep.equal([0, 1, 2, 3]) // the two stuck ones moved on, to C or D
+    expect(net.log.slice(4).map((x) => x[0]).every((ep) => ep === C || ep === D)).to.equal(true)
+  })
+
   it('every peer busy: the request waits (no attempts, no retry budget), probing each busy peer at 10 ms doubling to 1 s, and fails ERR_ZEROMESH_BUSY at its deadline', async () => {
     const { clock, net, client } = setup({}, [A, B])
     const sends = { [A]: [], [B]: [] }
