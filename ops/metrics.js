@@ -3,7 +3,7 @@
 // so the request path pays only for the latency histogram, and only once metrics are on.
 import promClient from 'prom-client'
 import { LatencyHistogram } from './histogram.js'
-import { observeLatency, methodCounts } from '../peer/peer.js'
+import { observeLatency, methodCounts, maxInflightOf } from '../peer/peer.js'
 import { observeLatency as observeClientLatency } from '../client/client.js'
 import {
   TimeoutError, NoPeersError, UnknownMethodError, RemoteError, BusyError, DrainingError, ClosedError,
@@ -58,6 +58,14 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
   gauge(registry, n('inflight'), 'Requests running now (async handlers and threads).', 'gauge', () => [{ value: s().inflight }])
   gauge(registry, n('queue_depth'), 'Requests waiting for a worker thread.', 'gauge', () => [{ value: s().threads?.queued ?? 0 }])
   gauge(registry, n('threads'), 'Worker threads running handlers (0: the main thread).', 'gauge', () => [{ value: s().threads?.size ?? 0 }])
+  // What an autoscaler scales on (deploy/kubernetes/hpa.yaml): the work held over what the peer
+  // runs at once, its declared capacity, else its threads, else maxInflight. Above 1, requests
+  // wait in its queue; the peer answers BUSY when its inflight reaches maxInflight.
+  gauge(registry, n('saturation'), 'Requests running or queued over what this peer runs at once (its capacity, else its threads, else maxInflight).', 'gauge', () => {
+    const x = s()
+    const capacity = peer.service().capacity ?? (x.threads?.size || maxInflightOf(peer))
+    return [{ value: x.inflight / capacity }]
+  })
   gauge(registry, n('members'), 'Members of the cluster by state, as this peer sees it (itself included).', 'gauge', () => {
     const counts = { alive: 0, suspect: 0, dead: 0, left: 0 }
     for (const m of peer.members()) counts[m.state]++

@@ -113,6 +113,11 @@ export function observeLatency (peer, histogram) {
 }
 
 /** For zeromesh's metrics: the counts of each method served, by name: Map(method -> { requests, ok, errors }). */
+/** The requests a peer runs or queues at once before it answers BUSY (its `maxInflight`), for ops/metrics.js. */
+export function maxInflightOf (peer) {
+  return insideOf(peer).options.maxInflight
+}
+
 export function methodCounts (peer) {
   return insideOf(peer).dispatcher?.byMethod ?? NO_COUNTS
 }

@@ -57,3 +57,25 @@ describe('metrics of a fresh peer', function () {
     }
   })
 })
+
+describe('the saturation an autoscaler reads (deploy/kubernetes/hpa.yaml)', function () {
+  this.timeout(10000)
+  const h = harness()
+  afterEach(() => h.cleanup())
+
+  it('requests held over the declared capacity: 0 idle, 1.5 with 3 running on a capacity of 2, 0 again after', async () => {
+    const gates = []
+    const p = await h.peer({ capacity: 2, handlers: { hold: () => new Promise((resolve) => gates.push(resolve)) } })
+    const c = h.client({ seeds: p.endpoint })
+    const registry = peerMetrics(p)
+    const saturation = async () => Number(/^zeromesh_peer_saturation (\S+)$/m.exec(await registry.metrics())[1])
+    expect(await saturation()).to.equal(0)
+    const calls = [1, 2, 3].map(() => c.request('hold'))
+    while (gates.length < 3) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(await saturation()).to.equal(1.5)
+    for (const open of gates) open(null)
+    await Promise.all(calls)
+    expect(await saturation()).to.equal(0)
+  })
+})
+
