@@ -90,6 +90,8 @@ export interface ClientOptions {
   maxPeers?: number
   /** Peers connected at most, for all methods together, once the cluster has more members (0: all). Default 32. */
   subset?: number
+  /** With subsets: how often (ms, jittered 0.5-1.5x) the client asks its peers how many clients each holds and moves one connection off a peer that stands out. 0: never. Default: 10000. */
+  rebalanceInterval?: number
   /** Labels every request's peer must have, unless a request says otherwise. Default: none. */
   where?: Record<string, string> | null
   /** This client's zone: requests stay with peers labelled zone=<it> while they have capacity, the excess spills. Default: none. */
@@ -279,6 +281,8 @@ export interface ClientStats {
   verified: number
   /** Key proofs sent (a secured client, on each new connection). */
   proofs: number
+  /** Connections moved from a crowded peer to another, to even out the peers' clients (rebalanceInterval). */
+  moves: number
   failed: Record<string, number>
   /** Streams opened, ended well, and failed (their failures are in `failed` by code too). */
   streams: { opened: number, ok: number, failed: number }

@@ -20,6 +20,7 @@ import { Roster } from './roster.js'
 import { MethodWaiters } from './method-waiters.js'
 import { Ejector } from './ejection.js'
 import { MemberLists } from './member-lists.js'
+import { Rebalancer } from './rebalance.js'
 import { askMembers, askService } from './asks.js'
 import { decode, hasSignature } from '../protocol/codec.js'
 import { MessageType, MemberState, memberStateNames } from '../protocol/constants.js'
@@ -42,6 +43,7 @@ export class ClientMesh {
       beyondHorizon: 0, // list claims refused: an incarnation more than 24 h ahead of the wall clock
       verified: 0, //     peers a list showed gone that answered the client themselves, and stayed in rotation
       proofs: 0, //       key proofs sent (a secured client, on each new connection: client/key-prover.js)
+      moves: 0, //        connections moved from a crowded peer to another (client/rebalance.js)
     }
     const closed = () => this.closed
     const clock = o.clock
@@ -130,6 +132,17 @@ export class ClientMesh {
       routesChanged: () => this.routesChanged(),
       closed,
     })
+    // Subsets even out: a client moves a connection from a crowded peer to another (rebalance.js).
+    this.rebalancer = new Rebalancer({
+      interval: o.rebalanceInterval,
+      clock,
+      random: o.random,
+      questions: this.questions,
+      held: () => table.up(),
+      roster: this.roster,
+      resubset: () => this.lists.queueResubset(),
+      counts: this.counts,
+    })
     this.methodWaiters = new MethodWaiters({ router: this.router, clock, timeout: o.timeout, where: o.where })
     this.viewGen = 0 // bumped by routesChanged(): a member list, a SERVICE answer, a connection up or down
     this.view = { tableGen: -1, viewGen: -1, groups: new Map(), learning: null } // viewCache()
@@ -157,6 +170,7 @@ export class ClientMesh {
     for (const ep of this.o.seeds) this.connections.add(ep)
     this.discovery.start()
     this.dns?.start()
+    this.rebalancer.start()
   }
 
   /** Something changed what peers may take which call: waitFor() and the waiting calls look again. */
@@ -367,6 +381,7 @@ export class ClientMesh {
   stop (err) {
     this.closed = true
     this.discovery.stop()
+    this.rebalancer.stop()
     for (const peer of this.table.entries.values()) this.liveness.stop(peer)
     this.questions.stop()
     this.dns?.stop()

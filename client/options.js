@@ -30,6 +30,7 @@ export const clientDefaults = Object.freeze({
   membersTimeout: 1000, //     wait this long for a member list
   maxPeers: 4096, //           members known at most: a member list naming more is not taken beyond this
   subset: 32, //               peers connected at most, for all methods together, once the cluster is larger (0: every member)
+  rebalanceInterval: 10000, // with subsets: how often (jittered) a client compares its peers' clients and moves one connection off a crowded peer (0: never)
   where: null, //              labels every request's peer must have ({ tier: 'gold' }); null: any peer
   zone: null, //               this client's zone: requests stay with peers labelled zone=<it> while they have capacity
   // What a stream's peer may send ahead of the reader: items and bytes in flight and waiting
@@ -82,6 +83,7 @@ export function resolveClientOptions (given) {
     membersTimeout: int(clientDefaults.membersTimeout, 1, MAX_TIMEOUT),
     maxPeers: int(clientDefaults.maxPeers, 1, 65535),
     subset: int(clientDefaults.subset, 0, 65535),
+    rebalanceInterval: int(clientDefaults.rebalanceInterval, 0, 2 ** 31 - 1),
     where: whereOption(clientDefaults.where),
     zone: (v) => {
       if (v === undefined || v === null) return null

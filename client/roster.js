@@ -5,12 +5,13 @@
 // it back. At most `maxPeers` members are held.
 import { MemberState } from '../protocol/constants.js'
 import { isNews } from '../protocol/claims.js'
-import { chooseSubset } from './subset.js'
+import { chooseSubset, rank } from './subset.js'
 import { ANY } from './services.js'
 import { subscriptionKey } from '../protocol/events.js'
 
 const TOMBSTONE_MS = 60000 // a member shown dead or left is remembered this long
 const MAX_METHODS = 1024 //   methods remembered as called (callers choose the names)
+const MAX_MOVES = 64 //       members remembered as moved to, and as moved away from
 
 export class Roster {
   /**
@@ -25,6 +26,26 @@ export class Roster {
     this.o = o
     this.members = new Map() // endpoint -> { incarnation, state, service, since }
     this.methods = new Set() //  methods the client called
+    this.prefer = new Set() //   members moved to, to even out the peers' clients (rebalance.js)...
+    this.avoid = new Set() //    ...and moved away from
+  }
+
+  /**
+   * Moves one connection of the subset from `from` (a crowded peer) to `to`: `to` ranks first
+   * from now on, `from` last. Each set holds at most MAX_MOVES members, the oldest forgotten.
+   */
+  move (from, to) {
+    this.prefer.delete(from)
+    this.avoid.delete(to)
+    this.avoid.add(from)
+    this.prefer.add(to)
+    for (const set of [this.prefer, this.avoid]) while (set.size > Math.min(MAX_MOVES, this.o.subset)) set.delete(set.values().next().value)
+  }
+
+  /** The member a move goes to: the best-ranked alive one not in `subset` and not moved away from, or null. */
+  candidate (subset) {
+    const outside = this.alive().filter((ep) => !subset.has(ep) && !this.avoid.has(ep))
+    return outside.length === 0 ? null : rank(outside, this.o.key)[0]
   }
 
   get (endpoint) {
@@ -33,7 +54,13 @@ export class Roster {
 
   /** Forgets members dead or left for TOMBSTONE_MS. */
   reap (now) {
-    for (const [ep, r] of this.members) if (r.state > MemberState.SUSPECT && now - r.since > TOMBSTONE_MS) this.members.delete(ep)
+    for (const [ep, r] of this.members) {
+      if (r.state > MemberState.SUSPECT && now - r.since > TOMBSTONE_MS) {
+        this.members.delete(ep)
+        this.prefer.delete(ep)
+        this.avoid.delete(ep)
+      }
+    }
   }
 
   /**
@@ -80,7 +107,7 @@ export class Roster {
 
   /** The members to connect to, for the methods called. */
   choose (alive = this.alive()) {
-    return chooseSubset({ members: alive, methods: [...this.methods], mayServe: (ep, m) => this.mayServe(ep, m), key: this.o.key, size: this.o.subset })
+    return chooseSubset({ members: alive, methods: [...this.methods], mayServe: (ep, m) => this.mayServe(ep, m), key: this.o.key, size: this.o.subset, prefer: this.prefer, avoid: this.avoid })
   }
 
   /** Whether a member not connected may serve `method` (with a `group`: subscribe to the event `method` in it, null: in any). */

@@ -12,6 +12,10 @@
 // more. A client that has called nothing yet takes the `size` best-ranked members. A member counts for
 // every method it serves, so one service of 50 methods spends `size` once, and a client of
 // three services gets about a third of `size` for each.
+//
+// Moves (client/rebalance.js) bend the ranking: members the client moved to (`prefer`) rank
+// first, members it moved away from (`avoid`) last, the rest as the hash has them. So a
+// client's subset stays its own random one, plus the moves that evened out the peers' load.
 import { score } from './strategies/rendezvous.js'
 
 /**
@@ -21,11 +25,13 @@ import { score } from './strategies/rendezvous.js'
  * @param {(endpoint: string, method: string) => boolean} o.mayServe  true when it serves the method, or may (not known yet)
  * @param {string} o.key          this client's own random key
  * @param {number} o.size         members at most; 0: all of them
+ * @param {Set<string>} [o.prefer] members ranked first (moved to)
+ * @param {Set<string>} [o.avoid]  members ranked last (moved away from)
  * @returns {Set<string>} the endpoints to connect to
  */
-export function chooseSubset ({ members, methods, mayServe, key, size }) {
+export function chooseSubset ({ members, methods, mayServe, key, size, prefer = NONE, avoid = NONE }) {
   if (size === 0 || members.length <= size) return new Set(members)
-  const ranked = members.map((ep) => [score(key, ep), ep]).sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).map((x) => x[1])
+  const ranked = rank(members, key, prefer, avoid)
   const chosen = new Set()
   const count = new Map(methods.map((m) => [m, 0]))
   const cursor = new Map(methods.map((m) => [m, 0])) // where each method's search for a server goes on
@@ -44,3 +50,13 @@ export function chooseSubset ({ members, methods, mayServe, key, size }) {
   if (methods.length === 0) for (let i = 0; i < size; i++) chosen.add(ranked[i])
   return chosen
 }
+
+const NONE = new Set()
+
+/** `members` by this client's ranking: `prefer` first, then by rendezvous score, `avoid` last. */
+export function rank (members, key, prefer = NONE, avoid = NONE) {
+  const byScore = members.map((ep) => [score(key, ep), ep]).sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1)).map((x) => x[1])
+  if (prefer.size === 0 && avoid.size === 0) return byScore
+  return [...byScore.filter((ep) => prefer.has(ep)), ...byScore.filter((ep) => !prefer.has(ep) && !avoid.has(ep)), ...byScore.filter((ep) => avoid.has(ep))]
+}
+

@@ -11,6 +11,7 @@ import { answerGossip } from './gossip-transport.js'
 import { Dispatcher } from './dispatch.js'
 import { Admission } from './admission.js'
 import { ConnectionTable } from './connections.js'
+import { ClientCount } from './client-count.js'
 import { Flows } from './flows.js'
 import { RecentRequests } from './recent-requests.js'
 import { PeerStreams } from './streams.js'
@@ -38,6 +39,8 @@ import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
 import { SILENT_LOGGER } from '../runtime/options.js'
 
 const NONE = Object.freeze([])
+// What members send each other: a connection that sends only these is not a client's (cc).
+const MEMBERSHIP_REQUESTS = new Set([MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC, MessageType.SEALED, MessageType.ACK, MessageType.NACK])
 
 export class PeerCore {
   /**
@@ -56,6 +59,7 @@ export class PeerCore {
     this.requests = null // PeerRequests, once started
     this.intake = null // the one way requests, events and streams enter (intake.js), once started
     this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
+    this.clients = new ClientCount() //          how many connections clients hold now, for `cc` (client-count.js)
     this.flows = new Flows({ header: this.options.flowHeader }) // the flows that share it when it is busy (flows.js)
     this.counts = { received: 0, malformed: 0, flpPings: 0, flpRequests: 0, flpTooLarge: 0, protocolErrors: 0, dropped: 0, duplicates: 0, drops: {}, memory: { collections: 0, sheds: 0 } }
     this.stopping = null
@@ -278,6 +282,10 @@ export class PeerCore {
     return endpoint
   }
 
+  pongMeta () {
+    return { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state }
+  }
+
   onMember (m) {
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.tell('member', m)
@@ -317,14 +325,16 @@ export class PeerCore {
     }
     // A secured peer remembers every connection that has not proved its key: a revocation cuts them.
     if (this.security.keyProofs !== null && msg.type !== MessageType.KEY_PROOF && msg.type !== MessageType.SEALED) this.security.seen(conn)
+    if (!MEMBERSHIP_REQUESTS.has(msg.type)) this.clients.heard(conn.key, this.options.clock.now())
     switch (msg.type) {
       case MessageType.REQUEST:
         return this.intake.take(conn, this.requests, msg.requests, msg.invalid, frame.length)
       case MessageType.PING:
         // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a client
         // that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4). A secured
-        // peer adds a challenge to prove the client's key with (4.9), except to a heartbeat (seq 0).
-        return this.transport.send(clientId, [encodePong(msg.seq, { mv: this.replyMeta.mv, inc: this.membership.table.self.incarnation, st: this.membership.table.self.state, ...(this.security.keyProofs === null || msg.seq === 0 ? {} : { ch: this.security.challenge(conn) }) })])
+        // peer adds a challenge to prove the client's key with (4.9), except to a heartbeat (seq 0);
+        // a question is told how many clients this peer holds (4.4: client/rebalance.js).
+        return this.transport.send(clientId, [encodePong(msg.seq, msg.seq === 0 ? this.pongMeta() : { ...this.pongMeta(), cc: this.clients.count(this.options.clock.now()), ...(this.security.keyProofs === null ? {} : { ch: this.security.challenge(conn) }) })])
       case MessageType.KEY_PROOF:
         return this.security.prove(conn, msg)
       case MessageType.PROBE:
@@ -402,6 +412,7 @@ export class PeerCore {
     this.streams.endAll(null, null)
     this.security.keyProofs?.reset()
     this.connections.clear()
+    this.clients.clear()
     await this.transport.rebind()
   }
 

@@ -74,3 +74,41 @@ def test_a_modules_subscription_functions_are_not_methods_too():
     methods = handlers_of(handlers_sample)
     assert "placed" not in methods and "dropped" not in methods  # they are events' handlers
     assert {"whoami", "spin", "boom", "echo"} <= set(methods)
+
+
+def test_a_question_is_told_how_many_clients_the_peer_holds():
+    """`cc` in the PONG to a question (PROTOCOL.md 4.4), as a Node peer says it: the client
+    connections heard from in the last 3 s, the asker included; a heartbeat (seq 0) is not told."""
+    async def main():
+        peer = Peer(handlers={"echo": echo})
+        ep = await peer.start()
+        ctx = zmq.asyncio.Context()
+        socks = []
+        try:
+            for _ in range(3):
+                s = ctx.socket(zmq.DEALER)
+                s.setsockopt(zmq.LINGER, 0)
+                s.connect(ep)
+                socks.append(s)
+            for i, s in enumerate(socks[:2]):
+                await s.send(codec.encode_request([[1, "echo", i, 1000]]))
+                await replies(s, 1)
+
+            async def pong(s, seq):
+                await s.send(codec.encode_ping(seq))
+                while True:
+                    m = codec.decode(await asyncio.wait_for(s.recv(), 3))
+                    if m["type"] == MessageType.PONG and m["seq"] == seq:
+                        return m["meta"]
+            assert (await pong(socks[2], 1))["cc"] == 3
+            assert "cc" not in await pong(socks[2], 0)
+        finally:
+            for s in socks:
+                s.close()
+            ctx.term()
+            await peer.stop()
+    asyncio.run(main())
+
+
+async def echo(args):
+    return args

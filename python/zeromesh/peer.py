@@ -40,6 +40,8 @@ log = logging.getLogger("zeromesh.peer")
 
 QUIET_MS = 100  # a stopping peer closes once no message came for this long
 ALLOW_POLL_S = 1.0  # how often the allow-list's files are looked at
+CLIENT_WINDOW_S = 3.0  # a client connection heard from within this long counts in `cc` (PONG, 4.4)
+MEMBERSHIP_TYPES = {MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC, MessageType.SEALED, MessageType.ACK, MessageType.NACK}
 REBIND_ATTEMPTS = 50  # the old socket's port is let go by ZeroMQ's I/O thread a moment after close
 HWM = 1000  #     messages queued per connection at most
 
@@ -179,6 +181,7 @@ class Peer:
         # Which key each client connection proved (PROTOCOL.md 4.9): revoking a key cuts them.
         self.key_proofs = KeyProofs(self.security.secret_raw, self.security.public, lambda: self.security.allowed) if self.security else None
         self.reloads = 0
+        self.clients_heard: dict[bytes, float] = {}  # client connection -> when last heard (loop time), for `cc`
         self.zap: ZapHandler | None = None
         self.state = "new"
         self.endpoint: str | None = None
@@ -446,6 +449,12 @@ class Peer:
         else:
             self.on_frame(cid, body[0])
 
+    def client_count(self) -> int:
+        """Client connections heard from in the last CLIENT_WINDOW_S (`cc`: clients compare it to move off crowded peers)."""
+        now = asyncio.get_running_loop().time()
+        self.clients_heard = {cid: at for cid, at in self.clients_heard.items() if now - at <= CLIENT_WINDOW_S}
+        return len(self.clients_heard)
+
     def from_cut(self, cid: bytes, body: list[bytes]) -> None:
         """A connection cut at a revocation: a KEY_PROOF of an allowed key, or a good seal (a
         member's), lets it be answered again; anything else is dropped and counted."""
@@ -481,6 +490,8 @@ class Peer:
             return
         t = msg["type"]
         m = self.membership
+        if t not in MEMBERSHIP_TYPES:
+            self.clients_heard[cid] = asyncio.get_running_loop().time()
         if self.key_proofs is not None and t not in (MessageType.KEY_PROOF, MessageType.SEALED):
             self.key_proofs.seen(cid)
             if t in (MessageType.REQUEST, MessageType.EVENT):
@@ -491,7 +502,9 @@ class Peer:
             self.on_events(cid, msg)
         elif t == MessageType.PING:
             meta = {"mv": m.digest(), "inc": m.self.incarnation, "st": MemberState.LEFT if m.leaving else MemberState.ALIVE}
-            if self.key_proofs is not None and msg["seq"] > 0:  # a question, not a heartbeat: a challenge for this connection (4.9)
+            if msg["seq"] > 0:  # a question, not a heartbeat: how many clients this peer holds (4.4)...
+                meta["cc"] = self.client_count()
+            if self.key_proofs is not None and msg["seq"] > 0:  # ...and a challenge for this connection (4.9)
                 meta["ch"] = self.key_proofs.challenge(cid)
             self.send(cid, [codec.encode_pong(msg["seq"], meta)])
         elif t == MessageType.CANCEL:
