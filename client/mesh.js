@@ -80,12 +80,23 @@ export class ClientMesh {
     this.services = new ServiceBook({
       questions: this.questions,
       timeout: o.membersTimeout,
-      onService: (ep, d, features) => this.connections.served(ep, d, features),
+      onService: (ep, d, features) => {
+        this.connections.served(ep, d, features)
+        if (o.zone != null && this.roster.limited()) this.lists.queueResubset() // its zone now known: the subset may take it in
+      },
       onNoAnswer: (ep) => this.connections.noServiceAnswer(ep),
     })
     // Every member the lists show is known here; a bounded subset of them, ranked by this
     // client's own random key, is connected (the table).
-    this.roster = new Roster({ maxPeers: o.maxPeers, subset: o.subset, key: Math.floor(o.random() * 2 ** 32).toString(36), table, services: this.services })
+    this.roster = new Roster({
+      maxPeers: o.maxPeers,
+      subset: o.subset,
+      key: Math.floor(o.random() * 2 ** 32).toString(36),
+      table,
+      services: this.services,
+      // A client with a zone takes its zone's members first (subset.js): by their own word, or what a peer with their digest said.
+      local: o.zone == null ? null : (ep) => this.descriptorOf(ep)?.labels?.zone === o.zone,
+    })
     this.discovery = new Discovery({
       questions: this.questions,
       clock,

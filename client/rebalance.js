@@ -71,7 +71,7 @@ export class Rebalancer {
     if (this.stopped) return
     const from = crowded(counts)
     if (from === null) return
-    const to = roster.candidate(new Set(held.map((p) => p.endpoint)))
+    const to = roster.candidate(new Set(held.map((p) => p.endpoint)), from)
     if (to === null) return
     roster.move(from, to)
     this.o.counts.moves++

@@ -21,6 +21,7 @@ export class Roster {
    * @param {string} o.key        this client's own random key, for its ranking
    * @param {import('./peer-table.js').PeerTable} o.table    the connected peers
    * @param {import('./services.js').ServiceBook} o.services  what peers said they serve
+   * @param {((endpoint: string) => boolean)|null} [o.local]  whether a member is in the client's zone (null: it has none)
    */
   constructor (o) {
     this.o = o
@@ -42,9 +43,17 @@ export class Roster {
     for (const set of [this.prefer, this.avoid]) while (set.size > Math.min(MAX_MOVES, this.o.subset)) set.delete(set.values().next().value)
   }
 
-  /** The member a move goes to: the best-ranked alive one not in `subset` and not moved away from, or null. */
-  candidate (subset) {
-    const outside = this.alive().filter((ep) => !subset.has(ep) && !this.avoid.has(ep))
+  /**
+   * The member a move from `from` goes to: the best-ranked alive one not in `subset` and not
+   * moved away from, in `from`'s zone or out of it as `from` is (for a client with a zone), or null.
+   */
+  candidate (subset, from = null) {
+    let outside = this.alive().filter((ep) => !subset.has(ep) && !this.avoid.has(ep))
+    const local = this.o.local ?? null
+    if (local !== null && from !== null) {
+      const same = outside.filter((ep) => local(ep) === local(from))
+      if (same.length > 0) outside = same
+    }
     return outside.length === 0 ? null : rank(outside, this.o.key)[0]
   }
 
@@ -107,7 +116,8 @@ export class Roster {
 
   /** The members to connect to, for the methods called. */
   choose (alive = this.alive()) {
-    return chooseSubset({ members: alive, methods: [...this.methods], mayServe: (ep, m) => this.mayServe(ep, m), key: this.o.key, size: this.o.subset, prefer: this.prefer, avoid: this.avoid })
+    const local = this.o.local ? new Set(alive.filter(this.o.local)) : null
+    return chooseSubset({ members: alive, methods: [...this.methods], mayServe: (ep, m) => this.mayServe(ep, m), key: this.o.key, size: this.o.subset, prefer: this.prefer, avoid: this.avoid, local })
   }
 
   /** Whether a member not connected may serve `method` (with a `group`: subscribe to the event `method` in it, null: in any). */

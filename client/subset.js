@@ -16,6 +16,10 @@
 // Moves (client/rebalance.js) bend the ranking: members the client moved to (`prefer`) rank
 // first, members it moved away from (`avoid`) last, the rest as the hash has them. So a
 // client's subset stays its own random one, plus the moves that evened out the peers' load.
+// A client with a zone (`local`: the members known to be in it) keeps its requests there
+// (zone.js), so its subset takes local members first, all of them if they fit, leaving a
+// quarter of it to others for the spill: a zone's clients then share its peers evenly,
+// rather than by how their random subsets happened to overlap.
 import { score } from './strategies/rendezvous.js'
 
 /**
@@ -27,11 +31,18 @@ import { score } from './strategies/rendezvous.js'
  * @param {number} o.size         members at most; 0: all of them
  * @param {Set<string>} [o.prefer] members ranked first (moved to)
  * @param {Set<string>} [o.avoid]  members ranked last (moved away from)
+ * @param {Set<string>|null} [o.local]  members in the client's zone, when it has one
  * @returns {Set<string>} the endpoints to connect to
  */
-export function chooseSubset ({ members, methods, mayServe, key, size, prefer = NONE, avoid = NONE }) {
+export function chooseSubset ({ members, methods, mayServe, key, size, prefer = NONE, avoid = NONE, local = null }) {
   if (size === 0 || members.length <= size) return new Set(members)
-  const ranked = rank(members, key, prefer, avoid)
+  let ranked = rank(members, key, prefer, avoid)
+  if (local !== null && local.size > 0) {
+    const room = size - Math.max(1, Math.floor(size / 4)) // what the zone may take; the rest spills
+    const first = ranked.filter((ep) => local.has(ep) && !avoid.has(ep)).slice(0, room)
+    const taken = new Set(first)
+    ranked = [...ranked.filter((ep) => prefer.has(ep) && !taken.has(ep)), ...first, ...ranked.filter((ep) => !taken.has(ep) && !prefer.has(ep))]
+  }
   const chosen = new Set()
   const count = new Map(methods.map((m) => [m, 0]))
   const cursor = new Map(methods.map((m) => [m, 0])) // where each method's search for a server goes on

@@ -89,3 +89,25 @@ describe('even load over subsets', () => {
     expect(c.count(6000)).to.equal(0)
   })
 })
+
+describe('subsets of a client with a zone', () => {
+  it('take the zone\'s members first, all of them when they fit, leaving a quarter to the others', () => {
+    const members = eps(40)
+    const local = new Set(members.slice(0, 20))
+    const s = chooseSubset({ members, methods: [], mayServe: () => true, key: 'k', size: 32, local })
+    expect([...local].every((ep) => s.has(ep))).to.equal(true)
+    expect(s.size).to.equal(32)
+    const few = chooseSubset({ members, methods: [], mayServe: () => true, key: 'k', size: 8, local })
+    expect([...few].filter((ep) => local.has(ep))).to.have.length(6) // 8 - 8/4
+  })
+
+  it('a move from a local peer goes to a local one', () => {
+    const members = eps(12)
+    const local = (ep) => members.indexOf(ep) < 6
+    const r = new Roster({ maxPeers: 100, subset: 4, key: 'k1', table: { entries: new Map(), get: () => undefined }, services: null, local })
+    for (const ep of members) r.record({ endpoint: ep, incarnation: 1, state: MemberState.ALIVE }, null, 0)
+    const held = r.choose()
+    const from = [...held].find(local)
+    expect(local(r.candidate(held, from))).to.equal(true)
+  })
+})
