@@ -112,3 +112,42 @@ def test_a_question_is_told_how_many_clients_the_peer_holds():
 
 async def echo(args):
     return args
+
+
+def test_the_reject_vectors_a_peer_receives_are_answered_or_dropped_as_they_say():
+    """protocol/vectors.json says, for each reject vector, who receives it and what follows: a
+    peer answers ERROR with the vector's code to those that have one, nothing to the others,
+    and counts every one as malformed."""
+    import json
+    from pathlib import Path
+
+    vectors = json.loads((Path(__file__).resolve().parents[2] / "protocol" / "vectors.json").read_text())["vectors"]
+    mine = [v for v in vectors if v["message"]["kind"] == "reject" and v["message"]["receiver"] == "peer"]
+    assert len(mine) >= 9
+
+    async def main():
+        peer = Peer(handlers={"echo": echo}, events={"cache.drop": echo})
+        ep = await peer.start()
+        ctx = zmq.asyncio.Context()
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(ep)
+        try:
+            before = peer.counts["malformed"]
+            for v in mine:
+                await s.send(bytes.fromhex(v["hex"].replace(" ", "")))
+            await s.send(codec.encode_ping(77))
+            errors = []
+            while True:
+                m = codec.decode(await asyncio.wait_for(s.recv(), 3))
+                if m["type"] == MessageType.ERROR:
+                    errors.append(m["code"])
+                if m["type"] == MessageType.PONG and m["seq"] == 77:
+                    break
+            assert errors == [v["message"]["errorCode"] for v in mine if "errorCode" in v["message"]]
+            assert peer.counts["malformed"] - before == len(mine)
+        finally:
+            s.close()
+            ctx.term()
+            await peer.stop()
+    asyncio.run(main())
