@@ -13,6 +13,7 @@
 //   drainTimeout, before it closes the client; calls made meanwhile still go out.
 import { ClientProxy } from '@nestjs/microservices'
 import { Client, insideOf } from '../client/client.js'
+import { resolveClientOptions } from '../client/options.js'
 import { check } from '../runtime/contract.js'
 import { invalidArgument, NoPeersError } from '../protocol/errors.js'
 
@@ -35,6 +36,13 @@ export class ZeromeshClient extends ClientProxy {
     if (options === null || typeof options !== 'object') throw invalidArgument('new ZeromeshClient(options): options must be an object of Client options, such as { seeds: [...] }')
     const { drainTimeout, ...clientOptions } = options
     if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0)) throw invalidArgument(`new ZeromeshClient(options): drainTimeout must be a whole number of milliseconds, got ${JSON.stringify(drainTimeout)}`)
+    // Checked now, as the zeromesh Client will check them: a missing seed or a bad option fails
+    // where the module is declared, not at the first call.
+    try {
+      resolveClientOptions(clientOptions)
+    } catch (err) {
+      throw invalidArgument(`new ZeromeshClient(options): ${err.message.replace(/^zeromesh: /, '')}`)
+    }
     this.clientOptions = clientOptions
     this.drainTimeout = drainTimeout ?? null
     this.client = null

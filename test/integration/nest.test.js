@@ -186,5 +186,8 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
     expect(() => new ZeromeshServer({ module: APP_MODULE })).to.throw(/give threads/)
     expect(() => new ZeromeshServer({ handlers: {} })).to.throw(/leave out handlers/)
     expect(() => new ZeromeshClient({ seeds: ['tcp://127.0.0.1:1'], drainTimeout: -1 })).to.throw(/drainTimeout/)
+    // Issue 67, item 7: a client without seeds (a bare customClass) is refused where it is made, naming the option.
+    expect(() => new ZeromeshClient()).to.throw(/ZeromeshClient\(options\): Client needs seeds/)
+    expect(() => new ZeromeshClient({ seeds: ['tcp://127.0.0.1:1'], timeout: 0 })).to.throw(/ZeromeshClient\(options\).*timeout/)
   })
 })
