@@ -58,6 +58,7 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
   gauge(registry, n('inflight'), 'Requests running now (async handlers and threads).', 'gauge', () => [{ value: s().inflight }])
   gauge(registry, n('queue_depth'), 'Requests waiting for a worker thread.', 'gauge', () => [{ value: s().threads?.queued ?? 0 }])
   gauge(registry, n('threads'), 'Worker threads running handlers (0: the main thread).', 'gauge', () => [{ value: s().threads?.size ?? 0 }])
+  gauge(registry, n('thread_crashes_total'), 'Handler threads that crashed or exited (each replaced; the request it ran failed with ERR_ZEROMESH_WORKER_EXIT).', 'counter', () => [{ value: s().threads?.crashed ?? 0 }])
   // What an autoscaler scales on (deploy/kubernetes/hpa.yaml): the work held over what the peer
   // runs at once, its declared capacity, else its threads, else maxInflight. Above 1, requests
   // wait in its queue; the peer answers BUSY when its inflight reaches maxInflight.

@@ -36,7 +36,10 @@ export async function startHandlers (o, own, middleware, onEmpty, publisher) {
       throw failed(err, '')
     }
   } else {
-    pool = new WorkerPool({ modules, threads: o.threads, resourceLimits: o.resourceLimits, clock: o.clock, onEmpty, publisher })
+    // A thread that crashes is replaced, and said once with its error: the request it ran fails
+    // ERR_ZEROMESH_REMOTE with remote code ERR_ZEROMESH_WORKER_EXIT (docs/guides/deploying.md).
+    const onCrash = (message) => o.logger.error({ threads: o.threads }, `${message}; a new thread takes its place`)
+    pool = new WorkerPool({ modules, threads: o.threads, resourceLimits: o.resourceLimits, clock: o.clock, onEmpty, publisher, onCrash })
     let methods
     try {
       methods = await pool.start()

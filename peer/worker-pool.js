@@ -401,6 +401,7 @@ export class WorkerPool {
 
   lost (t, message) {
     if (!this.threads.includes(t)) return
+    this.o.onCrash?.(message) // said once, with its error: the peer logs it (handlers.js)
     // The request it ran, or (before it began the next one) the last one it answered.
     const progress = t.at
     const at = progress >= t.done ? progress : t.done - 1

@@ -47,13 +47,19 @@ describe('worker-thread handlers', function () {
     expect(enc.remoteCode).to.equal('ERR_ZEROMESH_ENCODE') // as the same handler on the main thread
   })
 
-  it('a thread that calls process.exit() gives a coded error reply, is replaced, and the peer serves the next request', async () => {
-    const p = await h.peer({ handlers: WORK, threads: 1 })
+  it('a thread that calls process.exit() gives a coded error reply, is replaced, is logged once with its error and counted in the metrics, and the peer serves the next request', async () => {
+    const logged = []
+    const logger = { debug () {}, info () {}, warn () {}, error: (fields, message) => logged.push(message) }
+    const p = await h.peer({ handlers: WORK, threads: 1, logger })
     const c = h.client({ seeds: [p.endpoint] })
     const err = await rejectsWith(c.request('exit', null, { idempotent: false }), 'ERR_ZEROMESH_REMOTE')
     expect(err.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
     expect((await c.request('spin', { n: 1000 })).x).to.be.a('number')
     expect(p.stats().threads).to.include({ crashed: 1, replaced: 1, size: 1 })
+    // Issue 68, item 2: it was silent.
+    expect(logged).to.deep.equal(['handler thread exited with code 3; a new thread takes its place'])
+    const { peerMetrics } = await import('../../ops/metrics.js')
+    expect(await peerMetrics(p).metrics()).to.match(/^zeromesh_peer_thread_crashes_total 1$/m)
   })
 
   it('a handler still running at its deadline is abandoned and its thread recycled', async () => {
