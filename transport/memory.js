@@ -19,7 +19,8 @@
 
 import { Heartbeats, HEARTBEAT_PING, isHeartbeatAnswer } from './heartbeats.js'
 
-const RECONNECT_MS = 100 // ZeroMQ's reconnectInterval in transport/settings.js
+const RECONNECT_MS = 100 //      ZeroMQ's reconnectInterval in transport/settings.js...
+const RECONNECT_MAX_MS = 2000 // ...doubling up to its reconnectMaxInterval while the peer stays unreachable
 const TLP_MS = 10 //        Linux's tail-loss probe on a LAN: the first loss of a message costs this...
 const RTO_MS = 200 //       ...and each further loss a retransmission timeout, from 200 ms, doubling
 const MAX_PIPE = 10000 //   messages a connection holds while stalled (a send high-water mark)
@@ -42,7 +43,7 @@ export class MemoryNetwork {
     this.hosts = new Map() //     name -> Host
     this.listeners = new Map() // endpoint -> MemoryListener
     this.pipes = new Set() //     every connection
-    this.cut = new Set() //       "hostA|hostB" pairs that cannot talk
+    this.cut = new Map() //       host name -> Set of the host names it cannot talk to
     this.nextId = 1
     // What sockets use of the network: the endpoints bound, the connections, and carrying.
     this.wires = {
@@ -72,19 +73,20 @@ export class MemoryNetwork {
 
   /** Cuts every link between two groups of hosts (names). */
   partition (a, b) {
-    for (const x of a) for (const y of b) { this.cut.add(`${x}|${y}`); this.cut.add(`${y}|${x}`) }
+    const add = (x, y) => { let set = this.cut.get(x); if (set === undefined) this.cut.set(x, set = new Set()); set.add(y) }
+    for (const x of a) for (const y of b) { add(x, y); add(y, x) }
   }
 
   /** Heals every cut, or only those between two groups of hosts (names) when given. */
   heal (a, b) {
     if (a === undefined) this.cut.clear()
-    else for (const x of a) for (const y of b) { this.cut.delete(`${x}|${y}`); this.cut.delete(`${y}|${x}`) }
+    else for (const x of a) for (const y of b) { this.cut.get(x)?.delete(y); this.cut.get(y)?.delete(x) }
     this.unstall()
   }
 
   /** Whether a message can go from host `a` to host `b` now. */
   passes (a, b) {
-    return !this.cut.has(`${a.name}|${b.name}`) && !b.frozen
+    return !b.frozen && (this.cut.size === 0 || this.cut.get(a.name)?.has(b.name) !== true)
   }
 
   /** How long one message from `a` to `b` takes: delays, and retransmissions on lossy links. */
@@ -314,7 +316,7 @@ export class MemoryConnector {
     return true
   }
 
-  /** Tries to reach the listener at `endpoint` in `ms`; again every RECONNECT_MS until it does. */
+  /** Tries to reach the listener at `endpoint` in `ms`; again after RECONNECT_MS, doubling to RECONNECT_MAX_MS, until it does (as ZeroMQ). */
   dial (endpoint, pipe, ms) {
     this.clock.setTimeout(() => this.attempt(endpoint, pipe), ms)
   }
@@ -325,7 +327,8 @@ export class MemoryConnector {
     const l = this.wires.listeners.get(endpoint)
     const w = this.wires
     if (l === undefined || !w.passes(this.at, l.at) || !w.passes(l.at, this.at)) {
-      this.dial(endpoint, pipe, RECONNECT_MS)
+      pipe.retryMs = Math.min(RECONNECT_MAX_MS, (pipe.retryMs ?? RECONNECT_MS / 2) * 2)
+      this.dial(endpoint, pipe, pipe.retryMs)
       return
     }
     pipe.listener = l

@@ -21,7 +21,17 @@ export class BroadcastQueue {
   take (n, max) {
     if (this.items.size === 0) return []
     const limit = this.retransmitMult * Math.ceil(Math.log10(n + 1))
-    const list = [...this.items.values()].sort((a, b) => a.sent - b.sent).slice(0, max)
+    // The `max` least sent, in the order they were queued within each count: counts are small
+    // (below `limit`), so a pass per count, not a sort of the whole queue for every message
+    // (at 1,000 members, while a partition's claims wait, the sort was a tenth of the CPU).
+    const list = []
+    for (let sent = 0; list.length < max && sent <= limit; sent++) {
+      for (const item of this.items.values()) {
+        if (item.sent !== sent) continue
+        list.push(item)
+        if (list.length === max) break
+      }
+    }
     const out = []
     for (const item of list) {
       out.push(item.update)
