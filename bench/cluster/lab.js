@@ -29,6 +29,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import zmq from 'zeromq'
+import { clientDefaults } from '../../client/options.js'
 import { LabNet, staleLabNamespaces } from '../lib/lab-net.js'
 import { LabProc } from '../lib/lab-proc.js'
 import { spread, classifyDeaths, addOutcomes, failedCount, table } from '../lib/lab-figures.js'
@@ -57,7 +58,7 @@ const C = Number(o.clients)
 const phases = o.phases.split(',')
 for (const p of phases) if (!ALL_PHASES.includes(p)) throw new Error(`--phases: ${p} is not one of ${ALL_PHASES.join(', ')}`)
 const BASE_PORT = 5555
-const SUBSET = 32 // the client's default
+const SUBSET = clientDefaults.subset
 const DNS_NAME = 'peers.zeromesh.lab'
 const here = path.dirname(fileURLToPath(import.meta.url))
 const HOST_JS = path.join(here, '../lib/lab-host.js')
@@ -131,7 +132,7 @@ async function main () {
   const clients = []
   const startClient = (i) => {
     const ch = clientHosts[i % Z]
-    const config = { seeds: [`dns://${DNS_NAME}:${BASE_PORT}`], dns, zone: ch.zone, rate: Number(o.rate), expectPeers: H * P, security: { clusterPublicKey: cluster.publicKey, secretKey: clientKeys.secretKey } }
+    const config = { seeds: [`dns://${DNS_NAME}:${BASE_PORT}`], dns, zone: ch.zone, rate: Number(o.rate), expectPeers: Math.min(SUBSET, H * P), security: { clusterPublicKey: cluster.publicKey, secretKey: clientKeys.secretKey } }
     const c = new LabProc(net.spawn(ch.name, [process.execPath, CLIENT_JS, JSON.stringify(config)]), `client ${i + 1} (${ch.zone})`)
     c.zone = ch.zone
     clients.push(c)

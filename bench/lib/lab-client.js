@@ -76,9 +76,9 @@ function up () {
   return client.peers().filter((p) => p.state === 'up').map((p) => p.endpoint)
 }
 
-// Ready once its table holds peers up: as many as its subset allows of what it knows.
+// Ready once its table holds `expectPeers` peers up (its subset, or every peer when fewer).
 const until = Date.now() + (config.readyTimeout ?? 60000)
-while (up().length < Math.min(32, config.expectPeers ?? 1)) {
+while (up().length < (config.expectPeers ?? 1)) {
   if (Date.now() > until) break
   await new Promise((resolve) => setTimeout(resolve, 50))
 }

@@ -11,6 +11,14 @@ from zeromesh.constants import MessageType, Status
 from zeromesh.peer import Peer
 
 
+def dealer(ctx, ep):
+    """A raw DEALER connected to `ep`, closed without lingering."""
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(ep)
+    return s
+
+
 async def replies(s, n, timeout=3.0):
     out = []
     while len(out) < n:
@@ -35,9 +43,7 @@ def test_waiting_handlers_cancels_duplicates_and_refusals():
         peer = Peer(handlers={"slow": slow}, max_inflight=1)
         ep = await peer.start()
         ctx = zmq.asyncio.Context()
-        s = ctx.socket(zmq.DEALER)
-        s.setsockopt(zmq.LINGER, 0)
-        s.connect(ep)
+        s = dealer(ctx, ep)
         try:
             await s.send(codec.encode_request([[2, "slow", 5, 5000]]))  # holds the one place
             for _ in range(100):
@@ -85,11 +91,7 @@ def test_a_question_is_told_how_many_clients_the_peer_holds():
         ctx = zmq.asyncio.Context()
         socks = []
         try:
-            for _ in range(3):
-                s = ctx.socket(zmq.DEALER)
-                s.setsockopt(zmq.LINGER, 0)
-                s.connect(ep)
-                socks.append(s)
+            socks += [dealer(ctx, ep) for _ in range(3)]
             for i, s in enumerate(socks[:2]):
                 await s.send(codec.encode_request([[1, "echo", i, 1000]]))
                 await replies(s, 1)
@@ -129,9 +131,7 @@ def test_the_reject_vectors_a_peer_receives_are_answered_or_dropped_as_they_say(
         peer = Peer(handlers={"echo": echo}, events={"cache.drop": echo})
         ep = await peer.start()
         ctx = zmq.asyncio.Context()
-        s = ctx.socket(zmq.DEALER)
-        s.setsockopt(zmq.LINGER, 0)
-        s.connect(ep)
+        s = dealer(ctx, ep)
         try:
             before = peer.counts["malformed"]
             for v in mine:
