@@ -12,7 +12,7 @@ export class Call {
    * @param {number} id
    * @param {string} method
    * @param {unknown} args
-   * @param {object} o    its checked options (client/options.js): timeout (0: none), idempotent, signal, key, version, where, headers, attemptTimeout, hedge
+   * @param {object} o    its checked options (client/options.js): timeout (0: none), idempotent, signal, key, version, where, values, headers, attemptTimeout, hedge
    * @param {number} now
    */
   constructor (kind, id, method, args, o, now) {
@@ -30,6 +30,7 @@ export class Call {
     this.version = o.version // a semver range the peer's version must satisfy, or null
     this.where = o.where //     labels the peer must have, or null
     this.headers = o.headers // request headers (PROTOCOL.md 4.1), or null
+    this.values = o.values === true // a request that reads several results (PROTOCOL.md 4.2.3): its result is their array
     this.attemptTimeout = o.attemptTimeout ?? null // ms, 'auto', or null (none: a stream)
     this.hedge = o.hedge ?? null // { delayMs }
     this.group = undefined //   an event's subscribing group (null: any group), undefined for a method

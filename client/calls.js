@@ -214,7 +214,7 @@ export class Calls {
 
   /** An answer from `peer` for a call this client no longer holds: a place is free there if its handler ran. */
   late (peer, status) {
-    if (peer.busy && (status === Status.OK || status === Status.REMOTE)) this.o.capacity.freed(peer)
+    if (peer.busy && (status === Status.OK || status === Status.VALUES || status === Status.REMOTE)) this.o.capacity.freed(peer)
   }
 
   /**
@@ -226,7 +226,8 @@ export class Calls {
     call.answeredBy(peer.endpoint)
     if (call.span !== null) this.o.tracing.reply(call, peer.endpoint, r.status)
     switch (r.status) {
-      case Status.OK: return this.answered(call, peer, null, r.value)
+      case Status.OK: return this.answered(call, peer, null, call.values ? [r.value] : r.value)
+      case Status.VALUES: return this.answered(call, peer, null, call.values ? r.value : (r.value.length === 0 ? null : r.value[r.value.length - 1]))
       case Status.REMOTE: return this.answered(call, peer, remoteError(r.message, r.code, r.issues))
       case Status.BUSY:
       case Status.DRAINING:

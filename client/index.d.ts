@@ -147,6 +147,8 @@ export interface RequestOptions {
   signal?: AbortSignal
   /** Request headers for the peer's middleware and handlers (ctx.headers): lowercase names, string values; at most 32, 8192 characters in all (PROTOCOL.md 4.1). */
   headers?: Record<string, string>
+  /** Resolve with every result the handler answered, in order (an array: a NestJS handler's Observable values, PROTOCOL.md 4.2.3); a one-result handler gives [result]. Default false: the last result. */
+  values?: boolean
 }
 
 export interface StreamOptions {
@@ -173,14 +175,14 @@ export interface StreamOptions {
 }
 
 /** client.publish()'s options: a request's, without hedge (an event is never hedged). */
-export interface PublishOptions extends Omit<RequestOptions, 'hedge'> {
+export interface PublishOptions extends Omit<RequestOptions, 'hedge' | 'values'> {
   /** Wait for each group's handler to finish (true, the default), or resolve once each delivery left (false: at most once). */
   ack?: boolean
   /** The groups that must each get the event, whether they subscribe yet or not; default: every group subscribing now (or the first to come). */
   groups?: string[]
 }
 /** client.broadcast()'s options: a request's, without hedge and key. */
-export interface BroadcastOptions extends Omit<RequestOptions, 'hedge' | 'key'> {
+export interface BroadcastOptions extends Omit<RequestOptions, 'hedge' | 'key' | 'values'> {
   /** Wait for each peer's handlers to finish (true, the default), or count a delivery once it left (false). */
   ack?: boolean
 }
@@ -302,6 +304,7 @@ export interface ClientStats {
 
 export declare class Client extends EventEmitter {
   constructor(options: ClientOptions)
+  request<T = unknown>(method: string, args: unknown, options: RequestOptions & { values: true }): Promise<T[]>
   request<T = unknown>(method: string, args?: unknown, options?: RequestOptions): Promise<T>
   /** Adds a middleware to the end of this client's chain; returns the client. */
   use(fn: ClientMiddleware): this

@@ -131,6 +131,7 @@ export function requestOptionsChecker (defaults) {
       return range
     },
     where: whereOption(defaults.where),
+    values: bool(false),
     headers: (v, name) => {
       if (v === undefined || v === null) return null
       const problem = headersProblem(v)
@@ -138,7 +139,7 @@ export function requestOptionsChecker (defaults) {
       return Object.keys(v).length === 0 ? null : Object.freeze({ ...v })
     },
   }
-  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined, version: null, where: defaults.where, headers: null })
+  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined, version: null, where: defaults.where, values: false, headers: null })
   return (given) => given === undefined ? none : checkOptions('request options', given, spec)
 }
 
@@ -153,6 +154,7 @@ export function streamOptionsChecker (defaults) {
     const { timeout, idleTimeout, window, input, ...rest } = given ?? {}
     if (rest.hedge !== undefined) throw invalidArgument('streams are never hedged: leave out hedge')
     if (rest.attemptTimeout !== undefined) throw invalidArgument('a stream has no attemptTimeout: give idleTimeout, the longest wait for an item')
+    if (rest.values !== undefined) throw invalidArgument('a stream\'s items are its values: leave out values (a request\'s option)')
     const o = { ...request(rest) }
     o.timeout = int(0, 0, MAX_TIMEOUT)(timeout, 'timeout')
     o.idleTimeout = int(defaults.timeout, 0, MAX_TIMEOUT)(idleTimeout, 'idleTimeout')
@@ -179,6 +181,7 @@ export function eventOptionsChecker (defaults, broadcast) {
     if (given === undefined) return none
     const { groups, ack, ...rest } = given ?? {}
     if (rest.hedge !== undefined) throw invalidArgument(`${name}: events are never hedged: leave out hedge`)
+    if (rest.values !== undefined) throw invalidArgument(`${name}: an event has no result: leave out values (a request's option)`)
     if (broadcast && groups !== undefined) throw invalidArgument('broadcast reaches every subscriber in every group: leave out groups (publish takes them)')
     if (broadcast && rest.key !== undefined) throw invalidArgument('broadcast reaches every subscriber: leave out key')
     const o = { ...request(rest), hedge: null }

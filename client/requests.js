@@ -35,8 +35,14 @@ export function requestCodec () {
   }
 }
 
-/** A call's REQUEST entry (PROTOCOL.md 4.1): this client reads large binary results in bulk frames (4.2.1). */
+const SEVERAL = Accepts.BULK | Accepts.VALUES
+
+/**
+ * A call's REQUEST entry (PROTOCOL.md 4.1): this client reads large binary results in bulk
+ * frames (4.2.1), and several results (4.2.3) when the caller asked for them (`values`).
+ */
 function requestEntry (call, remaining) {
-  if (call.headers === null) return [call.id, call.method, call.args, remaining, call.trace, Accepts.BULK]
-  return [call.id, call.method, call.args, remaining, call.trace, Accepts.BULK, call.headers]
+  const accepts = call.values ? SEVERAL : Accepts.BULK
+  if (call.headers === null) return [call.id, call.method, call.args, remaining, call.trace, accepts]
+  return [call.id, call.method, call.args, remaining, call.trace, accepts, call.headers]
 }

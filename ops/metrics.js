@@ -55,6 +55,7 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
   const byMethod = (field) => byLabel('method', Object.fromEntries([...methodCounts(peer)].map(([m, c]) => [m, c[field]])), peer.service().methods)
   gauge(registry, n('method_requests_total'), 'Requests for each method this peer serves (busy and draining answers included).', 'counter', () => byMethod('requests'))
   gauge(registry, n('method_errors_total'), 'Handler errors for each method this peer serves.', 'counter', () => byMethod('errors'))
+  gauge(registry, n('handlers_overran_total'), 'Handlers that settled more than 100 ms after their signal aborted (the caller cancelled, the deadline passed, the drain cut it), holding a place until then.', 'counter', () => [{ value: s().overran ?? 0 }])
   gauge(registry, n('inflight'), 'Requests running now (async handlers and threads).', 'gauge', () => [{ value: s().inflight }])
   gauge(registry, n('queue_depth'), 'Requests waiting for a worker thread.', 'gauge', () => [{ value: s().threads?.queued ?? 0 }])
   gauge(registry, n('threads'), 'Worker threads running handlers (0: the main thread).', 'gauge', () => [{ value: s().threads?.size ?? 0 }])

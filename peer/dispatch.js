@@ -10,10 +10,17 @@ import { IdTable } from '../runtime/id-table.js'
 import { DrainingError, RemoteCode, AbortError } from '../protocol/errors.js'
 import { closeSource, isStream } from '../protocol/stream-producer.js'
 import { RequestContext } from './request-context.js'
+import { resultEntry } from '../runtime/values.js'
 import { PeerTracing } from './tracing.js'
 import { channels, begun, answered } from '../runtime/diagnostics.js'
 
 const RUNNING_CAPACITY = 64 // buckets of a connection's table of running requests, to start with
+
+/**
+ * A handler that settles this long after its signal aborted (the caller cancelled, its deadline
+ * passed, the drain cut it) ran on past it, holding its place: counted in `overran`.
+ */
+const OVERRUN_MS = 100
 
 export class Dispatcher {
   /**
@@ -34,7 +41,7 @@ export class Dispatcher {
     this.publisher = o.publisher ?? null
     this.tracing = new PeerTracing() // SERVER spans, when a tracer provider is registered
     this.idleWaiters = []
-    this.counts = { requests: 0, unknown: 0, busy: 0, drained: 0, invalid: 0, cancelled: 0 } // ok and errors: by method (stats())
+    this.counts = { requests: 0, unknown: 0, busy: 0, drained: 0, invalid: 0, cancelled: 0, overran: 0 } // ok and errors: by method (stats())
     // Requests and handler errors by method, for methods this peer serves only: a caller
     // cannot add a name (an unknown method counts in `unknown`), so metric labels stay bounded.
     this.byMethod = new Map() // method -> { requests, errors }
@@ -84,7 +91,7 @@ export class Dispatcher {
     if (out === null || typeof out !== 'object' || typeof out.then !== 'function') {
       ctx.done()
       admission.release(bytes, false, flow)
-      if (isStream(out)) { tally.errors++; reply(this.streamOnly(req, out)) } else { tally.ok++; reply([req.id, Status.OK, out]) }
+      if (isStream(out)) { tally.errors++; reply(this.streamOnly(req, out)) } else { tally.ok++; reply(resultEntry(req, out)) }
       if (admission.inflight === 0 && this.idleWaiters.length > 0) this.wakeIdle() // a drain may wait for this last place
       return
     }
@@ -94,11 +101,14 @@ export class Dispatcher {
         admission.release(bytes, false, flow)
         if (isStream(value)) { tally.errors++; return reply(ctx.cancelled ? null : this.streamOnly(req, value)) }
         tally.ok++
-        reply(ctx.cancelled ? null : [req.id, Status.OK, value])
+        reply(ctx.cancelled ? null : resultEntry(req, value))
       },
-      (err) => { admission.release(bytes, false, flow); reply(ctx.cancelled ? null : this.failure(req.id, err, tally)) },
+      // Past its deadline a request gets no answer (RemoteCode.EXPIRED): its client has its own
+      // timer, set for the same instant, and a handler cut by it must not beat that timer with an error.
+      (err) => { admission.release(bytes, false, flow); reply(ctx.cancelled || ctx.expired ? null : this.failure(req.id, err, tally)) },
     ).finally(() => {
       ctx.done()
+      if ((ctx.cancelled || ctx.deadline !== Infinity) && ctx.abortedFor(this.clock.now()) > OVERRUN_MS) this.counts.overran++
       if (scope !== null) scope.running.delete(ctx)
       if (admission.inflight === 0) this.wakeIdle()
     })

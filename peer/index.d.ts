@@ -275,6 +275,8 @@ export interface PeerStats {
   drained: number
   invalid: number
   cancelled: number
+  /** Requests and events whose handler settled more than 100 ms after its signal aborted (cancel, deadline, drain): each held its place until then. */
+  overran: number
   inflight: number
   /** Sharing a busy peer (docs/guides/deploying.md): the flows holding places now, and the calls taken past maxInflight for a flow below its share. */
   flows: { holding: number, byShare: number }

@@ -24,6 +24,7 @@ export class RequestContext {
     this._timer = null
     this._next = null // link in its connection's table of running requests
     this.cancelled = false
+    this.cancelledAt = 0
     this.traced = null // its SERVER span (peer/tracing.js), when traced
     this.runner = null // whoever runs the handler elsewhere (a worker thread's task): told of a cancel by runner.cancel()
     this.publisher = null // how its handler publishes events (peer/publisher.js), set by whoever runs it
@@ -53,6 +54,7 @@ export class RequestContext {
   /** The client cancelled (or the work was stopped from outside): the signal aborts (now, or when first read), and its deadline timer goes. */
   cancel () {
     this.cancelled = true
+    this.cancelledAt = this._clock.now()
     this._ac?.abort(new Error('cancelled by the client'))
     this.done()
     this.runner?.cancel()
@@ -97,6 +99,11 @@ export class RequestContext {
   get expired () {
     if (this.deadline === Infinity) return false
     return this.remaining() < 1 || (this._ac !== null && this._ac.signal.aborted && !this.cancelled)
+  }
+
+  /** How long ago, at `now`, its signal aborted (or would have: the cancel or the deadline); negative before. */
+  abortedFor (now) {
+    return now - (this.cancelled ? this.cancelledAt : this.deadline)
   }
 
   done () {

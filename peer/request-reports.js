@@ -17,7 +17,7 @@ const REFUSALS = { [Status.UNKNOWN_METHOD]: 'unknown method', [Status.BUSY]: 'bu
 export function requestReporter (logger, reports, clock) {
   return (req, entry, arrived) => {
     const ms = clock.now() - arrived
-    if (entry[1] === Status.OK || entry[1] === Status.REMOTE) {
+    if (entry[1] === Status.OK || entry[1] === Status.VALUES || entry[1] === Status.REMOTE) {
       if (ms >= SLOW_MS) logger.debug({ method: req.method, ms: Math.round(ms), requestId: req.id }, `slow handler: ${req.method} took ${Math.round(ms)} ms`)
       return
     }

@@ -128,7 +128,7 @@ class ServerSpan {
   /** Ends the span: OK, or failed with a REPLY status and its `[message, code]`; a stream's with the `items` it sent. */
   endWith (status, value, items) {
     if (items !== undefined) this.span.setAttribute('zeromesh.items', items)
-    if (status === Status.OK) return endSpan(this.span)
+    if (status === Status.OK || status === Status.VALUES) return endSpan(this.span)
     const type = typeof value?.[1] === 'string' ? value[1] : (statusNames[status] ?? 'REMOTE')
     endSpan(this.span, type, typeof value?.[0] === 'string' ? value[0] : type)
   }

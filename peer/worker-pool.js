@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url'
 import { systemClock, timerDelay } from '../runtime/clock.js'
 import { FairQueue } from './fair-queue.js'
 import { Packed } from '../protocol/frames.js'
+import { Values } from '../runtime/values.js'
 import { ThreadStream } from './thread-stream.js'
 import { errorFromValue } from '../protocol/issues.js'
 import { PoolThread } from './pool-thread.js'
@@ -294,6 +295,7 @@ export class WorkerPool {
       t.done++
       if (kind === 0) this.settle(task, null, false, new Packed(Buffer.from(bytes, value, code)))
       else if (kind === 3) this.settle(task, null, false, Buffer.from(bytes, value, code))
+      else if (kind === 4) this.settle(task, null, false, new Values(new Packed(Buffer.from(bytes, value, code))))
       else if (kind === 1) this.settle(task, failed(value, code, issues), false)
       else { this.counts.expired++; this.settle(task, failed(value, code), true) }
     }

@@ -16,6 +16,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import { loadHandlerModules, subscriptionMethod, subscriptionOf } from './handler-module.js'
 import { packValue } from '../protocol/frames.js'
+import { Values } from '../runtime/values.js'
 import { isBulkValue } from '../protocol/bulk.js'
 import { collectGarbage } from './collect.js'
 import { RemoteCode, ZeromeshError } from '../protocol/errors.js'
@@ -93,7 +94,7 @@ async function drain () {
  * Runs a batch of [id, method (its place in `methods`), args, requestId, timeoutMs,
  * deadline (handoffDeadline: 0 for none), trace, headers] in order, counting its places in `progress`
  * from `at`; posts [id, kind, value|message, code] per task: kind 0 ok, 1 error,
- * 2 not run, 3 ok and binary. A result is encoded here, as the reply will carry it
+ * 2 not run, 3 ok and binary, 4 ok with several results (their array, runtime/values.js). A result is encoded here, as the reply will carry it
  * (MessagePack), so the main thread only copies its bytes into the reply (see post); a large
  * binary one (protocol/bulk.js isBulkValue) goes as its bytes, for the main thread to send in a
  * bulk frame as they come (PROTOCOL.md 4.2.1).
@@ -131,15 +132,15 @@ async function runBatch (endpoint, batch, at) {
 /**
  * Posts results and the time their tasks took here (the pool sizes its hand-offs by it);
  * the values (MessagePack bytes, or a binary result's own) travel in one buffer that is
- * transferred, not copied: each ok result is [id, 0 or 3, offset, length] into it.
+ * transferred, not copied: each ok result is [id, 0, 3 or 4, offset, length] into it.
  */
 function post (results, ranMs) {
   let size = 0
-  for (const r of results) if (r[1] === 0 || r[1] === 3) size += r[2].length
+  for (const r of results) if (r[1] === 0 || r[1] === 3 || r[1] === 4) size += r[2].length
   const bytes = new Uint8Array(size)
   let at = 0
   for (const r of results) {
-    if (r[1] !== 0 && r[1] !== 3) continue
+    if (r[1] !== 0 && r[1] !== 3 && r[1] !== 4) continue
     const value = r[2]
     bytes.set(value, at)
     r[2] = at
@@ -166,6 +167,7 @@ async function runOne (task) {
     }
     if (isBulkValue(value)) return [task.id, 3, value, null]
     try {
+      if (value instanceof Values) return [task.id, 4, packValue(value.list), null] // several results (4.2.3)
       return [task.id, 0, packValue(value), null]
     } catch (err) {
       return [task.id, 1, `result could not be encoded: ${err?.message ?? err}`, RemoteCode.ENCODE]

@@ -331,7 +331,8 @@ function decodeRequest (body, version, maxBatch, maxDepth, maxMethodLength) {
       else headers = h.headers
     }
     // accepts (e[5]): bits of Accepts; anything but a uint reads as 0 (the sender reads plain replies).
-    if (reason === null) requests.push({ id, method, args, timeoutMs, trace: e.length > 4 ? traceCarrier(e[4]) : null, bulk: e.length > 5 && isUint(e[5], 0xffffffff) && (e[5] & Accepts.BULK) !== 0, headers })
+    const accepts = e.length > 5 && isUint(e[5], 0xffffffff) ? e[5] : 0
+    if (reason === null) requests.push({ id, method, args, timeoutMs, trace: e.length > 4 ? traceCarrier(e[4]) : null, bulk: (accepts & Accepts.BULK) !== 0, values: (accepts & Accepts.VALUES) !== 0, headers })
     else invalid.push({ id, reason })
   }
   return { type: MessageType.REQUEST, version, requests, invalid }
@@ -355,6 +356,11 @@ function decodeReply (body, version, maxBatch, maxDepth, bulk, maxMessageSize) {
       if (!(bytes instanceof Uint8Array) || bytes.length > maxMessageSize) throw fail(`bulk frame ${e[3]} must be bytes of at most ${maxMessageSize}`)
       replies[i] = { id, status, value: bytes }
     } else if (status === Status.OK) {
+      const reason = checkValue(value, maxDepth)
+      if (reason !== null) throw fail(`reply value: ${reason}`)
+      replies[i] = { id, status, value }
+    } else if (status === Status.VALUES) { // 4.2.3: the results, in order
+      if (!Array.isArray(value)) throw fail('a VALUES reply entry\'s value must be an array of results')
       const reason = checkValue(value, maxDepth)
       if (reason !== null) throw fail(`reply value: ${reason}`)
       replies[i] = { id, status, value }

@@ -46,7 +46,8 @@ export const Feature = Object.freeze({
 
 /** Bits of a REQUEST entry's `accepts` field (PROTOCOL.md 4.1): what the sender reads in its replies. Append only. */
 export const Accepts = Object.freeze({
-  BULK: 1, // a large binary result in a ZeroMQ frame of its own after the reply frame (4.2.1)
+  BULK: 1, //   a large binary result in a ZeroMQ frame of its own after the reply frame (4.2.1)
+  VALUES: 2, // a handler's several results in one reply, status VALUES (4.2.3)
 })
 
 /**
@@ -79,6 +80,7 @@ export const Status = Object.freeze({
   BUSY: 3, //           the peer is overloaded and did not start the request
   DRAINING: 4, //       the peer is stopping and did not start the request
   INVALID_REQUEST: 5, // the entry failed validation and was not run
+  VALUES: 6, //          several results, in order (a request whose accepts has VALUES only)
 })
 
 /** A status's name by its number (`statusNames[3]` is 'BUSY'). */

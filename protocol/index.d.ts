@@ -129,14 +129,14 @@ export declare const MessageType: Readonly<{ REQUEST: 1, REPLY: 2, PING: 3, PONG
 /** What a peer can do beyond the base protocol: bits of a SERVICE answer's `features`. */
 export declare const Feature: Readonly<{ STREAMS: 1, EVENTS: 2 }>
 /** Bits of a REQUEST entry's `accepts` field: what the sender reads in its replies (PROTOCOL.md 4.1). */
-export declare const Accepts: Readonly<{ BULK: 1 }>
+export declare const Accepts: Readonly<{ BULK: 1, VALUES: 2 }>
 /** The smallest Buffer a peer sends in a bulk frame of its own (PROTOCOL.md 4.2.1). */
 export declare const BULK_MIN_BYTES: number
 export declare const MemberState: Readonly<{ ALIVE: 0, SUSPECT: 1, DEAD: 2, LEFT: 3 }>
 export declare const memberStateNames: readonly ['alive', 'suspect', 'dead', 'left']
 /** Whether claim b about a member outranks claim a: higher incarnation, then alive < suspect < dead < left. */
 export declare function outranks(b: { incarnation: number, state: number }, a: { incarnation: number, state: number }): boolean
-export declare const Status: Readonly<{ OK: 0, UNKNOWN_METHOD: 1, REMOTE: 2, BUSY: 3, DRAINING: 4, INVALID_REQUEST: 5 }>
+export declare const Status: Readonly<{ OK: 0, UNKNOWN_METHOD: 1, REMOTE: 2, BUSY: 3, DRAINING: 4, INVALID_REQUEST: 5, VALUES: 6 }>
 export declare const ProtocolErrorCode: Readonly<{ UNSUPPORTED_VERSION: 1, UNKNOWN_TYPE: 2 }>
 export declare const FLP_PING: 'PING'
 export declare const FLP_PONG: 'PONG'

@@ -4,6 +4,7 @@
 // a peer killed under load.
 import { expect } from 'chai'
 import { WORLDS, failure } from '../helpers/worlds.js'
+import { Values } from '../../runtime/values.js'
 
 for (const W of WORLDS) {
   describe(`requests (${W.name})`, function () {
@@ -21,6 +22,18 @@ for (const W of WORLDS) {
       const seen = new Set()
       for (let i = 0; i < 40; i++) seen.add(await w.settle(c.request('whoami', null)))
       expect([...seen].sort()).to.deep.equal([a.endpoint, b.endpoint].sort())
+    })
+
+    it('several results (PROTOCOL.md 4.2.3): each in order to a caller that asks for values, the last to one that does not; one result is one value', async () => {
+      const a = await w.peer({ handlers: { sums: () => new Values([1, 3, 6]), none: async () => new Values([]), one: () => 7 } })
+      const c = w.client({ seeds: [a.endpoint] })
+      expect(await w.settle(c.request('sums', null, { values: true }))).to.deep.equal([1, 3, 6])
+      expect(await w.settle(c.request('sums', null))).to.equal(6)
+      expect(await w.settle(c.request('none', null, { values: true }))).to.deep.equal([])
+      expect(await w.settle(c.request('none', null))).to.equal(null)
+      expect(await w.settle(c.request('one', null, { values: true }))).to.deep.equal([7])
+      expect(await w.settle(c.request('one', null))).to.equal(7)
+      expect((await failure(w, c.publish('sums', null, { values: true }))).code).to.equal('ERR_ZEROMESH_INVALID_ARGUMENT')
     })
 
     it('errors by code: an unknown method at once, a handler\'s throw with its code, a bad argument before sending', async () => {

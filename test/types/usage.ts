@@ -40,6 +40,8 @@ async function main (): Promise<void> {
   try {
     const out = await client.request<{ n: number }>('echo', { n: 1 }, { timeout: 500, idempotent: true, signal: ac.signal, key: 'user-1', attemptTimeout: 'auto' })
     console.log(out.n)
+    const all: Array<{ n: number }> = await client.request<{ n: number }>('echo', { n: 1 }, { values: true })
+    console.log(all.length)
   } catch (err) {
     if (err instanceof RemoteError) console.log(err.remoteCode)
     if (err instanceof ZeromeshError && err.code === 'ERR_ZEROMESH_TIMEOUT' && err.retryable) console.log('retry later')

@@ -16,7 +16,7 @@ describe('codec buffers', () => {
     for (let i = 0; i < 5000; i++) packEntry([i, 'noise', 'y'.repeat(i % 3000), i])
     for (let i = 0; i < 20; i++) packEntry({ big: Buffer.alloc(20000 + i, 7) }) // larger than a slab
     for (const [i, b] of kept) expect(unpackr.unpack(b)).to.deep.equal([i, 'echo', { i, s: 'x'.repeat(i * 7) }, 1000])
-    expect(decode(frames[0]).requests).to.deep.equal([{ id: 1, method: 'a', args: 'first', timeoutMs: 5, trace: null, bulk: false, headers: {} }])
+    expect(decode(frames[0]).requests).to.deep.equal([{ id: 1, method: 'a', args: 'first', timeoutMs: 5, trace: null, bulk: false, values: false, headers: {} }])
     expect(decode(frames[1]).replies).to.deep.equal([{ id: 1, status: 0, value: 'r' }])
   })
 

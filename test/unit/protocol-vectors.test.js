@@ -104,12 +104,13 @@ function decodedBody (msg) {
     case MessageType.REQUEST: return msg.requests.map((r) => {
       const entry = [r.id, r.method, r.args, r.timeoutMs]
       const headers = Object.keys(r.headers).length > 0
-      if (r.trace !== null || r.bulk || headers) entry.push(r.trace === null ? null : { ...r.trace })
-      if (r.bulk || headers) entry.push(r.bulk ? Accepts.BULK : 0)
+      if (r.trace !== null || r.bulk || r.values || headers) entry.push(r.trace === null ? null : { ...r.trace })
+      const accepts = (r.bulk ? Accepts.BULK : 0) | (r.values ? Accepts.VALUES : 0)
+      if (accepts !== 0 || headers) entry.push(accepts)
       if (headers) entry.push({ ...r.headers })
       return entry
     })
-    case MessageType.REPLY: return [msg.meta, msg.replies.map((r) => [r.id, r.status, r.status === 0 ? r.value : errorValue(r)])]
+    case MessageType.REPLY: return [msg.meta, msg.replies.map((r) => [r.id, r.status, r.status === 0 || r.status === 6 ? r.value : errorValue(r)])]
     case MessageType.PING: return [msg.seq]
     case MessageType.PONG: return [msg.seq, msg.meta]
     case MessageType.EVENT: return msg.events.map((e) => {
