@@ -265,6 +265,31 @@ export class ClientCore {
     return this.mesh.streaming(method)
   }
 
+  /**
+   * For zeromesh/nest, which knows a method by its name only: resolves once this client can
+   * tell how `method` is served, with true (a stream) or false (a request) when an up peer
+   * serves it, or null when none does nor may one come (the peers known said what they serve).
+   * Rejects with `timedOut(unreached)` after `timeout` ms, or after `connect` ms when no peer
+   * came up by then (`unreached` true: no peer was ever up).
+   */
+  howServed (method, timeout, timedOut, connect = timeout) {
+    if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
+    const { mesh } = this
+    const probe = { method, version: null, where: null, group: undefined, kind: { unroutable: () => true } }
+    const clock = this.options.clock
+    let connecting = null
+    const test = () => {
+      const s = mesh.streaming(method)
+      if (s !== null) return s
+      if (!mesh.table.anyEverUp()) return null
+      return mesh.unroutable(probe) === null ? null : 'none'
+    }
+    const w = mesh.methodWaiters.watch(test, timeout, () => timedOut(!mesh.table.anyEverUp()))
+    // No peer up within `connect` ms: the seeds do not answer; fail then, not at the timeout.
+    if (connect < timeout) connecting = clock.setTimeout(() => { if (!mesh.table.anyEverUp()) w.cancel(timedOut(true)) }, connect)
+    return w.promise.then((v) => v === 'none' ? null : v).finally(() => { if (connecting !== null) clock.clearTimeout(connecting) })
+  }
+
   /** A typed client of `contract` (docs/guides/contracts.md): a function per method. */
   proxy (contract, options) {
     return contractProxy(contract, { request: (m, a, o) => this.request(m, a, o), stream: (m, a, o) => this.stream(m, a, o), publish: (e, p, o) => this.publish(e, p, o), broadcast: (e, p, o) => this.broadcast(e, p, o) }, options)

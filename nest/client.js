@@ -2,25 +2,40 @@
 // ClientsModule.register([{ name, customClass: ZeromeshClient, options: { seeds } }]).
 // - send(pattern, data) calls the method of the pattern's name (a string as it is, an object
 //   pattern as Nest names it): a stream when the peers say it streams (PROTOCOL.md 4.8.2), each
-//   item a value of the Observable, or a request, its result the one value.
-// - emit(pattern, data) publishes the event: the Observable gives { delivered } once each
-//   subscribing group's handler finished, or the error of a group that failed.
+//   item a value of the Observable; else a request whose every result (a handler's Observable
+//   values, PROTOCOL.md 4.2.3) is a value of the Observable, in order.
+// - Nest's fast failures: no peer up within connectTimeout fails with code ECONNREFUSED (the
+//   zeromesh error its cause); live peers none of which serves the pattern fail at once with
+//   Nest's "There is no matching message handler" (unless the record asks to wait for a peer).
+//   The first call's deadline is one deadline, its wait for the peers included.
+// - emit(pattern, data) publishes the event to every subscribing group (a server instance is a
+//   group of its own unless its `group` option names one): the Observable gives { delivered }
+//   once each group's handler finished, or the error of a group that failed. With the record
+//   option `broadcast: true`, every subscribing instance runs it, grouped or not.
+// - Nest 12's packet metadata (setOnDispatchHook) travels as the request header
+//   `nest-metadata`, JSON; the handler reads it with ctx.getMetadata().
 // - A contract's method (contract.methods.x) or event (contract.events.y) as the pattern: the
 //   input or payload is checked before it is sent, and send() is typed by it.
 // - ZeromeshRecord(data, options) as the data gives that call its options (headers, timeout,
-//   key, idempotent; for emit, groups and ack).
+//   key, idempotent, waitForPeer; for emit, groups, ack and broadcast).
 // - close() (Nest calls it at application shutdown) lets the calls in flight finish, within
 //   drainTimeout, before it closes the client; calls made meanwhile still go out.
 import { ClientProxy } from '@nestjs/microservices'
 import { Client, insideOf } from '../client/client.js'
 import { resolveClientOptions } from '../client/options.js'
 import { check } from '../runtime/contract.js'
-import { invalidArgument, NoPeersError } from '../protocol/errors.js'
+import { METADATA_HEADER } from './context.js'
+import { invalidArgument, NoPeersError, UnknownMethodError } from '../protocol/errors.js'
+
+/** How long the first call waits for a peer to answer before it fails ECONNREFUSED (connectTimeout's default). */
+export const CONNECT_TIMEOUT_MS = 1000
+/** Nest's own words for a pattern no server handles (@nestjs/microservices NO_MESSAGE_HANDLER). */
+export const NO_MESSAGE_HANDLER = 'There is no matching message handler defined in the remote service.'
 
 /** Data with the options of its call: client.send('x', new ZeromeshRecord(data, { headers, timeout })). */
 export class ZeromeshRecord {
   constructor (data, options = {}) {
-    if (options === null || typeof options !== 'object') throw invalidArgument('new ZeromeshRecord(data, options): options must be an object of call options (timeout, headers, key, idempotent; for emit, groups and ack)')
+    if (options === null || typeof options !== 'object') throw invalidArgument('new ZeromeshRecord(data, options): options must be an object of call options (timeout, headers, key, idempotent, waitForPeer; for emit, groups, ack and broadcast)')
     this.data = data
     this.options = options
   }
@@ -30,12 +45,14 @@ export class ZeromeshClient extends ClientProxy {
   /**
    * @param {object} [options]  a zeromesh Client's options (seeds, timeout, security, ...), and:
    * @param {number} [options.drainTimeout]  how long close() waits for the calls in flight (default: the client's timeout)
+   * @param {number} [options.connectTimeout]  how long a call waits for a first peer to answer before it fails ECONNREFUSED (default 1000 ms, and never past the call's timeout)
    */
   constructor (options = {}) {
     super()
     if (options === null || typeof options !== 'object') throw invalidArgument('new ZeromeshClient(options): options must be an object of Client options, such as { seeds: [...] }')
-    const { drainTimeout, ...clientOptions } = options
+    const { drainTimeout, connectTimeout, ...clientOptions } = options
     if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0)) throw invalidArgument(`new ZeromeshClient(options): drainTimeout must be a whole number of milliseconds, got ${JSON.stringify(drainTimeout)}`)
+    if (connectTimeout !== undefined && !(Number.isInteger(connectTimeout) && connectTimeout >= 1 && connectTimeout <= 2 ** 31 - 1)) throw invalidArgument(`new ZeromeshClient(options): connectTimeout must be a whole number of milliseconds from 1, got ${JSON.stringify(connectTimeout)}`)
     // Checked now, as the zeromesh Client will check them: a missing seed or a bad option fails
     // where the module is declared, not at the first call.
     try {
@@ -45,6 +62,7 @@ export class ZeromeshClient extends ClientProxy {
     }
     this.clientOptions = clientOptions
     this.drainTimeout = drainTimeout ?? null
+    this.connectTimeout = connectTimeout ?? CONNECT_TIMEOUT_MS
     this.client = null
     this.inflight = 0
     this.idle = null // resolves when inflight reaches 0 (close() waits on it)
@@ -100,20 +118,29 @@ export class ZeromeshClient extends ClientProxy {
     return this.ensure()
   }
 
-  /** send(): a request, or a stream when the peers serve the method as one. */
+  /**
+   * send(): a stream when the peers serve the method as one, else a request whose every
+   * result is a value; one deadline (the record's timeout, or the client's) from the call on.
+   */
   publish (packet, callback) {
     const abort = new AbortController()
     this.track((async () => {
       try {
+        const started = performance.now()
         const { method, data, options } = await callOf(packet.pattern, packet.data, this.normalizePattern.bind(this))
-        const o = { ...options, signal: options?.signal === undefined ? abort.signal : AbortSignal.any([options.signal, abort.signal]) }
+        const { waitForPeer = false, ...rest } = options ?? {}
+        if (typeof waitForPeer !== 'boolean') throw invalidArgument('ZeromeshRecord: waitForPeer must be true or false')
         const client = this.ensure()
-        if (await this.streams(client, method, o)) {
-          for await (const item of client.stream(method, data, o)) callback({ response: item })
-          callback({ isDisposed: true })
+        const timeout = rest.timeout ?? insideOf(client).options.timeout
+        const o = { ...rest, headers: withMetadata(rest.headers, packet.metadata), signal: rest.signal === undefined ? abort.signal : AbortSignal.any([rest.signal, abort.signal]) }
+        const streams = await this.howServed(client, method, timeout, waitForPeer, started)
+        if (streams) { // a stream has no deadline unless its record gives one (a feed)
+          const so = { ...o, timeout: rest.timeout === undefined ? undefined : left(timeout, started) }
+          for await (const item of client.stream(method, data, so)) callback({ response: item })
         } else {
-          callback({ response: await client.request(method, data, o), isDisposed: true })
+          for (const value of await client.request(method, data, { ...o, timeout: left(timeout, started), values: true })) callback({ response: value })
         }
+        callback({ isDisposed: true })
       } catch (err) {
         if (!abort.signal.aborted) callback({ err })
       }
@@ -122,15 +149,23 @@ export class ZeromeshClient extends ClientProxy {
   }
 
   /**
-   * Whether `method` is a stream, by what the peers serving it said; a method none has spoken
-   * of yet is waited for (waitFor) within the call's timeout, then sent as a request.
+   * Whether `method` is a stream, by what the peers serving it said. A method none has spoken
+   * of yet is waited for within the call's time: no peer up within connectTimeout fails
+   * ECONNREFUSED; live peers none of which serves it fail at once with Nest's no-handler
+   * error, unless `waitForPeer` (then one serving it is waited for).
    */
-  async streams (client, method, o) {
+  async howServed (client, method, timeout, waitForPeer, started) {
     const now = client.streaming(method)
     if (now !== null) return now
-    const timeout = o.timeout ?? insideOf(client).options.timeout
+    const connect = Math.min(this.connectTimeout, timeout)
+    const timedOut = (unreached) => unreached
+      ? connectionRefused(connect, client.peers().map((p) => p.endpoint))
+      : new NoPeersError(`zeromesh: no peer serving "${method}" was up within ${timeout} ms`)
+    const served = await insideOf(client).howServed(method, left(timeout, started), timedOut, connect)
+    if (served !== null) return served
+    if (!waitForPeer) throw noHandler(method)
     try {
-      await client.waitFor(method, { timeout })
+      await client.waitFor(method, { timeout: left(timeout, started) })
     } catch (err) {
       if (err?.code === 'ERR_ZEROMESH_TIMEOUT') throw new NoPeersError(`zeromesh: no peer serving "${method}" was up within ${timeout} ms`)
       throw err
@@ -138,9 +173,18 @@ export class ZeromeshClient extends ClientProxy {
     return client.streaming(method) === true
   }
 
-  /** emit(): publishes the event; resolves with { delivered } (or { sent } with ack: false). */
+  /**
+   * emit(): publishes the event to every subscribing group (each server instance, unless
+   * grouped), or broadcasts it to every subscribing instance (`broadcast: true` in its record);
+   * resolves with { delivered } (or { sent } with ack: false).
+   */
   dispatchEvent (packet) {
-    return this.track(callOf(packet.pattern, packet.data, this.normalizePattern.bind(this)).then((c) => this.ensure().publish(c.method, c.data, c.options)))
+    return this.track(callOf(packet.pattern, packet.data, this.normalizePattern.bind(this)).then((c) => {
+      const { broadcast = false, ...rest } = c.options ?? {}
+      if (typeof broadcast !== 'boolean') throw invalidArgument('ZeromeshRecord: broadcast must be true or false')
+      const o = { ...rest, headers: withMetadata(rest.headers, packet.metadata) }
+      return broadcast ? this.ensure().broadcast(c.method, c.data, o) : this.ensure().publish(c.method, c.data, o)
+    }))
   }
 
   /** Counts `promise` in flight until it settles (close() waits for none). */
@@ -184,4 +228,30 @@ function contractSchema (p) {
   if (p === null || typeof p !== 'object' || typeof p.wire !== 'string') return null
   const s = p.input ?? p.schema
   return s?.['~standard'] !== undefined ? s : null
+}
+
+/** The whole milliseconds left of `timeout` since `started` (at least 1). */
+function left (timeout, started) {
+  return Math.max(1, Math.floor(timeout - (performance.now() - started)))
+}
+
+/** Request headers with Nest's packet metadata (Nest 12) in METADATA_HEADER, as JSON. */
+function withMetadata (headers, metadata) {
+  if (metadata === undefined || metadata === null || Object.keys(metadata).length === 0) return headers
+  return { ...headers, [METADATA_HEADER]: JSON.stringify(metadata) }
+}
+
+/** What Nest's TCP client gives when nothing listens: code ECONNREFUSED; the zeromesh error is its cause. */
+function connectionRefused (ms, endpoints) {
+  const cause = new NoPeersError(`zeromesh: no peer answered within ${ms} ms (tried ${endpoints.join(', ') || 'no seed'})`)
+  const err = new Error(`connect ECONNREFUSED: no zeromesh peer answered within ${ms} ms (tried ${endpoints.join(', ') || 'no seed'})`, { cause })
+  err.code = 'ECONNREFUSED'
+  return err
+}
+
+/** What Nest answers for a pattern no server handles, with the zeromesh code of an unknown method. */
+function noHandler (method) {
+  const err = new UnknownMethodError(NO_MESSAGE_HANDLER)
+  err.pattern = method
+  return err
 }

@@ -3,6 +3,9 @@
 // the call (runtime's RequestContext: headers, deadline, signal, publish), as a BaseRpcContext.
 import { BaseRpcContext } from '@nestjs/microservices'
 
+/** The request header Nest's packet metadata travels in, as JSON (nest/client.js sends it). */
+export const METADATA_HEADER = 'nest-metadata'
+
 export class ZeromeshContext extends BaseRpcContext {
   /** @param {[object]} args  [the zeromesh ctx] */
   constructor (args) {
@@ -27,6 +30,21 @@ export class ZeromeshContext extends BaseRpcContext {
   /** When the caller stops waiting: a performance.now() time, Infinity for none. */
   getDeadline () {
     return this.args[0].deadline
+  }
+
+  /**
+   * Nest 12's packet metadata: what the caller's dispatch hook put on the packet, which a
+   * ZeromeshClient sends as the request header `nest-metadata` (JSON); undefined when none.
+   */
+  getMetadata () {
+    const json = this.args[0].headers?.[METADATA_HEADER]
+    if (json === undefined) return undefined
+    try {
+      const m = JSON.parse(json)
+      return m !== null && typeof m === 'object' && !Array.isArray(m) ? m : undefined
+    } catch {
+      return undefined
+    }
   }
 
   /** The pattern (a zeromesh method or event name). */

@@ -3,13 +3,16 @@
 // whether they run on the peer's main thread (server.js) or in its worker threads (thread.js).
 //
 // - A @MessagePattern is a method of the pattern's name: a string as it is, an object pattern
-//   as Nest names it (its keys sorted, JSON). Its reply is the handler's value, or the last
-//   value of the Observable it returns (null when it completes with none).
+//   as Nest names it (its keys sorted, JSON). Its reply is the handler's value, or every value
+//   of the Observable it returns, in order, once it completes (PROTOCOL.md 4.2.3: a caller
+//   that reads one value gets the last, null when none). An Observable cut by the deadline,
+//   the caller's cancel or the drain is unsubscribed and its place given back at once.
 // - A @MessagePattern with the extra `{ stream: true }` is a stream method: each value of the
 //   returned Observable (or each item of a returned async iterable) is a stream item. A
 //   ZeromeshClient learns which patterns stream from the peer's service answer.
 // - An @EventPattern is a subscription to the event of the pattern's name, in the group its
-//   extra `group` names, else the server's `group` option, else the event's own name. It is
+//   extra `group` names, else the server's `group` option, else a group of this server
+//   instance's own (`instance`), so every instance runs it, as Nest's pub/sub transports do. It is
 //   acknowledged once its handlers (every handler of the pattern) finished, the Observables
 //   they return included; an error reaches the publisher.
 // - A pattern tied to a contract (ContractPattern(), ContractEventPattern()) is checked as
@@ -22,13 +25,14 @@ import { implement } from '../peer/implement.js'
 import { on, isContract } from '../runtime/contract.js'
 import { STREAMING } from '../runtime/stream-marker.js'
 import { invalidArgument } from '../protocol/errors.js'
+import { Values } from '../runtime/values.js'
 
 /** The transport id of zeromesh's strategies: @MessagePattern('x', ZEROMESH_TRANSPORT) serves 'x' through zeromesh alone in a hybrid app. */
 export const ZEROMESH_TRANSPORT = Symbol.for('zeromesh.transport')
 
 /**
  * @param {Map<string, Function>} messageHandlers  the strategy's (Server#getHandlers())
- * @param {{ group?: string|null }} [options]
+ * @param {{ group?: string|null, instance?: string }} [options]  `instance`: this server's own name, for the group of an event no option groups (default: the event's name)
  * @returns {{ methods: Record<string, Function>, events: Record<string, { handler: Function, group: string }>, subscriptions: object[] }}
  *   `subscriptions`: those tied to a contract (on()'s), the others in `events`
  */
@@ -42,10 +46,11 @@ export function zeromeshHandlers (messageHandlers, options = {}) {
     const tied = extras.zeromeshContract ?? null
     if (tied !== null && !isContract(tied.contract)) throw invalidArgument(`zeromesh/nest: pattern ${pattern}: its contract must be made by contract()`)
     if (h.isEventHandler) {
-      const handler = (payload, ctx) => lastOf(h(payload, new ZeromeshContext([ctx])), ctx.signal).then(() => undefined)
-      const group = extras.group ?? options.group ?? null
-      if (tied !== null) subscriptions.push(on(tied.contract, tied.name, handler, group === null ? {} : { group }))
-      else events[pattern] = { handler, group: group ?? pattern }
+      const handler = (payload, ctx) => answerOf(h(payload, new ZeromeshContext([ctx])), ctx.signal).then(() => undefined)
+      const wire = tied === null ? pattern : tied.contract.events[tied.name].wire
+      const group = extras.group ?? options.group ?? (options.instance === undefined ? wire : `${wire}@${options.instance}`)
+      if (tied !== null) subscriptions.push(on(tied.contract, tied.name, handler, { group }))
+      else events[pattern] = { handler, group }
       continue
     }
     const stream = extras.stream === true || (tied !== null && tied.contract.methods[tied.name]?.stream === true)
@@ -54,7 +59,7 @@ export function zeromeshHandlers (messageHandlers, options = {}) {
       fn = (args, ctx) => itemsOf(h(args, new ZeromeshContext([ctx])), ctx.signal)
       fn[STREAMING] = true
     } else {
-      fn = (args, ctx) => lastOf(h(args, new ZeromeshContext([ctx])), ctx.signal)
+      fn = (args, ctx) => answerOf(h(args, new ZeromeshContext([ctx])), ctx.signal)
     }
     if (tied === null) { methods[pattern] = fn; continue }
     let entry = byContract.get(tied.contract)
@@ -71,11 +76,13 @@ export function zeromeshHandlers (messageHandlers, options = {}) {
 }
 
 /**
- * The reply of a handler's outcome: its value, or the last value of the Observable it
- * resolves to (null when none); the Observable is unsubscribed when `signal` aborts. A
- * rejection or an Observable's error becomes remoteError()'s.
+ * The answer of a handler's outcome: its value (null for undefined), or every value of the
+ * Observable it resolves to, in order, once it completes (runtime/values.js: a caller that
+ * reads one value gets the last). When `signal` aborts (the deadline, the caller's cancel, the
+ * drain) the Observable is unsubscribed and the answer rejects at once, so the handler's place
+ * is given back. A rejection or an Observable's error becomes remoteError()'s.
  */
-export async function lastOf (outcome, signal) {
+export async function answerOf (outcome, signal) {
   let value
   try {
     value = await outcome
@@ -84,17 +91,24 @@ export async function lastOf (outcome, signal) {
   }
   if (!isObservable(value)) return value === undefined ? null : value
   return new Promise((resolve, reject) => {
-    let last = null
+    const values = []
     let ended = false
     let sub = null
-    const stop = () => sub?.unsubscribe()
     const end = () => { ended = true; signal?.removeEventListener('abort', stop) }
+    function stop () {
+      if (ended) return
+      end()
+      sub?.unsubscribe()
+      reject(signal.reason ?? new Error('stopped'))
+    }
     sub = value.subscribe({ // it may end before subscribe() returns (of(), throwError())
-      next: (v) => { last = v === undefined ? null : v },
-      error: (err) => { end(); reject(remoteError(err)) },
-      complete: () => { end(); resolve(last) },
+      next: (v) => { if (!ended) values.push(v === undefined ? null : v) },
+      error: (err) => { if (!ended) { end(); reject(remoteError(err)) } },
+      complete: () => { if (!ended) { end(); resolve(new Values(values)) } },
     })
-    if (!ended) signal?.addEventListener('abort', stop, { once: true })
+    if (ended) return
+    if (signal?.aborted) stop()
+    else signal?.addEventListener('abort', stop, { once: true })
   })
 }
 

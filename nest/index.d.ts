@@ -15,7 +15,7 @@ export interface ZeromeshServerOptions extends Omit<PeerOptions, 'handlers' | 'e
   module?: string | URL
   /** Its export. Default 'AppModule'. */
   moduleExport?: string
-  /** The group of every @EventPattern whose extras name none. Default: the event's own name. */
+  /** The group of every @EventPattern whose extras name none: the instances of one group share each event (NATS's queue). Default: none, every instance runs each event (Redis, NATS without queue). */
   group?: string
   /** The Nest log levels of each thread's application. Default ['error', 'warn']. */
   threadLogger?: Array<'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal'> | false
@@ -34,12 +34,25 @@ export declare class ZeromeshServer extends Server {
   on(event: string, callback: Function): void
   /** The zeromesh Peer, after listen(). */
   unwrap<T = Peer>(): T
+  /** Nest 12: runs around every handler (main thread and threads), from the peer's main thread. */
+  setOnProcessingStartHook(hook: (transportId: symbol | number, context: unknown, done: () => Promise<any>) => void): void
+  setOnProcessingEndHook(hook: (transportId: symbol | number, context: unknown) => void): void
 }
 
 /** ZeromeshClient's options: a zeromesh Client's, and how long close() waits for the calls in flight. */
 export interface ZeromeshClientOptions extends ClientOptions {
   /** Milliseconds close() lets the calls in flight finish before it closes the client. Default: the client's timeout. */
   drainTimeout?: number
+  /** Milliseconds a call waits for a first peer to answer before it fails with code ECONNREFUSED (never past its timeout). Default 1000. */
+  connectTimeout?: number
+}
+
+/** A ZeromeshRecord's options: a request's, and for send() waitForPeer, for emit() groups, ack and broadcast. */
+export interface ZeromeshRecordOptions extends Omit<RequestOptions, 'values'>, Pick<PublishOptions, 'groups' | 'ack'> {
+  /** send(): when the live peers known serve no such pattern, wait (within the timeout) for one that does, instead of failing at once. Default false. */
+  waitForPeer?: boolean
+  /** emit(): every subscribing server instance runs it, grouped or not (client.broadcast()). Default false: one instance of each group. */
+  broadcast?: boolean
 }
 
 /** A contract's method (contract.methods.x): send() checks its input and is typed by it. */
@@ -72,9 +85,9 @@ export declare class ZeromeshClient extends ClientProxy {
 
 /** Data with its call's options: client.send('x', new ZeromeshRecord(data, { headers, timeout })). */
 export declare class ZeromeshRecord<T = unknown> {
-  constructor(data: T, options?: RequestOptions & Pick<PublishOptions, 'groups' | 'ack'>)
+  constructor(data: T, options?: ZeromeshRecordOptions)
   readonly data: T
-  readonly options: RequestOptions & Pick<PublishOptions, 'groups' | 'ack'>
+  readonly options: ZeromeshRecordOptions
 }
 
 /** What a handler run by zeromesh gets as its RPC context (@Ctx()). */
@@ -88,6 +101,8 @@ export declare class ZeromeshContext extends BaseRpcContext<[RequestContext]> {
   getPattern(): string
   /** An event's group; null for a message or a broadcast. */
   getGroup(): string | null
+  /** Nest 12's packet metadata, as the caller's dispatch hook set it; undefined when none. */
+  getMetadata(): Record<string, string> | undefined
 }
 
 /** An HTTP exception filter for zeromesh errors: 503 with Retry-After, 504, 400, else 500 (zeromesh/http). */

@@ -3,13 +3,21 @@
 // (handlers.js says how). Nest binds the handlers (pipes, guards, interceptors, exception
 // filters) and hands them over by addHandler(); listen() starts the Peer with them.
 //
+// Nest 12's processing hooks (setOnProcessingStartHook/EndHook, what tracing plugs into) run
+// around every handler, on the peer's main thread as a middleware, whether the handler runs
+// there or in a thread; nothing runs for them until one is set. Every @EventPattern with no
+// group of its own runs on every server instance (each instance is a group), as on Nest's
+// pub/sub transports; the `group` option makes the instances one group (NATS's queue).
+//
 // With `threads: N` the handlers run in N worker threads instead, so CPU-heavy ones never
 // block the peer's main thread (membership, sockets): each thread bootstraps the application
 // module named by `module` (thread.js) and serves its own instances, bound as Nest binds them.
 import { Server } from '@nestjs/microservices'
 import { pathToFileURL } from 'node:url'
+import { randomBytes } from 'node:crypto'
 import { Peer } from '../peer/peer.js'
 import { zeromeshHandlers, ZEROMESH_TRANSPORT } from './handlers.js'
+import { ZeromeshContext } from './context.js'
 import { invalidArgument } from '../protocol/errors.js'
 
 const THREAD_MODULE = new URL('./thread.js', import.meta.url)
@@ -21,7 +29,7 @@ export class ZeromeshServer extends Server {
    * @param {number} [options.threads]  worker threads to run the handlers in (0, the default: the main thread)
    * @param {string|URL} [options.module]  with threads: the file of the application module each thread bootstraps
    * @param {string} [options.moduleExport]  its export (default 'AppModule')
-   * @param {string} [options.group]  the group of every @EventPattern that names none (default: the event's name)
+   * @param {string} [options.group]  the group of every @EventPattern that names none: the instances of one group share each event (default: none, every instance runs it)
    * @param {Array<string>|false} [options.threadLogger]  the Nest log levels of each thread's application (default ['error', 'warn'])
    */
   constructor (options = {}) {
@@ -36,7 +44,9 @@ export class ZeromeshServer extends Server {
     if (group !== null && typeof group !== 'string') throw invalidArgument('new ZeromeshServer(options): group must be a string')
     this.transportId = ZEROMESH_TRANSPORT
     this.propagatesEventHandlerErrors = true // an event handler's error goes back to its publisher, not to Nest's log
-    this.own = { threads, module: module === undefined ? null : moduleUrl(module), moduleExport, group, threadLogger }
+    // This instance's own name: the group of its events when no option groups them.
+    this.own = { threads, module: module === undefined ? null : moduleUrl(module), moduleExport, group, threadLogger, instance: randomBytes(4).toString('hex') }
+    this.hooked = false // a processing hook was set: the peer runs them (hooks())
     this.peerOptions = peerOptions
     this.peer = null
     this.listeners = [] // on() before listen(): [event, callback]
@@ -52,7 +62,7 @@ export class ZeromeshServer extends Server {
     let given
     let tied = []
     if (o.threads === 0) {
-      const { methods, events, subscriptions } = zeromeshHandlers(this.messageHandlers, { group: o.group })
+      const { methods, events, subscriptions } = zeromeshHandlers(this.messageHandlers, { group: o.group, instance: o.instance })
       given = { handlers: methods, events }
       tied = subscriptions
     } else {
@@ -61,6 +71,7 @@ export class ZeromeshServer extends Server {
     const peer = new Peer({ ...this.peerOptions, ...given })
     for (const s of tied) peer.subscribe(s.event, s.handler, { group: s.group }) // a contract's events, their payloads checked (on())
     for (const [event, callback] of this.listeners) peer.on(event, callback)
+    if (this.hooked) peer.use(this.hooks())
     try {
       await peer.start()
     } catch (err) {
@@ -70,6 +81,58 @@ export class ZeromeshServer extends Server {
     }
     this.peer = peer
     this._status$.next('connected')
+  }
+
+  /** Nest 12: runs `hook` as each handler starts (it calls `done` to run it); the peer runs it from then on. */
+  setOnProcessingStartHook (hook) {
+    if (typeof super.setOnProcessingStartHook !== 'function') throw nest12('setOnProcessingStartHook')
+    super.setOnProcessingStartHook(hook)
+    this.hook()
+  }
+
+  /** Nest 12: runs `hook` as each handler ends (its value given, its Observable completed, or failed). */
+  setOnProcessingEndHook (hook) {
+    if (typeof super.setOnProcessingEndHook !== 'function') throw nest12('setOnProcessingEndHook')
+    super.setOnProcessingEndHook(hook)
+    this.hook()
+  }
+
+  hook () {
+    if (this.hooked) return
+    this.hooked = true
+    this.peer?.use(this.hooks())
+  }
+
+  /**
+   * The processing hooks as a peer middleware: the start hook gets the call's context and a
+   * `done` that runs the rest of the chain (the handler, in a thread or here); the end hook
+   * runs once that is over, whatever its outcome. A request, an event and a stream alike.
+   */
+  hooks () {
+    return (ctx, next) => new Promise((resolve, reject) => {
+      const context = new ZeromeshContext([ctx])
+      let ended = false
+      const end = () => {
+        if (ended) return
+        ended = true
+        this.onProcessingEndHook?.(this.transportId, context)
+      }
+      const done = async () => {
+        try {
+          resolve(await next())
+        } catch (err) {
+          reject(err)
+        } finally {
+          end()
+        }
+      }
+      try {
+        this.onProcessingStartHook(this.transportId, context, done)
+      } catch (err) {
+        end()
+        reject(err)
+      }
+    })
   }
 
   /** Graceful: the peer says it leaves, finishes what runs (its drainTimeout) and closes. */
@@ -99,7 +162,7 @@ function threadModuleUrl (o) {
   const u = new URL(THREAD_MODULE)
   u.searchParams.set('module', o.module)
   u.searchParams.set('export', o.moduleExport)
-  u.searchParams.set('options', JSON.stringify({ group: o.group, logger: o.threadLogger }))
+  u.searchParams.set('options', JSON.stringify({ group: o.group, logger: o.threadLogger, instance: o.instance }))
   return u
 }
 
@@ -107,4 +170,9 @@ function moduleUrl (m) {
   if (m instanceof URL) return m.href
   if (typeof m !== 'string' || m.length === 0) throw invalidArgument('new ZeromeshServer({ module }): module must be a file path or a file: URL')
   return m.startsWith('file:') ? m : pathToFileURL(m).href
+}
+
+/** A Nest 12 feature asked of an older @nestjs/microservices, which has no such hook. */
+function nest12 (name) {
+  return new TypeError(`zeromesh/nest: ${name}() is a @nestjs/microservices 12 feature; this application has an older one`)
 }

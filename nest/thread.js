@@ -12,7 +12,7 @@ import { SUBSCRIPTIONS } from '../runtime/contract.js'
 const query = new URL(import.meta.url).searchParams
 const moduleUrl = query.get('module')
 const exportName = query.get('export')
-const { group, logger } = JSON.parse(query.get('options'))
+const { group, logger, instance } = JSON.parse(query.get('options'))
 
 /** The strategy in a thread: it serves nothing itself; the peer's main thread hands it work. */
 class ThreadStrategy extends Server {
@@ -34,7 +34,7 @@ if (typeof AppModule !== 'function') throw new Error(`zeromesh/nest: ${moduleUrl
 const strategy = new ThreadStrategy()
 const app = await NestFactory.createMicroservice(AppModule, { strategy, logger })
 await app.listen()
-const { methods, events: byEvent, subscriptions } = zeromeshHandlers(strategy.getHandlers(), { group })
+const { methods, events: byEvent, subscriptions } = zeromeshHandlers(strategy.getHandlers(), { group, instance })
 Object.defineProperty(methods, SUBSCRIPTIONS, { value: Object.freeze(subscriptions) }) // a contract's events, as implement() carries them
 
 export default methods

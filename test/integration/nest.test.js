@@ -6,9 +6,10 @@ import 'reflect-metadata'
 import { expect } from 'chai'
 import net from 'node:net'
 import { NestFactory } from '@nestjs/core'
-import { lastValueFrom, toArray, firstValueFrom } from 'rxjs'
-import { ZeromeshServer, ZeromeshClient, ZeromeshRecord } from 'zeromesh/nest'
+import { lastValueFrom, toArray, firstValueFrom, scan } from 'rxjs'
+import { ZeromeshServer, ZeromeshClient, ZeromeshRecord, ZEROMESH_TRANSPORT } from 'zeromesh/nest'
 import { InvalidInputError, RemoteError, Client } from 'zeromesh'
+import { ClientProxy } from '@nestjs/microservices'
 import { AppModule, sums } from '../fixtures/nest-app.mjs'
 import { eventually } from '../helpers/eventually.js'
 
@@ -27,8 +28,9 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
     for (const a of apps.splice(0)) await a.close()
   })
 
-  async function microservice (options = {}) {
+  async function microservice (options = {}, setup = () => {}) {
     const server = new ZeromeshServer({ bind: 'tcp://127.0.0.1:0', ...options })
+    setup(server)
     const app = await NestFactory.createMicroservice(AppModule, { strategy: server, logger: false })
     apps.push(app)
     await app.listen()
@@ -44,12 +46,12 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
     describe(threads === 0 ? 'handlers on the main thread' : 'handlers in 2 worker threads', () => {
       const options = threads === 0 ? {} : { threads, module: APP_MODULE, threadLogger: false }
 
-      it('@MessagePattern handlers answer send(): string and object patterns, an Observable\'s last value, headers and the deadline in the RPC context', async () => {
+      it('@MessagePattern handlers answer send(): string and object patterns, every value of an Observable, headers and the deadline in the RPC context', async () => {
         const { endpoint, server } = await microservice(options)
         const c = client(endpoint)
         expect(await lastValueFrom(c.send('echo', { a: 1 }))).to.deep.equal({ a: 1 })
         expect(await lastValueFrom(c.send({ cmd: 'run', service: 'typed' }, 5))).to.deep.equal({ cmd: 'typed', data: 5 }) // keys in any order: Nest sorts them
-        expect(await lastValueFrom(c.send('lastOfMany', {}).pipe(toArray()))).to.deep.equal([3])
+        expect(await lastValueFrom(c.send('lastOfMany', {}).pipe(toArray()))).to.deep.equal([1, 2, 3])
         expect(await lastValueFrom(c.send('context', new ZeromeshRecord({}, { headers: { tenant: 'acme' } })))).to.deep.equal({ headers: { tenant: 'acme' }, pattern: 'context', remaining: true })
         const served = server.unwrap().service()
         expect(served.methods).to.include.members(['echo', 'ticks', '{"cmd":"run","service":"typed"}', 'sums.add'])
@@ -61,6 +63,85 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
           expect(ids.size).to.equal(2) // both threads serve
           expect([...ids].every((id) => id > 0)).to.equal(true) // neither is the main thread
         }
+      })
+
+      it('every value of a plain @MessagePattern\'s Observable reaches the caller in order (Nest\'s sum-rpc "streaming"); a zeromesh request gets the last', async () => {
+        const { endpoint } = await microservice(options)
+        const c = client(endpoint)
+        expect(await lastValueFrom(c.send({ cmd: 'streaming' }, [1, 2, 3, 4, 5]).pipe(scan((a, b) => a + b)))).to.equal(15)
+        expect(await lastValueFrom(c.send({ cmd: 'streaming' }, []).pipe(toArray()))).to.deep.equal([])
+        const raw = new Client({ seeds: [endpoint], timeout: 5000 })
+        try {
+          expect(await raw.request('{"cmd":"streaming"}', [1, 2, 3])).to.equal(3)
+          expect(await raw.request('{"cmd":"streaming"}', [1, 2, 3], { values: true })).to.deep.equal([1, 2, 3])
+        } finally {
+          await raw.close()
+        }
+      })
+
+      it('no place held past the caller: never-completing Observables cut by their deadline give their places back, and app.close() does not wait for them', async () => {
+        const { app, endpoint, server } = await microservice({ ...options, maxInflight: 2 })
+        const c = client(endpoint)
+        const unsubscribed = []
+        const channel = new BroadcastChannel('zeromesh-nest-app')
+        channel.onmessage = (e) => { if (e.data.unsubscribed !== undefined) unsubscribed.push(e.data.unsubscribed) }
+        try {
+          // Twice maxInflight, in two waves: the first gives its places back once cut (held, the peer would stay full).
+          for (const wave of [[1, 2], [3, 4]]) {
+            const cut = await Promise.all(wave.map((id) => rejection(c.send('never', new ZeromeshRecord({ id }, { timeout: 300, idempotent: false })))))
+            expect(cut.map((e) => e.code)).to.deep.equal(['ERR_ZEROMESH_TIMEOUT', 'ERR_ZEROMESH_TIMEOUT'])
+            await eventually(() => expect(server.unwrap().stats().inflight).to.equal(0))
+          }
+          expect(await lastValueFrom(c.send('echo', new ZeromeshRecord({ ok: 1 }, { timeout: 2000 })))).to.deep.equal({ ok: 1 })
+          await eventually(() => expect([...unsubscribed].sort()).to.deep.equal([1, 2, 3, 4]))
+          expect(server.unwrap().stats().inflight).to.equal(0)
+          // A caller that gives up (unsubscribes) cancels it: the peer has nothing left to drain.
+          const sub = c.send('never', new ZeromeshRecord({ id: 5 }, { timeout: 20000 })).subscribe({ error: () => {} })
+          await eventually(() => expect(server.unwrap().stats().inflight).to.equal(1))
+          sub.unsubscribe()
+          await eventually(() => expect(unsubscribed).to.include(5))
+          const t0 = performance.now()
+          await app.close()
+          apps.splice(apps.indexOf(app), 1)
+          expect(performance.now() - t0).to.be.below(5000) // the drain timeout is 10 s; nothing runs
+        } finally {
+          channel.close()
+        }
+      })
+
+      if (threads === 0) it('a Promise handler keeps its place until it settles, and one that settles well after its signal aborted is counted (overran)', async () => {
+        const { endpoint, server } = await microservice({ ...options, maxInflight: 1 })
+        const c = client(endpoint)
+        expect((await rejection(c.send('hang', new ZeromeshRecord({ after: 400 }, { timeout: 200, idempotent: false })))).code).to.equal('ERR_ZEROMESH_TIMEOUT')
+        expect(server.unwrap().stats().inflight).to.equal(1) // aborted, not settled: still its place
+        await eventually(() => expect(server.unwrap().stats()).to.include({ inflight: 0, overran: 1 }))
+      })
+
+      if (typeof ClientProxy.prototype.setOnDispatchHook !== 'function') {
+        it('Nest 11 has no packet metadata nor processing hooks: ctx.getMetadata() gives undefined, and asking for a hook says it is Nest 12\'s', async () => {
+          const { endpoint, server } = await microservice(options)
+          const c = client(endpoint)
+          expect(await lastValueFrom(c.send('metadata', {}))).to.equal(null)
+          expect(() => server.setOnProcessingStartHook(() => {})).to.throw(/@nestjs\/microservices 12 feature/)
+        })
+      } else it('Nest 12\'s packet metadata reaches ctx.getMetadata(), and the processing hooks run around every handler', async () => {
+        const seen = []
+        const { endpoint } = await microservice(options, (server) => {
+          server.setOnProcessingStartHook((transportId, context, done) => { seen.push(['start', transportId === ZEROMESH_TRANSPORT, context.getPattern()]); return done() })
+          server.setOnProcessingEndHook((transportId, context) => { seen.push(['end', context.getPattern()]) })
+        })
+        const c = client(endpoint)
+        expect(await lastValueFrom(c.send('metadata', {}))).to.equal(null)
+        c.setOnDispatchHook((packet) => { packet.metadata = { traceId: 'abc-1', Tenant: 'Acme' } })
+        expect(await lastValueFrom(c.send('metadata', {}))).to.deep.equal({ traceId: 'abc-1', Tenant: 'Acme' })
+        expect(await lastValueFrom(c.send('lastOfMany', {}).pipe(toArray()))).to.deep.equal([1, 2, 3])
+        await lastValueFrom(c.emit('cache.clear', { id: 1 }))
+        expect(seen).to.deep.equal([
+          ['start', true, 'metadata'], ['end', 'metadata'],
+          ['start', true, 'metadata'], ['end', 'metadata'],
+          ['start', true, 'lastOfMany'], ['end', 'lastOfMany'],
+          ['start', true, 'cache.clear'], ['end', 'cache.clear'],
+        ])
       })
 
       it('an RpcException reaches the caller with its message and code; any other error as Nest hides it', async () => {
@@ -144,6 +225,67 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
       await raw.close()
     }
     await spinning
+  })
+
+  it('fast, Nest-shaped failures: nothing listening fails ECONNREFUSED within connectTimeout; a pattern no live peer handles fails at once with Nest\'s words', async () => {
+    const closed = net.createServer()
+    await new Promise((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const port = closed.address().port
+    await new Promise((resolve) => closed.close(resolve)) // a port nothing listens on
+    const dead = client(`tcp://127.0.0.1:${port}`, { timeout: 5000, connectTimeout: 500 })
+    let t0 = performance.now()
+    const refused = await rejection(dead.send('echo', {}))
+    expect(performance.now() - t0).to.be.below(2000)
+    expect(refused.code).to.equal('ECONNREFUSED')
+    expect(refused.cause.code).to.equal('ERR_ZEROMESH_NO_PEERS')
+
+    const { endpoint } = await microservice()
+    const c = client(endpoint, { timeout: 5000 })
+    await lastValueFrom(c.send('echo', {})) // the peer known, and what it serves
+    t0 = performance.now()
+    const none = await rejection(c.send('nope', {}))
+    expect(performance.now() - t0).to.be.below(500)
+    expect(none.message).to.equal('There is no matching message handler defined in the remote service.')
+    expect(none.code).to.equal('ERR_ZEROMESH_UNKNOWN_METHOD')
+    // A first call to a new client: it learns the peer, then fails at once too (one deadline).
+    const fresh = client(endpoint, { timeout: 5000 })
+    t0 = performance.now()
+    expect((await rejection(fresh.send('nope', {}))).message).to.equal('There is no matching message handler defined in the remote service.')
+    expect(performance.now() - t0).to.be.below(2000)
+    // Asked to wait for a peer that serves it: waits within its timeout.
+    t0 = performance.now()
+    expect((await rejection(c.send('nope', new ZeromeshRecord({}, { timeout: 400, waitForPeer: true })))).code).to.equal('ERR_ZEROMESH_NO_PEERS')
+    expect(performance.now() - t0).to.be.within(350, 2000)
+  })
+
+  it('emit() runs the handler on every server instance, as Nest\'s pub/sub transports do; grouped instances share it; broadcast reaches every one', async () => {
+    const handled = []
+    const channel = new BroadcastChannel('zeromesh-nest-app')
+    channel.onmessage = (e) => { if (e.data.cleared !== undefined) handled.push(e.data) }
+    try {
+      const one = await microservice()
+      const two = await microservice({ seeds: [one.endpoint] })
+      const c = client(one.endpoint)
+      await eventually(() => expect(c.unwrap().peers().filter((p) => p.state === 'up')).to.have.length(2))
+      const out = await lastValueFrom(c.emit('cache.clear', { id: 1 }))
+      expect(out.delivered.map((d) => d.endpoint).sort()).to.deep.equal([one.endpoint, two.endpoint].sort())
+      await eventually(() => expect(handled.filter((h) => h.cleared === 1)).to.have.length(2))
+      expect(new Set(handled.map((h) => h.group)).size).to.equal(2) // each instance is a group of its own
+
+      const three = await microservice({ group: 'cache', seeds: [one.endpoint] })
+      const four = await microservice({ group: 'cache', seeds: [one.endpoint] })
+      const g = client(three.endpoint)
+      await eventually(() => expect(g.unwrap().peers().filter((p) => p.state === 'up')).to.have.length(4))
+      await eventually(async () => {
+        const d = (await lastValueFrom(g.emit('cache.clear', { id: 2 }))).delivered
+        expect(d.filter((x) => x.group === 'cache')).to.have.length(1) // one of the group
+        expect(d).to.have.length(3) // and each ungrouped instance
+      })
+      const all = await lastValueFrom(g.emit('cache.clear', new ZeromeshRecord({ id: 3 }, { broadcast: true })))
+      expect(all.delivered.map((d) => d.endpoint).sort()).to.deep.equal([one, two, three, four].map((x) => x.endpoint).sort())
+    } finally {
+      channel.close()
+    }
   })
 
   it('status, on() and unwrap() behave as Nest 11 and 12 define them; close() lets the calls in flight finish', async () => {

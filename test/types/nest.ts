@@ -14,6 +14,8 @@ const heavy = contract('heavy', {
 export const server = new ZeromeshServer({ bind: 'tcp://127.0.0.1:0', threads: 2, module: new URL('./app.module.js', import.meta.url), moduleExport: 'AppModule', group: 'heavy' })
 // @ts-expect-error handlers come from the application's patterns
 new ZeromeshServer({ handlers: {} })
+new ZeromeshServer({ group: 'cache' }).setOnProcessingStartHook((transportId, context, done) => { void done() })
+new ZeromeshClient({ seeds: ['tcp://127.0.0.1:5555'], connectTimeout: 500 })
 
 async function gateway (client: ZeromeshClient): Promise<void> {
   const out = await lastValueFrom(client.send(heavy.methods.run, { n: 5 }))
@@ -23,6 +25,10 @@ async function gateway (client: ZeromeshClient): Promise<void> {
   await lastValueFrom(client.send(heavy.methods.run, new ZeromeshRecord({ n: 5 }, { timeout: 500, headers: { tenant: 'acme' } })))
   const any: Observable<{ ok: boolean }> = client.send<{ ok: boolean }>('plain', {})
   await lastValueFrom(client.emit(heavy.events.done, { n: 1 }))
+  await lastValueFrom(client.emit('cache.clear', new ZeromeshRecord({ n: 1 }, { broadcast: true })))
+  await lastValueFrom(client.send('maybe', new ZeromeshRecord({}, { waitForPeer: true, timeout: 500 })))
+  // @ts-expect-error values is the Nest client's to set: every value comes anyway
+  new ZeromeshRecord({}, { values: true })
   // @ts-expect-error the event's payload is { n: number }
   client.emit(heavy.events.done, { n: true })
   const c = await client.connect()
@@ -34,6 +40,8 @@ async function gateway (client: ZeromeshClient): Promise<void> {
 export function handler (data: unknown, ctx: ZeromeshContext): string {
   const tenant: string | undefined = ctx.getHeaders().tenant
   ctx.getContext().remaining()
+  const meta: Record<string, string> | undefined = ctx.getMetadata()
+  void meta
   return `${tenant ?? ''}${ctx.getPattern()}`
 }
 
