@@ -34,7 +34,7 @@ export declare class ZeromeshServer extends Server {
   on(event: string, callback: Function): void
   /** The zeromesh Peer, after listen(). */
   unwrap<T = Peer>(): T
-  /** Nest 12: runs around every handler (main thread and threads), from the peer's main thread. */
+  /** Nest 11.2 and 12: runs around every handler (main thread and threads), from the peer's main thread. */
   setOnProcessingStartHook(hook: (transportId: symbol | number, context: unknown, done: () => Promise<any>) => void): void
   setOnProcessingEndHook(hook: (transportId: symbol | number, context: unknown) => void): void
 }

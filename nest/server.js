@@ -3,7 +3,7 @@
 // (handlers.js says how). Nest binds the handlers (pipes, guards, interceptors, exception
 // filters) and hands them over by addHandler(); listen() starts the Peer with them.
 //
-// Nest 12's processing hooks (setOnProcessingStartHook/EndHook, what tracing plugs into) run
+// Nest's processing hooks (11.2 and 12: setOnProcessingStartHook/EndHook, what tracing plugs into) run
 // around every handler, on the peer's main thread as a middleware, whether the handler runs
 // there or in a thread; nothing runs for them until one is set. Every @EventPattern with no
 // group of its own runs on every server instance (each instance is a group), as on Nest's
@@ -83,16 +83,16 @@ export class ZeromeshServer extends Server {
     this._status$.next('connected')
   }
 
-  /** Nest 12: runs `hook` as each handler starts (it calls `done` to run it); the peer runs it from then on. */
+  /** Nest 11.2 and 12: runs `hook` as each handler starts (it calls `done` to run it); the peer runs it from then on. */
   setOnProcessingStartHook (hook) {
-    if (typeof super.setOnProcessingStartHook !== 'function') throw nest12('setOnProcessingStartHook')
+    if (typeof super.setOnProcessingStartHook !== 'function') throw hooksMissing('setOnProcessingStartHook')
     super.setOnProcessingStartHook(hook)
     this.hook()
   }
 
-  /** Nest 12: runs `hook` as each handler ends (its value given, its Observable completed, or failed). */
+  /** Nest 11.2 and 12: runs `hook` as each handler ends (its value given, its Observable completed, or failed). */
   setOnProcessingEndHook (hook) {
-    if (typeof super.setOnProcessingEndHook !== 'function') throw nest12('setOnProcessingEndHook')
+    if (typeof super.setOnProcessingEndHook !== 'function') throw hooksMissing('setOnProcessingEndHook')
     super.setOnProcessingEndHook(hook)
     this.hook()
   }
@@ -172,7 +172,7 @@ function moduleUrl (m) {
   return m.startsWith('file:') ? m : pathToFileURL(m).href
 }
 
-/** A Nest 12 feature asked of an older @nestjs/microservices, which has no such hook. */
-function nest12 (name) {
-  return new TypeError(`zeromesh/nest: ${name}() is a @nestjs/microservices 12 feature; this application has an older one`)
+/** A hook asked of a @nestjs/microservices older than 11.2, which has none. */
+function hooksMissing (name) {
+  return new TypeError(`zeromesh/nest: ${name}() needs @nestjs/microservices 11.2 or later; this application has an older one`)
 }
