@@ -8,7 +8,7 @@ export { Client, clientDefaults, strategyNames } from './client/index.js'
 export type {
   StrategyPeer, Strategy, ClientTransportHandlers, ClientTransport, ClientOptions, ClientSecurity, RequestOptions,
   StreamOptions, CallContext, ClientMiddleware, ContractProxy, ServiceClient, ClientStream, PeerInfo, ClientStats,
-  PublishOptions, BroadcastOptions, Delivery, PublishResult, BroadcastResult, ContractEvents,
+  PublishOptions, BroadcastOptions, Delivery, PublishResult, BroadcastResult, GatherResult, ContractEvents,
 } from './client/index.js'
 export type { Clock, Logger, DnsOptions, Transport, Listener, Connector } from './runtime/types.js'
 export {

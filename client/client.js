@@ -23,6 +23,11 @@ export class Client extends EventEmitter {
     return this.#core.request(method, args, options)
   }
 
+  /** Sends `method(args)` to every peer that serves it: each one's reply, failure or silence (docs/reference/client.md). */
+  gather (method, args, options) {
+    return this.#core.gather(method, args, options)
+  }
+
   /** Opens a stream of `method(args)`: an async iterable of its items, at once (docs/guides/streams.md). */
   stream (method, args, options) {
     return this.#core.stream(method, args, options)

@@ -21,7 +21,8 @@ import { contractProxy } from './contract-proxy.js'
 import { CallContext, pendingStream } from './call-context.js'
 import { runChain, middlewareOf } from '../runtime/middleware.js'
 import { MAX_REQUEST_ID } from '../protocol/constants.js'
-import { ClosedError } from '../protocol/errors.js'
+import { ClosedError, invalidArgument } from '../protocol/errors.js'
+import { Gather } from './gather.js'
 import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
 import { deprecated } from '../runtime/deprecated.js'
 import { SILENT_LOGGER, checkMethod } from '../runtime/options.js'
@@ -99,6 +100,13 @@ export class ClientCore {
         methodWaiters: mesh.methodWaiters,
       },
     })
+    this.gathering = new Gather({
+      clock: o.clock,
+      timeout: o.timeout,
+      membersTimeout: o.membersTimeout,
+      view: { serversOf: (method) => mesh.serversOf(method), learning: () => mesh.learning(), reach: (endpoint) => mesh.reach(endpoint), methodWaiters: mesh.methodWaiters },
+      request: (method, args, options, pin) => this.request(method, args, options, pin),
+    })
     const holdReplies = (peer) => { this.requests.hold(peer); this.events.hold(peer) } // the callers a frame of replies wakes send in one frame
     mesh.serve({
       lost: (peer, notTaken) => this.calls.lost(peer, notTaken),
@@ -123,15 +131,36 @@ export class ClientCore {
     return this
   }
 
-  /** Sends `method(args)` to a peer and resolves with its result (docs/reference/client.md). */
-  request (method, args, options) {
-    if (this.middleware.length === 0) return this.send(method, args, options, null)
+  /**
+   * Sends `method(args)` to a peer and resolves with its result (docs/reference/client.md).
+   * `pin`: the one endpoint it may go to (a gather's request), null for any.
+   */
+  request (method, args, options, pin = null) {
+    if (this.middleware.length === 0) return this.send(method, args, options, null, pin)
     const ctx = new CallContext('request', method, args, options)
-    return runChain(this.middleware, ctx, () => this.send(ctx.method, ctx.args, ctx.sendOptions(), ctx))
+    return runChain(this.middleware, ctx, () => this.send(ctx.method, ctx.args, ctx.sendOptions(), ctx, pin))
+  }
+
+  /**
+   * Sends `method(args)` to every peer that serves it, each pinned to its peer, under one
+   * deadline: resolves with { replies: [{ endpoint, value }], failed: [{ endpoint, error }],
+   * unreached: [{ endpoint, reason }] } (docs/reference/client.md).
+   */
+  gather (method, args, options) {
+    try {
+      checkMethod(method)
+      if (options?.key !== undefined || options?.hedge != null) throw invalidArgument('gather reaches every peer that serves the method: leave out key and hedge')
+      this.requestOptions(options) // checked once, before any peer is asked
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    const refused = this.refusal()
+    if (refused !== null) return Promise.reject(refused)
+    return this.gathering.gather(method, args, options)
   }
 
   /** request() past the middleware; `report` (the chain's ctx, or null) learns the peer that answered and the attempts. */
-  send (method, args, options, report) {
+  send (method, args, options, report, pin = null) {
     let o
     try {
       checkMethod(method)
@@ -144,6 +173,7 @@ export class ClientCore {
     const now = this.options.clock.now()
     const call = this.requests.adopt(new Call(this.requests, this.newId(), method, args, o, now))
     call.report = report
+    call.pin = pin
     this.mesh.called(method)
     this.calls.start(call, now)
     return call.promise
@@ -154,16 +184,16 @@ export class ClientCore {
    * iterable of them at once; errors come out of the iteration, each with `items`, how many
    * items arrived (docs/guides/streams.md).
    */
-  stream (method, args, options) {
-    if (this.middleware.length === 0) return this.openStream(method, args, options)
+  stream (method, args, options, pin = null) {
+    if (this.middleware.length === 0) return this.openStream(method, args, options, pin)
     // The chain is asynchronous and the stream is iterable at once: it opens when the chain
     // reaches next(), and a middleware's error comes out of the iteration.
     const ctx = new CallContext('stream', method, args, options)
-    return pendingStream(runChain(this.middleware, ctx, () => this.openStream(ctx.method, ctx.args, ctx.sendOptions())))
+    return pendingStream(runChain(this.middleware, ctx, () => this.openStream(ctx.method, ctx.args, ctx.sendOptions(), pin)))
   }
 
-  /** stream() past the middleware. */
-  openStream (method, args, options) {
+  /** stream() past the middleware; `pin` as request()'s. */
+  openStream (method, args, options, pin = null) {
     checkMethod(method)
     const o = this.streamOptions(options)
     const refused = this.refusal()
@@ -171,6 +201,7 @@ export class ClientCore {
     const now = this.options.clock.now()
     const call = new Call(this.streams, this.newId(), method, args, o, now)
     const s = this.streams.adopt(call, o)
+    call.pin = pin
     this.mesh.called(method)
     this.calls.start(call, now)
     return s
@@ -288,6 +319,11 @@ export class ClientCore {
     // No peer up within `connect` ms: the seeds do not answer; fail then, not at the timeout.
     if (connect < timeout) connecting = clock.setTimeout(() => { if (!mesh.table.anyEverUp()) w.cancel(timedOut(true)) }, connect)
     return w.promise.then((v) => v === 'none' ? null : v).finally(() => { if (connecting !== null) clock.clearTimeout(connecting) })
+  }
+
+  /** For zeromesh/nest: the endpoints of every peer that serves `method` (gather()'s), each dialled, within `timeout`. */
+  serversOf (method, timeout) {
+    return this.gathering.servers(method, timeout).then((them) => { for (const ep of them) this.mesh.reach(ep); return them })
   }
 
   /** A typed client of `contract` (docs/guides/contracts.md): a function per method. */

@@ -18,8 +18,8 @@ import {
   NoSubscribersError, TimeoutError, NoPeersError, ConnectionLostError, BusyError, DrainingError, HandshakeError, ClosedError,
 } from '../protocol/errors.js'
 
-/** Codes that say a delivery never reached its peer's handler (a broadcast's "unreached"). */
-const UNREACHED = new Set([TimeoutError, NoPeersError, ConnectionLostError, BusyError, DrainingError, HandshakeError, NoSubscribersError, ClosedError].map((e) => e.code))
+/** Codes that say a delivery never reached its peer's handler (a broadcast's "unreached"; a gather's too). */
+export const UNREACHED = new Set([TimeoutError, NoPeersError, ConnectionLostError, BusyError, DrainingError, HandshakeError, NoSubscribersError, ClosedError].map((e) => e.code))
 
 export class Publish {
   /** @param {boolean} ack  whether its deliveries ask for an ack */

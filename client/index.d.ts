@@ -302,10 +302,22 @@ export interface ClientStats {
   memberFetches: number
 }
 
+/** What gather() resolves with: each serving peer's outcome, sorted by endpoint. */
+export interface GatherResult<T = unknown> {
+  replies: Array<{ endpoint: string, value: T }>
+  /** Its handler threw (RemoteError), or it refused the request (invalid input, unknown method). */
+  failed: Array<{ endpoint: string, error: Error }>
+  /** No answer before the deadline, the connection lost, or busy or draining to the end. */
+  unreached: Array<{ endpoint: string, reason: string }>
+}
+
 export declare class Client extends EventEmitter {
   constructor(options: ClientOptions)
   request<T = unknown>(method: string, args: unknown, options: RequestOptions & { values: true }): Promise<T[]>
   request<T = unknown>(method: string, args?: unknown, options?: RequestOptions): Promise<T>
+  /** Sends `method(args)` to every peer that serves it (connected or not), each pinned to its peer, under one deadline: each one's outcome. Rejects with ERR_ZEROMESH_NO_PEERS when none serves it within the timeout. */
+  gather<T = unknown>(method: string, args: unknown, options: Omit<RequestOptions, 'hedge' | 'key'> & { values: true }): Promise<GatherResult<T[]>>
+  gather<T = unknown>(method: string, args?: unknown, options?: Omit<RequestOptions, 'hedge' | 'key'>): Promise<GatherResult<T>>
   /** Adds a middleware to the end of this client's chain; returns the client. */
   use(fn: ClientMiddleware): this
   /** Opens a stream of `method(args)` on a peer that takes streams (docs/guides/streams.md). Throws at once on bad options. */

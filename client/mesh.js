@@ -298,6 +298,21 @@ export class ClientMesh {
     return { targets, gone }
   }
 
+  /** The peers that serve `method` and are not dead or left by the member lists, connected or not (client.gather()). */
+  serversOf (method) {
+    const targets = []
+    const seen = new Set()
+    const look = (ep, state) => {
+      if (seen.has(ep)) return
+      seen.add(ep)
+      const d = this.descriptorOf(ep)
+      if (d !== null && d !== ANY && d.has.has(method) && state <= MemberState.SUSPECT) targets.push(ep)
+    }
+    for (const p of this.table.entries.values()) look(p.endpoint, p.claim?.state ?? MemberState.ALIVE)
+    for (const [ep, r] of this.roster.members) look(ep, r.state)
+    return targets
+  }
+
   /**
    * Whether this client is still learning who subscribes to events: its first member list is
    * not in (with discovery on), or a peer it connects to has not said what it serves, up or

@@ -17,7 +17,8 @@
 // - A contract's method (contract.methods.x) or event (contract.events.y) as the pattern: the
 //   input or payload is checked before it is sent, and send() is typed by it.
 // - ZeromeshRecord(data, options) as the data gives that call its options (headers, timeout,
-//   key, idempotent, waitForPeer; for emit, groups, ack and broadcast).
+//   key, idempotent, waitForPeer, all; for emit, groups, ack and broadcast). `all: true`: the
+//   call goes to every server that serves the pattern, each one's values as they come.
 // - close() (Nest calls it at application shutdown) lets the calls in flight finish, within
 //   drainTimeout, before it closes the client; calls made meanwhile still go out.
 import { ClientProxy } from '@nestjs/microservices'
@@ -128,11 +129,13 @@ export class ZeromeshClient extends ClientProxy {
       try {
         const started = performance.now()
         const { method, data, options } = await callOf(packet.pattern, packet.data, this.normalizePattern.bind(this))
-        const { waitForPeer = false, ...rest } = options ?? {}
+        const { waitForPeer = false, all = false, ...rest } = options ?? {}
         if (typeof waitForPeer !== 'boolean') throw invalidArgument('ZeromeshRecord: waitForPeer must be true or false')
+        if (typeof all !== 'boolean') throw invalidArgument('ZeromeshRecord: all must be true or false')
         const client = this.ensure()
         const timeout = rest.timeout ?? insideOf(client).options.timeout
         const o = { ...rest, headers: withMetadata(rest.headers, packet.metadata), signal: rest.signal === undefined ? abort.signal : AbortSignal.any([rest.signal, abort.signal]) }
+        if (all) return await this.fromEvery(client, method, data, o, timeout, started, callback)
         const streams = await this.howServed(client, method, timeout, waitForPeer, started)
         if (streams) { // a stream has no deadline unless its record gives one (a feed)
           const so = { ...o, timeout: rest.timeout === undefined ? undefined : left(timeout, started) }
@@ -142,10 +145,27 @@ export class ZeromeshClient extends ClientProxy {
         }
         callback({ isDisposed: true })
       } catch (err) {
-        if (!abort.signal.aborted) callback({ err })
+        if (!abort.signal.aborted) { callback({ err }); abort.abort() } // the other servers' streams end
       }
     })())
     return () => abort.abort()
+  }
+
+  /**
+   * send() with `all: true` in its record: the call goes to every server that serves the
+   * pattern, as Nest's pub/sub transports deliver it, each opened as a stream so that each
+   * value comes as that server's handler emits it; completes once every server's handler
+   * completed, fails with the first server's error (a server that never completes ends at
+   * the deadline, ERR_ZEROMESH_TIMEOUT, unless the caller stopped reading before).
+   */
+  async fromEvery (client, method, data, o, timeout, started, callback) {
+    const core = insideOf(client)
+    const servers = await core.serversOf(method, left(timeout, started))
+    const so = { ...o, timeout: left(timeout, started) }
+    await Promise.all(servers.map(async (endpoint) => {
+      for await (const item of core.stream(method, data, so, endpoint)) callback({ response: item })
+    }))
+    callback({ isDisposed: true })
   }
 
   /**

@@ -59,7 +59,8 @@ export function zeromeshHandlers (messageHandlers, options = {}) {
       fn = (args, ctx) => itemsOf(h(args, new ZeromeshContext([ctx])), ctx.signal)
       fn[STREAMING] = true
     } else {
-      fn = (args, ctx) => answerOf(h(args, new ZeromeshContext([ctx])), ctx.signal)
+      // Opened as a stream (a ZeromeshClient's send() to every server), each value is an item as it comes.
+      fn = (args, ctx) => ctx.kind === 'stream' ? itemsOf(h(args, new ZeromeshContext([ctx])), ctx.signal) : answerOf(h(args, new ZeromeshContext([ctx])), ctx.signal)
     }
     if (tied === null) { methods[pattern] = fn; continue }
     let entry = byContract.get(tied.contract)

@@ -51,6 +51,8 @@ export interface ZeromeshClientOptions extends ClientOptions {
 export interface ZeromeshRecordOptions extends Omit<RequestOptions, 'values'>, Pick<PublishOptions, 'groups' | 'ack'> {
   /** send(): when the live peers known serve no such pattern, wait (within the timeout) for one that does, instead of failing at once. Default false. */
   waitForPeer?: boolean
+  /** send(): to every server that serves the pattern (Nest's broadcast and multicast): each one's values as its handler emits them; completes once all completed. Default false: one server. */
+  all?: boolean
   /** emit(): every subscribing server instance runs it, grouped or not (client.broadcast()). Default false: one instance of each group. */
   broadcast?: boolean
 }

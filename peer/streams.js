@@ -22,6 +22,7 @@
 // frames leave, so a peer holds at most that, plus a frame per stream, plus ZeroMQ's queues.
 import { remoteValue } from '../protocol/issues.js'
 import { runChain } from '../runtime/middleware.js'
+import { Values } from '../runtime/values.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js'
@@ -387,6 +388,7 @@ export function sourceOf (out) {
   return (async function * one () {
     const value = await out
     if (isStream(value)) yield * value
+    else if (value instanceof Values) yield * value.list // several results (4.2.3): each an item
     else yield value
   })()
 }

@@ -244,6 +244,7 @@ const streams = new Map() // sid -> { producer, ctx, input } of the streams this
  */
 function openStream (m) {
   const ctx = new ThreadContext(methods[m.method], m.requestId, m.endpoint, m.timeoutMs, m.trace ?? null, threadDeadline(m.deadline), m.headers)
+  ctx.kind = 'stream'
   const end = (err, count) => {
     ctx.done()
     streams.delete(m.sid)

@@ -36,6 +36,22 @@ for (const W of WORLDS) {
       expect((await failure(w, c.publish('sums', null, { values: true }))).code).to.equal('ERR_ZEROMESH_INVALID_ARGUMENT')
     })
 
+    it('gather: every peer that serves the method answers, each reported: replies, a handler\'s failure, a silent peer unreached at the deadline', async () => {
+      const a = await w.peer({ handlers: { who: (args, ctx) => ctx.endpoint } })
+      const b = await w.peer({ seeds: [a.endpoint], handlers: { who: (args, ctx) => ctx.endpoint } })
+      const f = await w.peer({ seeds: [a.endpoint], handlers: { who: () => { throw Object.assign(new Error('no'), { code: 'E_NO' }) } } })
+      const s = await w.peer({ seeds: [a.endpoint], handlers: { who: () => new Promise(() => {}) } })
+      await w.peer({ seeds: [a.endpoint], handlers: { other: () => 1 } }) // serves something else: not asked
+      await w.until(() => expect(a.members().filter((m) => m.state === 'alive')).to.have.length(5))
+      const c = w.client({ seeds: [a.endpoint] })
+      const out = await w.settle(c.gather('who', null, { timeout: 1000 }))
+      expect(out.replies).to.deep.equal([a, b].map((p) => ({ endpoint: p.endpoint, value: p.endpoint })).sort((x, y) => x.endpoint < y.endpoint ? -1 : 1))
+      expect(out.failed.map((x) => [x.endpoint, x.error.remoteCode])).to.deep.equal([[f.endpoint, 'E_NO']])
+      expect(out.unreached.map((x) => x.endpoint)).to.deep.equal([s.endpoint])
+      expect((await failure(w, c.gather('who', null, { key: 'k' }))).code).to.equal('ERR_ZEROMESH_INVALID_ARGUMENT')
+      expect((await failure(w, c.gather('nobody', null, { timeout: 300 }))).code).to.equal('ERR_ZEROMESH_NO_PEERS')
+    })
+
     it('errors by code: an unknown method at once, a handler\'s throw with its code, a bad argument before sending', async () => {
       const a = await w.peer({ handlers: { boom: () => { throw Object.assign(new Error('no stock'), { code: 'E_STOCK' }) } } })
       const c = w.client({ seeds: [a.endpoint] })

@@ -6,7 +6,7 @@ import 'reflect-metadata'
 import { expect } from 'chai'
 import net from 'node:net'
 import { NestFactory } from '@nestjs/core'
-import { lastValueFrom, toArray, firstValueFrom, scan } from 'rxjs'
+import { lastValueFrom, toArray, firstValueFrom, scan, take } from 'rxjs'
 import { ZeromeshServer, ZeromeshClient, ZeromeshRecord, ZEROMESH_TRANSPORT } from 'zeromesh/nest'
 import { InvalidInputError, RemoteError, Client } from 'zeromesh'
 import { ClientProxy } from '@nestjs/microservices'
@@ -77,6 +77,19 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
         } finally {
           await raw.close()
         }
+      })
+
+      it('replies from several servers (Nest\'s broadcast and multicast specs): with all: true each server\'s values come as emitted, and the caller\'s take(2) ends them', async () => {
+        const one = await microservice(options)
+        const two = await microservice({ ...options, seeds: [one.endpoint] })
+        const c = client(one.endpoint)
+        await eventually(() => expect(c.unwrap().peers().filter((p) => p.state === 'up')).to.have.length(2))
+        const all = new ZeromeshRecord({}, { all: true })
+        expect(await lastValueFrom(c.send({ cmd: 'broadcast' }, all).pipe(scan((a, b) => a + b), take(2)))).to.equal(2)
+        await eventually(() => expect(one.server.unwrap().stats().inflight + two.server.unwrap().stats().inflight).to.equal(0)) // unsubscribed: both ended
+        const each = await lastValueFrom(c.send('whoAmI', new ZeromeshRecord({}, { all: true })).pipe(toArray()))
+        expect(each).to.have.length(4) // [pid, threadId] from each server, in each server's order
+        expect(await lastValueFrom(c.send('lastOfMany', {}).pipe(toArray()))).to.deep.equal([1, 2, 3]) // without all: one server
       })
 
       it('no place held past the caller: never-completing Observables cut by their deadline give their places back, and app.close() does not wait for them', async () => {
