@@ -27,6 +27,7 @@ async function gateway (client: ZeromeshClient): Promise<void> {
   await lastValueFrom(client.emit(heavy.events.done, { n: 1 }))
   await lastValueFrom(client.emit('cache.clear', new ZeromeshRecord({ n: 1 }, { broadcast: true })))
   await lastValueFrom(client.send('maybe', new ZeromeshRecord({}, { waitForPeer: true, timeout: 500 })))
+  await lastValueFrom(client.send('everyone', new ZeromeshRecord({}, { all: true })))
   // @ts-expect-error values is the Nest client's to set: every value comes anyway
   new ZeromeshRecord({}, { values: true })
   // @ts-expect-error the event's payload is { n: number }
