@@ -331,6 +331,7 @@ export class Calls {
     if (d.action === 'fail') return this.settle(call, d.error)
     if (d.action === 'wait') return
     if (outcome !== Outcome.REFUSED) call.lost = true // the earlier attempt may still answer, or may have run
+    if (outcome === Outcome.LOST) call.losses++
     this.detach(call)
     if (d.delay === 0) return this.dispatch(call)
     call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.dispatch(call) }, d.delay)

@@ -8,9 +8,13 @@
 //   2. its connection was lost, and it is not idempotent -> fail ConnectionLostError
 //      (it may or may not have run; only the caller can tell whether to send it again)
 //   3. its attempt timed out and it is not idempotent   -> keep waiting for the answer
-//   4. the retry budget is spent             -> refused: fail with why; lost: fail
-//      ConnectionLostError; timed out: keep waiting
-//   5. otherwise                             -> send it to a peer it has not tried yet:
+//   4. its connection was lost for the first time -> send it to another peer, outside the
+//      retry budget: the peer went away holding it (a crash hands back its whole queue at
+//      once), and moving it adds no load; only a call lost again draws on the budget, so a
+//      request that kills every peer it reaches is not re-sent round the fleet
+//   5. the retry budget is spent             -> refused: fail with why; lost: fail
+//      ConnectionLostError, saying the budget stopped it; timed out: keep waiting
+//   6. otherwise                             -> send it to a peer it has not tried yet:
 //      at once when it was refused (the peer never took it), after a short jittered pause
 //      when it is in doubt (timed out, connection lost)
 //
@@ -26,20 +30,23 @@ export const Outcome = Object.freeze({ REFUSED: 'refused', LOST: 'lost', ATTEMPT
 const JITTER_MS = 20 // in-doubt retries spread over this, so a crowd of them does not land at once
 
 /**
- * @param {{ attempts: number, idempotent: boolean, method: string, lastError: Error|null }} call  read, never written
+ * @param {{ attempts: number, losses: number, idempotent: boolean, method: string, lastError: Error|null }} call  read, never written
  * @param {string} outcome  one of Outcome
  * @param {{ maxAttempts: number, budget: { withdraw(): boolean }, random: () => number, endpoint: string }} ctx
  * @returns {{ action: 'retry', delay: number } | { action: 'wait', budgetSpent?: true } | { action: 'fail', error: Error, budgetSpent?: true }}
  */
 export function decide (call, outcome, ctx) {
   const refused = outcome === Outcome.REFUSED
-  const lost = () => new ConnectionLostError(`zeromesh: lost the connection to ${ctx.endpoint} while "${call.method}" was in flight; ${
-    call.idempotent ? 'no retry was left' : 'it is not idempotent, so it was not retried'} and it may or may not have run`)
-  const giveUp = () => refused ? { action: 'fail', error: call.lastError } : outcome === Outcome.LOST ? { action: 'fail', error: lost() } : { action: 'wait' }
+  // An idempotent call lost is `retryable`: the caller may send it again (zeromesh/http answers 503).
+  const lost = (why) => new ConnectionLostError(`zeromesh: lost the connection to ${ctx.endpoint} while "${call.method}" was in flight; ${why}, and it may or may not have run`, { retryable: call.idempotent })
+  const giveUp = (why) => refused ? { action: 'fail', error: call.lastError } : outcome === Outcome.LOST ? { action: 'fail', error: lost(why) } : { action: 'wait' }
+  const jitter = () => Math.floor(ctx.random() * JITTER_MS)
   if (refused && call.lastError?.retryable === false) return { action: 'fail', error: call.lastError }
-  if (call.attempts >= ctx.maxAttempts) return giveUp()
-  if (outcome === Outcome.LOST && !call.idempotent) return { action: 'fail', error: lost() }
+  // The first attempt lost with its connection is not counted: its peer went away holding it.
+  if (call.attempts - (call.losses > 0 ? 1 : 0) >= ctx.maxAttempts) return giveUp(`it used its ${ctx.maxAttempts} attempts (maxAttempts), besides one lost with its peer`)
+  if (outcome === Outcome.LOST && !call.idempotent) return { action: 'fail', error: lost('it is not idempotent, so it was not retried') }
   if (outcome === Outcome.ATTEMPT_TIMEOUT && !call.idempotent) return { action: 'wait' }
-  if (!ctx.budget.withdraw()) return { ...giveUp(), budgetSpent: true }
-  return { action: 'retry', delay: refused ? 0 : Math.floor(ctx.random() * JITTER_MS) }
+  if (outcome === Outcome.LOST && call.losses === 0) return { action: 'retry', delay: jitter() }
+  if (!ctx.budget.withdraw()) return { ...giveUp('the retry budget was spent (many retries lately: a sick cluster is not stormed), so it was not retried'), budgetSpent: true }
+  return { action: 'retry', delay: refused ? 0 : jitter() }
 }

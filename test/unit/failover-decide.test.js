@@ -14,7 +14,7 @@ describe('the failover policy (client/failover.js decide)', () => {
     const notServed = new UnknownMethodError('not here', { retryable: true })
     const refusedKey = new HandshakeError('key refused')
     const table = [
-      // [attempts, idempotent, outcome, lastError, budget left] -> [action, code or delay, budgetSpent]
+      // [attempts, idempotent, outcome, lastError, budget left, losses] -> [action, code or delay, budgetSpent]
       [[1, false, Outcome.REFUSED, draining, 5], ['retry', 0]], //             refused: never ran, retried whatever its idempotency
       [[1, false, Outcome.REFUSED, notServed, 5], ['retry', 0]], //           another peer may serve it
       [[1, true, Outcome.REFUSED, refusedKey, 5], ['fail', 'ERR_ZEROMESH_HANDSHAKE']], // not retryable: fails at once, no budget spent
@@ -25,16 +25,27 @@ describe('the failover policy (client/failover.js decide)', () => {
       [[1, false, Outcome.ATTEMPT_TIMEOUT, null, 5], ['wait']],
       [[1, true, Outcome.LOST, null, 5], ['retry', 10]], //                    in doubt: after a jittered pause
       [[1, true, Outcome.ATTEMPT_TIMEOUT, null, 5], ['retry', 10]],
-      [[1, true, Outcome.LOST, null, 0], ['fail', 'ERR_ZEROMESH_CONNECTION_LOST', true]], // the budget is spent
+      [[1, true, Outcome.LOST, null, 0, 1], ['fail', 'ERR_ZEROMESH_CONNECTION_LOST', true]], // lost again, and the budget is spent
+      [[1, true, Outcome.LOST, null, 0, 0], ['retry', 10]], //                 lost the first time: moved outside the budget (a crash hands back its queue)
+      [[2, true, Outcome.LOST, null, 5, 1], ['retry', 10]], //                 lost again: from the budget
       [[1, true, Outcome.ATTEMPT_TIMEOUT, null, 0], ['wait', undefined, true]],
       [[1, false, Outcome.REFUSED, draining, 0], ['fail', 'ERR_ZEROMESH_DRAINING', true]],
     ]
-    for (const [[attempts, idempotent, outcome, lastError, left], want] of table) {
-      const call = Object.freeze({ attempts, idempotent, method: 'm', lastError }) // frozen: a write would throw
+    for (const [[attempts, idempotent, outcome, lastError, left, losses = 0], want] of table) {
+      const call = Object.freeze({ attempts, idempotent, method: 'm', lastError, losses }) // frozen: a write would throw
       const d = decide(call, outcome, { maxAttempts: 3, budget: budget(left), random: () => 0.5, endpoint: 'tcp://127.0.0.1:1' })
       const got = [d.action, d.action === 'fail' ? d.error.code : d.action === 'retry' ? d.delay : undefined, d.budgetSpent]
       expect(got.slice(0, want.length === 3 ? 3 : 2), JSON.stringify([attempts, idempotent, outcome, lastError?.code, left])).to.deep.equal(want.length === 1 ? [...want, undefined] : want)
       if (want.length < 3) expect(d.budgetSpent).to.equal(undefined)
     }
+  })
+
+  it('a lost call that is not retried says why, and is retryable (safe to send again) when it is idempotent', () => {
+    const at = (attempts, idempotent, left, losses) => decide(Object.freeze({ attempts, idempotent, method: 'm', lastError: null, losses }), Outcome.LOST, { maxAttempts: 3, budget: budget(left), random: () => 0.5, endpoint: 'tcp://127.0.0.1:1' }).error
+    const spent = at(1, true, 0, 1)
+    expect([spent.message, spent.retryable]).to.satisfy(([m, r]) => /retry budget was spent/.test(m) && r === true)
+    expect(at(3, true, 5, 1).message).to.match(/used its 3 attempts \(maxAttempts\)/)
+    const once = at(1, false, 5, 0)
+    expect([/not idempotent/.test(once.message), once.retryable]).to.deep.equal([true, false])
   })
 })

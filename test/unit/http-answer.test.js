@@ -2,13 +2,19 @@
 // zeromesh/nest's exception filter use it).
 import { expect } from 'chai'
 import { httpAnswerOf } from '../../http/index.js'
-import { BusyError, DrainingError, NoPeersError, NoSubscribersError, ClosedError, TimeoutError, InvalidInputError, invalidArgument, remoteError } from '../../protocol/errors.js'
+import { BusyError, DrainingError, NoPeersError, NoSubscribersError, ClosedError, TimeoutError, InvalidInputError, ConnectionLostError, invalidArgument, remoteError } from '../../protocol/errors.js'
 
 describe('httpAnswerOf', () => {
   it('nothing ran (busy, draining, no peers, no subscribers, closed): 503 with Retry-After 1', () => {
     for (const err of [new BusyError('b'), new DrainingError('d'), new NoPeersError('n'), new NoSubscribersError('s'), new ClosedError('c')]) {
       expect(httpAnswerOf(err), err.code).to.deep.equal({ status: 503, retryAfter: 1, body: { error: err.message, code: err.code } })
     }
+  })
+
+  it('a lost connection: 503 with Retry-After for an idempotent request (no retry left; safe to send again), 500 for one that may have run once', () => {
+    const again = new ConnectionLostError('lost; the retry budget was spent', { retryable: true })
+    expect(httpAnswerOf(again)).to.deep.equal({ status: 503, retryAfter: 1, body: { error: again.message, code: again.code } })
+    expect(httpAnswerOf(new ConnectionLostError('lost; not idempotent')).status).to.equal(500)
   })
 
   it('a timeout: 504; the caller\'s input: 400, with a contract\'s issues', () => {

@@ -1,0 +1,26 @@
+// The HTTP front of bench/work/crash-loop.js: every GET / calls `countdown` on the
+// mesh through a zeromesh Client with its default options, answering as zeromesh/http says;
+// GET /stats gives the client's stats. Seeds from argv[2] (comma-separated); prints its port.
+import http from 'node:http'
+import { Client } from 'zeromesh'
+import { httpAnswerOf } from 'zeromesh/http'
+
+const client = new Client({ seeds: process.argv[2].split(',') })
+const failures = {}
+const server = http.createServer(async (req, res) => {
+  if (req.url === '/stats') {
+    res.setHeader('content-type', 'application/json')
+    return res.end(JSON.stringify({ ...client.stats(), frontFailures: failures }))
+  }
+  try {
+    res.end(await client.request('countdown', null))
+  } catch (err) {
+    const a = httpAnswerOf(err)
+    failures[err.code] = (failures[err.code] ?? 0) + 1
+    res.statusCode = a.status
+    if (a.retryAfter !== null) res.setHeader('retry-after', String(a.retryAfter))
+    res.end(JSON.stringify(a.body))
+  }
+})
+server.listen(0, '127.0.0.1', () => console.log(server.address().port))
+process.on('SIGTERM', () => { server.close(); client.close().then(() => process.exit(0)) })
