@@ -19,7 +19,8 @@ describe('the failover policy (client/failover.js decide)', () => {
       [[1, false, Outcome.REFUSED, notServed, 5], ['retry', 0]], //           another peer may serve it
       [[1, true, Outcome.REFUSED, refusedKey, 5], ['fail', 'ERR_ZEROMESH_HANDSHAKE']], // not retryable: fails at once, no budget spent
       [[3, true, Outcome.REFUSED, busy, 5], ['fail', 'ERR_ZEROMESH_BUSY']], //  maxAttempts used
-      [[3, true, Outcome.LOST, null, 5], ['fail', 'ERR_ZEROMESH_CONNECTION_LOST']],
+      [[3, true, Outcome.LOST, null, 5], ['fail', 'ERR_ZEROMESH_CONNECTION_LOST']], // no loss before: three attempts used
+      [[3, true, Outcome.LOST, null, 5, 1], ['retry', 10]], //                  one was lost with its peer: not counted
       [[3, true, Outcome.ATTEMPT_TIMEOUT, null, 5], ['wait']],
       [[1, false, Outcome.LOST, null, 5], ['fail', 'ERR_ZEROMESH_CONNECTION_LOST']], // may have run: not retried
       [[1, false, Outcome.ATTEMPT_TIMEOUT, null, 5], ['wait']],
@@ -44,7 +45,8 @@ describe('the failover policy (client/failover.js decide)', () => {
     const at = (attempts, idempotent, left, losses) => decide(Object.freeze({ attempts, idempotent, method: 'm', lastError: null, losses }), Outcome.LOST, { maxAttempts: 3, budget: budget(left), random: () => 0.5, endpoint: 'tcp://127.0.0.1:1' }).error
     const spent = at(1, true, 0, 1)
     expect([spent.message, spent.retryable]).to.satisfy(([m, r]) => /retry budget was spent/.test(m) && r === true)
-    expect(at(3, true, 5, 1).message).to.match(/used its 3 attempts \(maxAttempts\)/)
+    expect(at(4, true, 5, 1).message).to.match(/used its 3 attempts \(maxAttempts\), besides one lost with its peer/)
+    expect(at(3, true, 5, 1)).to.equal(undefined) // the loss is not counted: a fourth attempt (a retry)
     const once = at(1, false, 5, 0)
     expect([/not idempotent/.test(once.message), once.retryable]).to.deep.equal([true, false])
   })
