@@ -4,7 +4,8 @@ sends each request to a peer that serves its method, chosen by the power of two 
 the requests in flight weighted by latency. It fails over as the Node client's policy says
 (client/failover.js): a refusal (busy, draining, not serving, not sent) goes to another peer
 whatever the request; a lost connection or an attempt that timed out is retried elsewhere only
-when the request is idempotent, within `max_attempts` and a retry budget; the deadline holds
+when the request is idempotent, within `max_attempts` and a retry budget (the first attempt
+lost with its connection counted in neither: its peer went away holding it); the deadline holds
 for the whole call. Heartbeats (PING, seq 0) notice a peer that froze.
 
 `SyncClient` wraps it for scripts and notebooks: the same calls, blocking."""
@@ -275,6 +276,7 @@ class Client:
         self.budget.deposit()
         tried: set[str] = set()
         attempts = 0
+        losses = 0  # attempts lost with their connection and moved
         last: Exception | None = None
         try:
             while True:
@@ -306,8 +308,14 @@ class Client:
                 elif kind in ("lost", "timeout"):
                     if not idempotent:
                         raise value
-                    if attempts >= self.max_attempts or not self.budget.withdraw():
+                    # The first attempt lost with its connection is not counted, and moves outside
+                    # the retry budget: the peer went away holding it (a crash hands back its queue).
+                    if attempts - (1 if losses > 0 else 0) >= self.max_attempts:
                         raise value
+                    if not (kind == "lost" and losses == 0) and not self.budget.withdraw():
+                        raise value
+                    if kind == "lost":
+                        losses += 1
                     await asyncio.sleep(self.rng.random() * JITTER_MS / 1000)
                 self.counts["retries"] += 1
         except Exception as err:
