@@ -26,10 +26,10 @@ export function eventCodec () {
     entry: eventEntry,
     frame: encodeEvent,
     joined: eventFrame,
-    /** The delivery is over: its fan-out hears it (call.owner). */
-    deliver (call, err) {
+    /** The delivery is over: its fan-out hears it (call.owner), and what its ack carried (how many threads ran it, or nil). */
+    deliver (call, err, value) {
       if (err === null && call.attempts > 1) counts.redelivered++
-      call.owner.delivered(call, err)
+      call.owner.delivered(call, err, value)
     },
     timedOut (call) {
       return new TimeoutError(`zeromesh: event "${call.method}"${groupText(call)} got no ack within ${call.timeout} ms (${call.attempts} attempt${call.attempts === 1 ? '' : 's'})`)

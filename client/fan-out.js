@@ -36,9 +36,9 @@ export class Publish {
     this.left += count
   }
 
-  /** A delivery is over: `err` null when its group's handler finished (or, with no ack, it left). */
-  delivered (call, err) {
-    if (err === null) this.done.push({ group: call.group, endpoint: call.repliedBy })
+  /** A delivery is over: `err` null when its group's handler finished (or, with no ack, it left); `value`, what its ack carried. */
+  delivered (call, err, value) {
+    if (err === null) this.done.push(withThreads({ group: call.group, endpoint: call.repliedBy }, value))
     else this.failedList.push({ group: call.group, endpoint: call.repliedBy, error: err })
     if (--this.left === 0) this.finish()
   }
@@ -75,9 +75,9 @@ export class Broadcast {
   }
 
   /** A delivery to `call.pin` is over. A peer that turned out to subscribe to nothing of it is left out. */
-  delivered (call, err) {
+  delivered (call, err, value) {
     const endpoint = call.pin
-    if (err === null) this.out.delivered.push({ endpoint })
+    if (err === null) this.out.delivered.push(withThreads({ endpoint }, value))
     else if (err.notSubscriber !== true) {
       if (UNREACHED.has(err.code)) this.out.unreached.push({ endpoint, reason: err.message })
       else this.out.failed.push({ endpoint, error: err })
@@ -97,4 +97,10 @@ export class Broadcast {
     }
     this.resolve(this.out)
   }
+}
+
+/** A delivery's outcome with `threads`, when its ack said how many threads ran it (PROTOCOL.md 4.11). */
+function withThreads (d, value) {
+  if (Number.isSafeInteger(value) && value >= 0) d.threads = value
+  return d
 }

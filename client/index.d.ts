@@ -187,12 +187,18 @@ export interface BroadcastOptions extends Omit<RequestOptions, 'hedge' | 'key' |
   ack?: boolean
 }
 /** One group's delivery of a published event: the group, and the peer that took it. */
-export interface Delivery { group: string, endpoint: string }
+export interface Delivery {
+  group: string
+  endpoint: string
+  /** How many of the peer's threads ran it, when its subscription runs in every thread (eachThread). */
+  threads?: number
+}
 /** What publish() resolves with: `delivered`, or `sent` when it asked for no ack. A failed group rejects it with that group's error, which carries `delivered` and `failed` ({ group, endpoint, error }). */
 export type PublishResult = { delivered: Delivery[] } | { sent: Delivery[] }
 /** What broadcast() resolves with: each subscribing peer's outcome. */
 export interface BroadcastResult {
-  delivered: Array<{ endpoint: string }>
+  /** `threads`: how many of the peer's threads ran it, when a subscription that runs in every thread (eachThread) did. */
+  delivered: Array<{ endpoint: string, threads?: number }>
   /** Its handler threw (RemoteError), or it refused the event. */
   failed: Array<{ endpoint: string, error: Error }>
   /** No ack before the deadline (frozen, partitioned, down), or dead or left by the member lists. */

@@ -8,6 +8,7 @@
 // this peer and gets the same ack again. An entry that asks for none is run once and
 // forgotten: nothing answers it.
 import { Status } from '../protocol/constants.js'
+import { ackValue } from './each-thread.js'
 
 export class PeerEvents {
   /**
@@ -77,7 +78,7 @@ export class PeerEvents {
     const req = { id: ev.id, method: ev.event, args: ev.payload, timeoutMs: ev.timeoutMs, trace: ev.trace, headers: ev.headers, group: ev.group }
     this.o.dispatcher.execute(req, fn, (entry) => {
       if (entry === null) return reply(null) // cancelled by its publisher: no ack
-      if (entry[1] === Status.OK) { this.counts.handled++; entry[2] = null } else this.counts.failed++ // an ack carries no result
+      if (entry[1] === Status.OK) { this.counts.handled++; entry[2] = ackValue(entry[2]) } else this.counts.failed++ // an ack carries no result, but how many threads ran it (4.11)
       reply(entry)
     }, ev.ack ? conn.requests : null, now, bytes, tally, 'event', flow)
   }

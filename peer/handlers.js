@@ -54,7 +54,11 @@ export async function startHandlers (o, own, middleware, onEmpty, publisher) {
     handlers = {}
     for (const m of methods) {
       const sub = subscriptionOf(m) // an event's subscription, run in the thread as a method is
-      if (sub !== null) { subscriptions.push({ event: sub[0], group: sub[1], handler: (payload, ctx) => pool.run(m, payload, ctx) }); continue }
+      if (sub !== null) {
+        const handler = pool.eachThread.has(m) ? (payload, ctx) => pool.runOnEach(m, payload, ctx) : (payload, ctx) => pool.run(m, payload, ctx)
+        subscriptions.push({ event: sub[0], group: sub[1], handler })
+        continue
+      }
       handlers[m] = (args, ctx) => pool.run(m, args, ctx)
       handlers[m].stream = (args, ctx, so) => pool.stream(m, args, ctx, so) // a stream runs in the thread too (streams.js)
       if (pool.described[m] !== undefined) handlers[m][METHOD] = pool.described[m] // its contract, for the service answer; its checks run in the thread

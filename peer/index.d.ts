@@ -98,7 +98,8 @@ export declare function implement<C extends import('../runtime/contract.js').Con
 /** A subscription's handler: the event's payload, and the ctx a handler gets (`kind` 'event'). */
 export type EventHandler = (payload: any, ctx: RequestContext) => unknown
 /** A Peer's `events`: handlers by event name (group: the event's name), `{ handler, group }`, or subscriptions made by on(). */
-export type PeerEvents = Record<string, EventHandler | { handler: EventHandler, group?: string }> | import('../runtime/contract.js').Subscription[]
+/** `eachThread`: in a handler module run in worker threads, every thread runs each delivery (docs/guides/events.md); the ack says how many did. */
+export type PeerEvents = Record<string, EventHandler | { handler: EventHandler, group?: string, eachThread?: boolean }> | import('../runtime/contract.js').Subscription[]
 
 
 export interface PeerOptions {

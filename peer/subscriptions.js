@@ -83,9 +83,10 @@ export function subscriptionsOf (v, what) {
   if (typeof v !== 'object') throw invalidArgument(`${what} must be { event: handler } or { event: { handler, group } }`)
   return Object.entries(v).map(([event, h]) => {
     if (typeof h === 'function') return { event, group: event, handler: h }
-    if (h === null || typeof h !== 'object' || typeof h.handler !== 'function' || Object.keys(h).some((k) => k !== 'handler' && k !== 'group')) {
-      throw invalidArgument(`${what}["${event}"] must be a handler (payload, ctx) => ..., or { handler, group }`)
+    if (h === null || typeof h !== 'object' || typeof h.handler !== 'function' || Object.keys(h).some((k) => k !== 'handler' && k !== 'group' && k !== 'eachThread')) {
+      throw invalidArgument(`${what}["${event}"] must be a handler (payload, ctx) => ..., or { handler, group, eachThread }`)
     }
-    return { event, group: h.group ?? event, handler: h.handler }
+    if (h.eachThread !== undefined && typeof h.eachThread !== 'boolean') throw invalidArgument(`${what}["${event}"].eachThread must be true or false`)
+    return { event, group: h.group ?? event, handler: h.handler, eachThread: h.eachThread === true }
   })
 }

@@ -28,6 +28,7 @@ import { ThreadStream } from './thread-stream.js'
 import { errorFromValue } from '../protocol/issues.js'
 import { PoolThread } from './pool-thread.js'
 import { Task } from './pool-task.js'
+import { ThreadsRan } from './each-thread.js'
 
 const RESPAWN_MIN_MS = 100 //  first pause before starting a failed replacement again...
 const RESPAWN_MAX_MS = 5000 // ...doubling up to this
@@ -81,6 +82,7 @@ export class WorkerPool {
     this.described = lists[0].described // contract methods' descriptions (implement())
     this.streaming = new Set(lists[0].streaming) // the methods served as streams (runtime/stream-marker.js)
     this.withMiddleware = lists[0].withMiddleware // the modules that export middleware, for the main thread to load
+    this.eachThread = new Set(lists[0].eachThread ?? []) // subscriptions every thread runs (each-thread.js)
     this.methodIndex = new Map(this.methods.map((m, i) => [m, i]))
     return this.methods
   }
@@ -170,6 +172,23 @@ export class WorkerPool {
         queueMicrotask(() => { this.pumpQueued = false; this.pump() })
       }
     })
+  }
+
+  /**
+   * Runs `method(args)` on every thread at once (a subscription with eachThread), past the
+   * queue: each thread takes it after what it holds. Resolves with ThreadsRan (how many ran it)
+   * once every thread finished it; rejects with the first failure.
+   */
+  runOnEach (method, args, ctx) {
+    if (this.closed) return Promise.reject(failed('peer is stopping', ClosedError.code))
+    const tasks = []
+    const done = this.threads.map((t) => new Promise((resolve, reject) => {
+      const task = new Task(this.counts, this.nextId++, method, args, ctx, resolve, reject)
+      tasks.push(task)
+      this.hand(t, [task])
+    }))
+    ctx.runner = { cancel: () => { for (const task of tasks) task.cancel() } } // a cancel reaches every thread
+    return Promise.all(done).then(() => new ThreadsRan(done.length))
   }
 
   /**

@@ -45,7 +45,9 @@ const described = {}
 for (const m of methods) if (handlers[m][METHOD] !== undefined) described[m] = handlers[m][METHOD]
 // The methods it serves as streams (runtime/stream-marker.js), for the same answer.
 const streaming = methods.filter((m) => servesStream(handlers[m]))
-parentPort.postMessage({ type: 'ready', methods, described, streaming, withMiddleware })
+// The subscriptions every thread runs (eachThread), for the pool to hand each event to all.
+const eachThread = subscriptions.filter((sub) => sub.eachThread === true).map((sub) => subscriptionMethod(sub.event, sub.group))
+parentPort.postMessage({ type: 'ready', methods, described, streaming, withMiddleware, eachThread })
 
 const methodMs = new Map() //  method -> its measured time per run (ms), moving average
 const cancelled = new Set() // ids the client cancelled, of the hand-offs here

@@ -42,6 +42,8 @@ async function main (): Promise<void> {
     console.log(out.n)
     const all: Array<{ n: number }> = await client.request<{ n: number }>('echo', { n: 1 }, { values: true })
     console.log(all.length)
+    const ran: number | undefined = (await client.broadcast('cache.drop', null)).delivered[0]?.threads
+    console.log(ran)
     const each = await client.gather<string>('who', null, { timeout: 500 })
     console.log(each.replies.map((r) => r.value.length), each.failed.map((f) => f.error.message), each.unreached.map((u) => u.reason))
     // @ts-expect-error gather reaches every peer: no key
