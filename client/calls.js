@@ -405,6 +405,9 @@ export class Calls {
       err = call.kind.timedOut(call)
     } else if (call.lastError !== null) {
       err = call.lastError
+    } else if (call.waiting !== null) {
+      // It waited for a busy peer's place (capacity.js) and none freed in time: busy, not absent.
+      err = new BusyError(`zeromesh: ${call.kind.noun} "${call.method}" waited for a place on a busy peer until its deadline of ${call.timeout} ms`)
     } else if ([...this.o.table.entries.values()].some((p) => p.refusal !== null)) {
       err = refusalError(this.o.table) // some refused, the others never answered
     } else if (!this.o.table.anyEverUp()) {

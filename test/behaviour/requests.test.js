@@ -52,6 +52,18 @@ for (const W of WORLDS) {
       expect((await failure(w, c.gather('nobody', null, { timeout: 300 }))).code).to.equal('ERR_ZEROMESH_NO_PEERS')
     })
 
+    it('a call that waited for a busy peer\'s place until its deadline fails BUSY, never NO_PEERS (the peer was up all along)', async () => {
+      const a = await w.peer({ maxInflight: 1, handlers: { hold: (args, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)) } })
+      const c = w.client({ seeds: [a.endpoint] })
+      const first = c.request('hold', null, { timeout: 2000, idempotent: false }).catch(() => {}) // holds the one place until its deadline
+      await w.until(() => expect(a.stats().inflight).to.equal(1))
+      const second = failure(w, c.request('hold', null, { timeout: 600 })) // refused busy: waits for the place
+      await w.until(() => expect(c.stats().waiting).to.equal(1))
+      const third = failure(w, c.request('hold', null, { timeout: 300 })) // the peer is marked busy: it waits, never refused itself
+      expect([(await third).code, (await second).code]).to.deep.equal(['ERR_ZEROMESH_BUSY', 'ERR_ZEROMESH_BUSY'])
+      await w.settle(first)
+    })
+
     it('errors by code: an unknown method at once, a handler\'s throw with its code, a bad argument before sending', async () => {
       const a = await w.peer({ handlers: { boom: () => { throw Object.assign(new Error('no stock'), { code: 'E_STOCK' }) } } })
       const c = w.client({ seeds: [a.endpoint] })
