@@ -56,6 +56,7 @@ export class Call {
     this.sentAt = 0
     this.sent = false //       ZeroMQ took the current attempt: an answer may come
     this.lost = false //       an earlier attempt was lost with its connection: it may have run
+    this.endedThread = false // a run of it ended its peer's worker thread (retried elsewhere once: calls.js threadEnded)
     this.losses = 0 //         attempts lost with their connection and moved (the first moves outside the retry budget)
     this.committed = false //  no other peer from now on (a stream's first item arrived, or its input began)
     this.lastError = null //   why the last peer refused (busy, draining, not serving)

@@ -35,7 +35,7 @@ import { Status } from '../protocol/constants.js'
 import { begun, settled } from '../runtime/diagnostics.js'
 import {
   NoPeersError, UnknownMethodError, BusyError, DrainingError, ProtocolError, ConnectionLostError,
-  remoteError, invalidArgument,
+  RemoteCode, remoteError, invalidArgument,
 } from '../protocol/errors.js'
 
 const LOST_GRACE_MS = 50 //       time for answers already received to be read after a disconnect
@@ -228,7 +228,9 @@ export class Calls {
     switch (r.status) {
       case Status.OK: return this.answered(call, peer, null, call.values ? [r.value] : r.value)
       case Status.VALUES: return this.answered(call, peer, null, call.values ? r.value : (r.value.length === 0 ? null : r.value[r.value.length - 1]))
-      case Status.REMOTE: return this.answered(call, peer, remoteError(r.message, r.code, r.issues))
+      case Status.REMOTE:
+        if (r.code === RemoteCode.WORKER_EXIT) return this.threadEnded(call, peer, remoteError(r.message, r.code, r.issues))
+        return this.answered(call, peer, remoteError(r.message, r.code, r.issues))
       case Status.BUSY:
       case Status.DRAINING:
       case Status.UNKNOWN_METHOD: return this.refused(call, peer, r.status, r.message)
@@ -243,6 +245,23 @@ export class Calls {
     if (call.kind.measures && call.peer === peer) this.measured(call, peer, err)
     this.settle(call, err, value)
     if (peer.busy) this.o.capacity.freed(peer) // a waiting call takes the place
+  }
+
+  /**
+   * The worker thread running `call` on `peer` ended under it (it crashed, or its handler
+   * exited it): an idempotent call goes to another peer once, as a retry (maxAttempts, the
+   * retry budget); a call whose run ended a thread before fails with `err`, so a request that
+   * kills the thread running it takes down two threads of the fleet at most, never all.
+   */
+  threadEnded (call, peer, err) {
+    if (call.peer !== peer || !call.idempotent || call.endedThread || call.committed || call.attempts >= this.o.maxAttempts) return this.answered(call, peer, err)
+    if (!this.o.budget.withdraw()) { this.counts.budgetExhausted++; return this.answered(call, peer, err) }
+    call.endedThread = true
+    call.lastError = err
+    call.lost = true // it ran, in part: in doubt
+    this.detach(call)
+    if (peer.busy) this.o.capacity.freed(peer) // its place there is free
+    return this.dispatch(call)
   }
 
   /**

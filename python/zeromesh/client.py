@@ -25,7 +25,7 @@ from . import codec
 from .constants import MemberState, Status
 from .endpoint import normalize_remote
 from .errors import (BusyError, ClosedError, ConnectionLostError, DrainingError, InvalidArgumentError,
-                     NoPeersError, RemoteError, UnknownMethodError, ZeromeshTimeoutError)
+                     NoPeersError, RemoteError, UnknownMethodError, ZeromeshTimeoutError, REMOTE_WORKER_EXIT)
 from .link import Link
 
 HEARTBEAT_MS = 1000  #   a peer is pinged this often...
@@ -277,6 +277,7 @@ class Client:
         tried: set[str] = set()
         attempts = 0
         losses = 0  # attempts lost with their connection and moved
+        ended_thread = False  # a run of it ended a peer's worker thread (retried elsewhere once)
         last: Exception | None = None
         try:
             while True:
@@ -297,6 +298,15 @@ class Client:
                     self.counts["ok"] += 1
                     return value
                 if kind == "error":
+                    # Its worker thread ended under it: an idempotent request goes to another peer
+                    # once (a retry); one that ends a thread again fails, so a poison request takes
+                    # down two threads of the fleet, never all of them.
+                    if (isinstance(value, RemoteError) and value.remote_code == REMOTE_WORKER_EXIT and idempotent
+                            and not ended_thread and attempts < self.max_attempts and self.budget.withdraw()):
+                        ended_thread = True
+                        last = value
+                        self.counts["retries"] += 1
+                        continue
                     raise value
                 last = value
                 if kind == "refused":  # the peer certainly did not run it: another peer, whatever the request

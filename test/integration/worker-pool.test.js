@@ -47,6 +47,19 @@ describe('worker-thread handlers', function () {
     expect(enc.remoteCode).to.equal('ERR_ZEROMESH_ENCODE') // as the same handler on the main thread
   })
 
+  it('an idempotent request whose thread ended goes to another peer once; one that ends every thread it reaches takes down two, never more', async () => {
+    const a = await h.peer({ handlers: WORK, threads: 1 })
+    const b = await h.peer({ handlers: WORK, threads: 1, seeds: [a.endpoint] })
+    const aFirst = { select: (peers) => peers.find((p) => p.endpoint === a.endpoint) ?? peers[0] }
+    const c = h.client({ seeds: [a.endpoint, b.endpoint], strategy: aFirst })
+    await eventually(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(2))
+    expect(await c.request('exitOn', { endpoint: a.endpoint })).to.equal('ok') // ended a's thread, answered by b
+    expect(a.stats().threads.crashed).to.equal(1)
+    const err = await rejectsWith(c.request('exit', null), 'ERR_ZEROMESH_REMOTE') // a poison request
+    expect(err.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
+    expect(a.stats().threads.crashed + b.stats().threads.crashed).to.equal(3) // the first, then two for the poison one (maxAttempts is 3)
+  })
+
   it('a thread that calls process.exit() gives a coded error reply, is replaced, is logged once with its error and counted in the metrics, and the peer serves the next request', async () => {
     const logged = []
     const logger = { debug () {}, info () {}, warn () {}, error: (fields, message) => logged.push(message) }
