@@ -7,6 +7,7 @@ import { seededRandom } from '../../testing/random.js'
 import { pickByKey, score } from '../../client/strategies/rendezvous.js'
 import { eventually } from '../helpers/eventually.js'
 import { harness } from '../helpers/cluster.js'
+import { figure } from '../helpers/figures.js'
 
 // A peer as p2c sees it: its own latency estimate, this client's calls on it, its reported load.
 const peer = (endpoint, calls = 0, load = 0) => ({ endpoint, calls: { size: calls }, load, latency: new PeakEwma(1000, 1000) })
@@ -186,7 +187,7 @@ describe('default strategy over real sockets', function () {
       while (Date.now() < end) counts[await c.request('work')]++
     }))
     const ratio = counts[fast.endpoint] / Math.max(1, counts[slow.endpoint])
-    console.log(`      fast ${counts[fast.endpoint]}, slow ${counts[slow.endpoint]}: ${ratio.toFixed(1)}x`)
+    figure(`fast ${counts[fast.endpoint]}, slow ${counts[slow.endpoint]}: ${ratio.toFixed(1)}x`)
     expect(ratio).to.be.at.least(3)
   })
 

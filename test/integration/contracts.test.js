@@ -10,6 +10,7 @@ import { eventually } from '../helpers/eventually.js'
 import { contract, implement, InvalidInputError, RemoteError } from '../../index.js'
 import { MessageType, Status, encodeRequest, encodeServiceGet } from '../../protocol/index.js'
 import { serviceDigest } from '../../protocol/service.js'
+import { capturingWarnings } from '../helpers/warnings.js'
 
 const orders = contract('orders', {
   version: '1.0.0',
@@ -42,16 +43,11 @@ describe('contracts (in-process peers, real sockets)', function () {
     const { handlers } = ordersPeer()
     const p = await h.peer({ handlers })
     const c = h.client({ seeds: [p.endpoint] })
-    const warnings = []
-    const onWarning = (w) => { if (w.code === 'ZEROMESH_DEP_CLIENT_SERVICE') warnings.push(w) }
-    process.on('warning', onWarning)
-    try {
+    const warnings = await capturingWarnings(async (all) => {
       expect(await c.service(orders).get({ id: 'a', qty: '3' })).to.deep.equal({ id: 'a', qty: 3 })
       expect(await c.service(orders).get({ id: 'b', qty: '1' })).to.deep.equal({ id: 'b', qty: 1 })
-      await new Promise((resolve) => setImmediate(resolve)) // warnings are emitted on the next tick
-    } finally {
-      process.off('warning', onWarning)
-    }
+      return all.filter((w) => w.code === 'ZEROMESH_DEP_CLIENT_SERVICE')
+    })
     expect(warnings.map((w) => w.name)).to.deep.equal(['DeprecationWarning'])
   })
 

@@ -4,6 +4,7 @@
 // exception that killed `zeromesh peer` when its memory limit closed its connections under load.
 import { expect } from 'chai'
 import { ZmqListener } from '../../transport/zmq-listener.js'
+import { figure } from '../helpers/figures.js'
 
 describe('a listener that binds again while replies go out', function () {
   this.timeout(20000)
@@ -30,6 +31,6 @@ describe('a listener that binds again while replies go out', function () {
     }
     expect(drops.length).to.be.above(0)
     expect(drops.every((d) => d === 'client-gone' || d === 'send-EBUSY' || d === 'closed'), drops.join()).to.equal(true)
-    console.log(`      ${drops.filter((d) => d === 'send-EBUSY').length} replies dropped while binding, ${drops.length} in all`)
+    figure(`${drops.filter((d) => d === 'send-EBUSY').length} replies dropped while binding, ${drops.length} in all`)
   })
 })

@@ -90,15 +90,17 @@ describe('memory settings shipped (issue 24, item 5)', () => {
   const read = (f) => readFileSync(new URL(`../../${f}`, import.meta.url), 'utf8')
   const ALLOCATOR = ['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_']
 
-  it('the allocator settings of the command\'s sh header, the Dockerfile and the pm2 example agree', () => {
+  it('the allocator settings of the command\'s sh header, the Dockerfile, the pm2 example and the test scripts agree', () => {
     const header = read('bin/zeromesh.js').split('\n')[1]
     const dockerfile = read('Dockerfile')
     const pm2 = read('examples/pm2/ecosystem.config.cjs')
+    const { scripts } = JSON.parse(read('package.json')) // the test processes run as the command does: no allocator advice
     for (const name of ALLOCATOR) {
       const value = new RegExp(`${name}="\\$\\{${name}:-(\\d+)\\}"`).exec(header)?.[1]
       expect(value, `${name} in the sh header`).to.match(/^\d+$/)
       expect(dockerfile, `${name} in the Dockerfile`).to.match(new RegExp(`ENV .*${name}=${value}\\b`))
       expect(pm2, `${name} in the pm2 example`).to.include(`${name}: '${value}'`)
+      for (const s of ['test:unit', 'test:process']) expect(scripts[s], `${name} in npm run ${s}`).to.include(`${name}=${value} `)
     }
   })
 

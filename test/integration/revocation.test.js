@@ -13,6 +13,7 @@ import { eventually, delay } from '../helpers/eventually.js'
 import { newKeyPair, z85Decode } from '../../transport/keys.js'
 import { encodeRequest, encodePing, encodeKeyProof, encodeMembersGet, decode, MessageType } from '../../protocol/index.js'
 import { insideOf } from '../../client/client.js'
+import { figure } from '../helpers/figures.js'
 
 describe('revocation cuts open connections', function () {
   this.timeout(30000)
@@ -85,7 +86,7 @@ describe('revocation cuts open connections', function () {
     await eventually(() => expect(lb.ok).to.be.above(bobAtCut + 200), { timeout: 5000 })
     await la.stop()
     await lb.stop()
-    console.log(`      cut ${cutAfter} ms after the file went; alice ${okAt} ok then ${la.ok - okAt}, bob ${lb.ok} ok ${lb.failed} failed`)
+    figure(`cut ${cutAfter} ms after the file went; alice ${okAt} ok then ${la.ok - okAt}, bob ${lb.ok} ok ${lb.failed} failed`)
     expect(cutAfter).to.be.below(2500) // the 1 s poll, and the cut at once
     expect(la.ok - okAt).to.equal(0) // nothing answered after the cut
     expect(la.lastOkAt - t0).to.be.below(2500)

@@ -8,6 +8,7 @@ import * as zmq from 'zeromq'
 import { harness } from '../helpers/cluster.js'
 import { delay } from '../helpers/eventually.js'
 import { encodeStreamOpen } from '../../protocol/index.js'
+import { figure } from '../helpers/figures.js'
 
 const DEMO = fileURLToPath(new URL('../../demo/handlers.js', import.meta.url))
 const MiB = 1024 * 1024
@@ -31,7 +32,7 @@ describe('streams no one reads, all together', function () {
         await delay(10)
       }
       const { items, open } = p.stats().streams
-      console.log(`      ${items} items of 1 MB made, at most ${(held / MiB).toFixed(1)} MiB held at once, ${open} streams open`)
+      figure(`${items} items of 1 MB made, at most ${(held / MiB).toFixed(1)} MiB held at once, ${open} streams open`)
       expect(open).to.equal(16)
       // Half the budget (8 MiB) waiting in the peer, plus an item each stream made as it
       // started, plus ZeroMQ's queue for the connection (32 frames) and the sockets' buffers.

@@ -6,6 +6,7 @@ import { expect } from 'chai'
 import { setup, track, tick } from '../helpers/fake-client.js'
 import { harness } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
+import { capturingWarnings } from '../helpers/warnings.js'
 
 const boom = () => { throw new Error('user code broke') }
 
@@ -34,10 +35,8 @@ describe('user code that throws never stalls a call', () => {
   })
 
   it('a peer listener and a logger that throw: requests still resolve; with no error listener it is a warning', async () => {
-    const warnings = []
-    const onWarning = (w) => { if (w.code === 'ERR_ZEROMESH_USER_CODE') warnings.push(w) }
-    process.on('warning', onWarning)
-    try {
+    await capturingWarnings(async (all) => {
+      const warnings = { get length () { return all.filter((w) => w.code === 'ERR_ZEROMESH_USER_CODE').length } }
       const logger = { debug: boom, info: boom, warn: boom, error: boom }
       const { clock, net, client } = setup({ logger })
       client.on('peer', boom)
@@ -46,9 +45,7 @@ describe('user code that throws never stalls a call', () => {
       await tick(clock, 10)
       expect(rs.map((r) => r.value)).to.deep.equal([0, 1, 2, 3])
       await eventually(() => expect(warnings.length).to.be.at.least(1))
-    } finally {
-      process.off('warning', onWarning)
-    }
+    })
   })
 
   describe('on a peer', () => {

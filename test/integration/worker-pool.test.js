@@ -7,6 +7,7 @@ import { eventually } from '../helpers/eventually.js'
 import { WorkerPool } from '../../peer/worker-pool.js'
 import { RequestContext } from '../../peer/request-context.js'
 import { systemClock } from '../../runtime/clock.js'
+import { figure } from '../helpers/figures.js'
 
 const WORK = new URL('../fixtures/work.js', import.meta.url)
 
@@ -213,7 +214,7 @@ describe('worker-thread handlers', function () {
       while (Date.now() < end) { await c.request('busyFor', { ms: 200 }, { timeout: 5000 }); done++ }
     }))
     delay.disable()
-    console.log(`      main-thread event-loop delay while both threads were busy: p50 ${(delay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`)
+    figure(`main-thread event-loop delay while both threads were busy: p50 ${(delay.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${(delay.max / 1e6).toFixed(1)} ms`)
     expect(done).to.be.at.least(40) // ~2 threads x 6 s / 200 ms = 60
     expect(changes).to.deep.equal([])
     expect(b.members().find((m) => m.endpoint === a.endpoint).state).to.equal('alive')

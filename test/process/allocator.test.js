@@ -16,6 +16,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Client } from '../../index.js'
+import { figure } from '../helpers/figures.js'
 
 const BIN = fileURLToPath(new URL('../../bin/zeromesh.js', import.meta.url))
 const REQUESTS = 1000
@@ -58,7 +59,7 @@ describe('zeromesh peer as a command: the allocator threshold for large values',
       for (let i = 0; i < REQUESTS / 4; i++) expect((await client.request('echo', value)).length).to.equal(value.length)
     }))
     const perRequest = (minorFaults(peer.pid) - before) / REQUESTS
-    console.log(`      ${perRequest.toFixed(1)} minor page faults a request`)
+    figure(`${perRequest.toFixed(1)} minor page faults a request`)
     expect(perRequest, `${perRequest.toFixed(1)} minor page faults a request`).to.be.below(MAX_FAULTS_PER_REQUEST)
   })
 })

@@ -11,6 +11,7 @@ import { harness } from '../helpers/cluster.js'
 import { eventually, delay } from '../helpers/eventually.js'
 import { startLoad } from '../helpers/load.js'
 import { encodeGossip, encodeRequest, encodeReply, encodeMembers, decode, MessageType, INCARNATION_HORIZON_MS, MemberState } from '../../protocol/index.js'
+import { figure } from '../helpers/figures.js'
 
 const { ALIVE, DEAD, LEFT } = MemberState
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024
@@ -151,7 +152,7 @@ describe('attacks against real peer processes', function () {
       for (const s of Object.values(await viewsOf(observer, peers.slice(0, 2), peers[2].endpoint))) expect(s).to.equal('dead')
     }, { timeout: 8000, interval: 100 })
     const ms = Date.now() - t0
-    console.log(`      real crash dead everywhere after ${ms} ms (was 16 s or never under this flood)`)
+    figure(`real crash dead everywhere after ${ms} ms (was 16 s or never under this flood)`)
     expect(ms).to.be.below(5000)
     expect(c.peers().length).to.be.at.most(3)
   })
@@ -203,7 +204,7 @@ describe('attacks against real peer processes', function () {
     const peak = (from, to) => Math.max(...samples.filter(([t]) => t >= from && t < to).map(([, r]) => r))
     const warm = peak(2000, 4000)
     const late = peak(4000, Infinity)
-    console.log(`      ${sent} requests of 60 kB, ~${Math.round(sent * 60 / 1024)} MB; peer RSS at most ${Math.round(warm)} MB over 2-4 s, ${Math.round(late)} MB over 4-6 s`)
+    figure(`${sent} requests of 60 kB, ~${Math.round(sent * 60 / 1024)} MB; peer RSS at most ${Math.round(warm)} MB over 2-4 s, ${Math.round(late)} MB over 4-6 s`)
     expect(late - warm).to.be.below(48)
     raw.close() // with its inbound queue full: libzmq 4.3.5 aborted here when the peer sent pings
     await delay(2500)

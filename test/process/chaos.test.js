@@ -6,6 +6,7 @@ import { startPeer, killAll } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { eventually, delay } from '../helpers/eventually.js'
 import { startLoad } from '../helpers/load.js'
+import { figure } from '../helpers/figures.js'
 
 describe('failover under load across peer processes', function () {
   this.timeout(60000)
@@ -42,7 +43,7 @@ describe('failover under load across peer processes', function () {
     } finally {
       await load.stop()
     }
-    console.log(`      ${load.ok} requests, retries ${client.stats().retries}, attempt timeouts ${client.stats().attemptTimeouts}, served by pid: ${JSON.stringify(Object.fromEntries(served))}`)
+    figure(`${load.ok} requests, retries ${client.stats().retries}, attempt timeouts ${client.stats().attemptTimeouts}, served by pid: ${JSON.stringify(Object.fromEntries(served))}`)
     expect(load.failures).to.deep.equal([])
     expect(served.get(d.pid)).to.be.above(100)
     expect(served.get(c.pid)).to.be.above(100)

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { startPeer, killAll } from '../helpers/processes.js'
 import { eventually } from '../helpers/eventually.js'
 import { Client } from '../../index.js'
+import { figure } from '../helpers/figures.js'
 
 const WORK = fileURLToPath(new URL('../fixtures/work.js', import.meta.url))
 const PEER = ['--handlers', WORK, '--threads', '1', '--max-queue', '16']
@@ -36,11 +37,11 @@ describe('a cold burst on busy peers (processes)', function () {
     expect(failed.map((r) => r.reason.code)).to.deep.equal([])
     const served = {}
     for (const r of out) served[r.value] = (served[r.value] ?? 0) + 1
-    console.log(`      served: ${JSON.stringify(served)}`)
+    figure(`served: ${JSON.stringify(served)}`)
     expect(Object.keys(served).sort()).to.deep.equal([a.endpoint, b.endpoint].sort()) // the peer it learned took its share
     expect(Math.min(...Object.values(served))).to.be.above(60)
     const s = c.stats()
-    console.log(`      300 of 300 in ${Date.now() - t0} ms; waited ${s.waited}, retries ${s.retries}`)
+    figure(`300 of 300 in ${Date.now() - t0} ms; waited ${s.waited}, retries ${s.retries}`)
     expect(s.waited).to.be.above(0) // the peers said busy: the calls waited for places
     expect(s.retries).to.be.below(30) // a busy refusal is not a retry (hundreds were refused); an attempt timeout may be
   })
@@ -60,7 +61,7 @@ describe('a cold burst on busy peers (processes)', function () {
     const ok = out.filter((r) => r.status === 'fulfilled').length
     const codes = {}
     for (const r of out) if (r.status === 'rejected') codes[r.reason.code] = (codes[r.reason.code] ?? 0) + 1
-    console.log(`      ok ${ok}, failed ${JSON.stringify(codes)}, last settled at ${Math.max(...settled)} ms`)
+    figure(`ok ${ok}, failed ${JSON.stringify(codes)}, last settled at ${Math.max(...settled)} ms`)
     expect(ok).to.be.within(60, 210) // about what fits (a noisy 2-core machine runs the test too)
     expect(Object.keys(codes).every((k) => k === 'ERR_ZEROMESH_BUSY' || k === 'ERR_ZEROMESH_TIMEOUT')).to.equal(true)
     expect(codes.ERR_ZEROMESH_BUSY).to.be.above(1500)

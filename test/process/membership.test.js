@@ -5,6 +5,7 @@ import { expect } from 'chai'
 import { startPeer, killAll } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
+import { figure } from '../helpers/figures.js'
 
 describe('membership across peer processes', function () {
   this.timeout(60000)
@@ -43,7 +44,7 @@ describe('membership across peer processes', function () {
 
   function timed (label, t0) {
     const ms = Date.now() - t0
-    console.log(`      ${label}: ${ms} ms`)
+    figure(`${label}: ${ms} ms`)
     return ms
   }
 

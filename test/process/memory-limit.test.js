@@ -7,6 +7,7 @@ import { expect } from 'chai'
 import { startPeer, killAll, rssOf } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { kinds } from '../../bench/cluster/barrage.js'
+import { figure } from '../helpers/figures.js'
 
 describe('the memory limit of a peer process', function () {
   this.timeout(60000)
@@ -23,7 +24,7 @@ describe('the memory limit of a peer process', function () {
     const sampler = setInterval(() => { try { peak = Math.max(peak, rssOf(peer.pid)) } catch {} }, 5)
     const what = await kinds['endless-message'](peer.endpoint)
     clearInterval(sampler)
-    console.log(`      ${what}; peer peak ${Math.round(peak / 1e6)} MB of a ${limit / 1e6} MB limit`)
+    figure(`${what}; peer peak ${Math.round(peak / 1e6)} MB of a ${limit / 1e6} MB limit`)
     expect(peer.child.exitCode).to.equal(null)
     expect(peak).to.be.below(limit)
     expect(peer.stderr).to.match(/after a collection: closing every connection/)

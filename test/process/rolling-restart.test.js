@@ -6,6 +6,7 @@ import { startPeer, killAll } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
 import { startLoad } from '../helpers/load.js'
+import { figure } from '../helpers/figures.js'
 
 describe('rolling restart across peer processes', function () {
   this.timeout(90000)
@@ -37,7 +38,7 @@ describe('rolling restart across peer processes', function () {
     } finally {
       await load.stop()
     }
-    console.log(`      ${load.ok} requests through the restart of 3 peers, retries ${client.stats().retries}`)
+    figure(`${load.ok} requests through the restart of 3 peers, retries ${client.stats().retries}`)
     expect(load.failures).to.deep.equal([])
     expect(exits).to.deep.equal([{ code: 0, signal: null }, { code: 0, signal: null }, { code: 0, signal: null }])
   })

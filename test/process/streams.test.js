@@ -8,6 +8,7 @@ import { startPeer, killAll, rssOf } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { delay, eventually } from '../helpers/eventually.js'
 import { insideOf } from '../../client/client.js'
+import { figure } from '../helpers/figures.js'
 
 const READER = fileURLToPath(new URL('../fixtures/stream-reader.mjs', import.meta.url))
 
@@ -65,7 +66,7 @@ describe('streams across processes', function () {
     clearInterval(sampler)
     const client = JSON.parse(out)
     const mb = (x) => Math.round(x / 1e6)
-    console.log(`      peer ${mb(peerBefore)} -> peak ${mb(peerPeak)} MB; client ${mb(client.before)} -> peak ${mb(client.peak)} MB; ${client.items} items, ${mb(client.bytes)} MB`)
+    figure(`peer ${mb(peerBefore)} -> peak ${mb(peerPeak)} MB; client ${mb(client.before)} -> peak ${mb(client.peak)} MB; ${client.items} items, ${mb(client.bytes)} MB`)
     expect(client.items).to.equal(256)
     expect(client.bytes).to.equal(256e6)
     expect(peerPeak - peerBefore).to.be.below(96e6)

@@ -8,6 +8,7 @@ import { expect } from 'chai'
 import { SystemSim } from '../../sim/system.js'
 import { connections, clientsPerPeer, quantile, loadPerPeer, binomialSpread } from '../../sim/subset-measure.js'
 import { insideOf } from '../../client/client.js'
+import { figure } from '../helpers/figures.js'
 
 const PEERS = 40
 const CLIENTS = 100
@@ -31,7 +32,7 @@ describe(`subsets (simulated: ${PEERS} peers, ${CLIENTS} clients, subset ${SUBSE
       const p99 = quantile(load, 0.99)
       const expected = binomialSpread(CLIENTS, PEERS, SUBSET)
       const measured = quantile([...clientsPerPeer(s).values()], 0.99) / (CLIENTS * SUBSET / PEERS)
-      console.log(`      load per peer: mean ${mean.toFixed(0)}, p99 ${p99} (${(p99 / mean).toFixed(2)}x); clients per peer p99 ${measured.toFixed(2)}x the mean, binomial(${CLIENTS}, ${SUBSET}/${PEERS}) predicts ${expected.ratio.toFixed(2)}x`)
+      figure(`load per peer: mean ${mean.toFixed(0)}, p99 ${p99} (${(p99 / mean).toFixed(2)}x); clients per peer p99 ${measured.toFixed(2)}x the mean, binomial(${CLIENTS}, ${SUBSET}/${PEERS}) predicts ${expected.ratio.toFixed(2)}x`)
       expect(p99 / mean).to.be.at.most(1.3)
       expect(moves()).to.be.above(0)
       expect(s.counts.failed, JSON.stringify(s.counts.errors)).to.equal(0)
@@ -48,7 +49,7 @@ describe(`subsets (simulated: ${PEERS} peers, ${CLIENTS} clients, subset ${SUBSE
       const added = [...after].filter((k) => !before.has(k))
       expect(dropped.filter((k) => !k.endsWith(`|${dead}`)).length - moved, 'connections dropped that were not to the dead peer, beyond the moves').to.be.at.most(Math.floor(0.02 * before.size))
       expect(added.length - own - moved, `${added.length} connections made for ${own} lost to the dead peer and ${moved} moves`).to.be.at.most(Math.floor(0.02 * before.size))
-      console.log(`      a death: ${own} of ${before.size} connections were to the dead peer; ${dropped.length - own} others dropped (${moved} moves meanwhile), ${added.length} made`)
+      figure(`a death: ${own} of ${before.size} connections were to the dead peer; ${dropped.length - own} others dropped (${moved} moves meanwhile), ${added.length} made`)
       expect(s.clients.every((c) => insideOf(c).mesh.table.entries.size <= SUBSET)).to.equal(true)
       expect(s.counts.failed, JSON.stringify(s.counts.errors)).to.equal(0)
     } finally {

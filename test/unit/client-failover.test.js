@@ -4,6 +4,8 @@ import { expect } from 'chai'
 import { encodeReply } from '../../protocol/index.js'
 import { setup, track, flush, tick, A, B, C } from '../helpers/fake-client.js'
 import { insideOf } from '../../client/client.js'
+import { figure } from '../helpers/figures.js'
+import { capturingWarnings } from '../helpers/warnings.js'
 
 describe('client failover logic (fake transport, fake clock)', () => {
   it('a request with no peer up waits, and is sent when one comes up', async () => {
@@ -175,7 +177,7 @@ describe('client failover logic (fake transport, fake clock)', () => {
     const ok = rs.filter((r) => r.value !== undefined).length
     const busy = rs.filter((r) => r.code === 'ERR_ZEROMESH_BUSY').length
     const late = rs.filter((r) => r.code === 'ERR_ZEROMESH_TIMEOUT').length // taken, could not finish in time
-    console.log(`      ok ${ok}, busy ${busy}, timed out ${late}, busy before 700 ms ${rs.filter((r, i) => r.code === 'ERR_ZEROMESH_BUSY' && settledAt[i] < 700).length}`)
+    figure(`ok ${ok}, busy ${busy}, timed out ${late}, busy before 700 ms ${rs.filter((r, i) => r.code === 'ERR_ZEROMESH_BUSY' && settledAt[i] < 700).length}`)
     expect(ok + busy + late).to.equal(2000)
     expect(late).to.be.at.most(4)
     expect(ok).to.be.within(180, 202) // about what fits: 1 s at 200 a second
@@ -613,10 +615,7 @@ describe('peer entries declare their state (issue 28, item 6)', () => {
   it('transport: { connector } as Peer takes it; the connector function alone still works, with one DeprecationWarning; anything else is refused', async () => {
     const { clock, net } = setup({}, [A])
     const { Client } = await import('../../index.js')
-    const warnings = []
-    const onWarning = (w) => warnings.push(w)
-    process.on('warning', onWarning)
-    try {
+    await capturingWarnings(async (warnings) => {
       const old = new Client({ seeds: [A], clock, discover: false, transport: net.clientTransport().connector })
       await net.up(A)
       const r = track(old.request('echo', 'old shape'))
@@ -626,9 +625,7 @@ describe('peer entries declare their state (issue 28, item 6)', () => {
       new Client({ seeds: [A], clock, discover: false, transport: net.clientTransport().connector }).close()
       await flush()
       expect(warnings.filter((w) => w.code === 'ZEROMESH_DEP_CLIENT_TRANSPORT').map((w) => w.name)).to.deep.equal(['DeprecationWarning'])
-    } finally {
-      process.off('warning', onWarning)
-    }
+    })
     for (const bad of [{}, { listener: () => {} }, 'zmq', 42]) {
       expect(() => new Client({ seeds: [A], transport: bad }), JSON.stringify(bad)).to.throw(/transport must be an object with connector/).with.property('code', 'ERR_ZEROMESH_INVALID_ARGUMENT')
     }
