@@ -247,15 +247,12 @@ export class Calls {
     if (peer.busy) this.o.capacity.freed(peer) // a waiting call takes the place
   }
 
-  /**
-   * The worker thread running `call` on `peer` ended under it (it crashed, or its handler
-   * exited it): an idempotent call goes to another peer once, as a retry (maxAttempts, the
-   * retry budget); a call whose run ended a thread before fails with `err`, so a request that
-   * kills the thread running it takes down two threads of the fleet at most, never all.
-   */
+  /** The worker thread running `call` on `peer` ended under it: the failover policy (failover.js, rule T) decides. */
   threadEnded (call, peer, err) {
-    if (call.peer !== peer || !call.idempotent || call.endedThread || call.committed || call.attempts >= this.o.maxAttempts) return this.answered(call, peer, err)
-    if (!this.o.budget.withdraw()) { this.counts.budgetExhausted++; return this.answered(call, peer, err) }
+    if (call.peer !== peer || call.committed) return this.answered(call, peer, err)
+    const d = decide(call, Outcome.THREAD_ENDED, { maxAttempts: this.o.maxAttempts, budget: this.o.budget, random: this.o.random, endpoint: peer.endpoint, error: err })
+    if (d.budgetSpent === true) this.counts.budgetExhausted++
+    if (d.action === 'fail') return this.answered(call, peer, d.error)
     call.endedThread = true
     call.lastError = err
     call.lost = true // it ran, in part: in doubt

@@ -3,6 +3,10 @@
 //
 //   0. it was refused with an error that says a retry makes no sense (`retryable` false)
 //                                           -> fail with it
+//   T. the worker thread running it on the peer ended (crashed, exited): an idempotent call
+//      that ended no thread before goes to another peer at once, within maxAttempts and the
+//      budget; any other fails with the peer's error, so a request that kills every thread
+//      it reaches takes down two threads of the fleet, never all
 //   1. it has used `maxAttempts`            -> refused: fail with why it was refused;
 //      lost: fail ConnectionLostError; timed out: keep waiting for the answer
 //   2. its connection was lost, and it is not idempotent -> fail ConnectionLostError
@@ -25,14 +29,14 @@
 // retry budget was what stopped it (`budgetSpent`), for the caller to count.
 import { ConnectionLostError } from '../protocol/errors.js'
 
-export const Outcome = Object.freeze({ REFUSED: 'refused', LOST: 'lost', ATTEMPT_TIMEOUT: 'attempt-timeout' })
+export const Outcome = Object.freeze({ REFUSED: 'refused', LOST: 'lost', ATTEMPT_TIMEOUT: 'attempt-timeout', THREAD_ENDED: 'thread-ended' })
 
 const JITTER_MS = 20 // in-doubt retries spread over this, so a crowd of them does not land at once
 
 /**
- * @param {{ attempts: number, losses: number, idempotent: boolean, method: string, lastError: Error|null }} call  read, never written
+ * @param {{ attempts: number, losses: number, endedThread: boolean, idempotent: boolean, method: string, lastError: Error|null }} call  read, never written
  * @param {string} outcome  one of Outcome
- * @param {{ maxAttempts: number, budget: { withdraw(): boolean }, random: () => number, endpoint: string }} ctx
+ * @param {{ maxAttempts: number, budget: { withdraw(): boolean }, random: () => number, endpoint: string, error?: Error }} ctx  `error`: the peer's, for THREAD_ENDED
  * @returns {{ action: 'retry', delay: number } | { action: 'wait', budgetSpent?: true } | { action: 'fail', error: Error, budgetSpent?: true }}
  */
 export function decide (call, outcome, ctx) {
@@ -42,6 +46,11 @@ export function decide (call, outcome, ctx) {
   const giveUp = (why) => refused ? { action: 'fail', error: call.lastError } : outcome === Outcome.LOST ? { action: 'fail', error: lost(why) } : { action: 'wait' }
   const jitter = () => Math.floor(ctx.random() * JITTER_MS)
   if (refused && call.lastError?.retryable === false) return { action: 'fail', error: call.lastError }
+  if (outcome === Outcome.THREAD_ENDED) {
+    if (!call.idempotent || call.endedThread || call.attempts - (call.losses > 0 ? 1 : 0) >= ctx.maxAttempts) return { action: 'fail', error: ctx.error }
+    if (!ctx.budget.withdraw()) return { action: 'fail', error: ctx.error, budgetSpent: true }
+    return { action: 'retry', delay: 0 }
+  }
   // The first attempt lost with its connection is not counted: its peer went away holding it.
   if (call.attempts - (call.losses > 0 ? 1 : 0) >= ctx.maxAttempts) return giveUp(`it used its ${ctx.maxAttempts} attempts (maxAttempts), besides one lost with its peer`)
   if (outcome === Outcome.LOST && !call.idempotent) return { action: 'fail', error: lost('it is not idempotent, so it was not retried') }

@@ -41,6 +41,16 @@ describe('the failover policy (client/failover.js decide)', () => {
     }
   })
 
+  it('a thread that ended under a call (rule T): an idempotent call that ended none before goes elsewhere at once; else it fails with the peer\'s error', () => {
+    const exit = new Error('handler thread exited with code 3')
+    const at = (attempts, idempotent, endedThread, left) => decide(Object.freeze({ attempts, idempotent, endedThread, losses: 0, method: 'm', lastError: null }), Outcome.THREAD_ENDED, { maxAttempts: 3, budget: budget(left), random: () => 0.5, endpoint: 'tcp://127.0.0.1:1', error: exit })
+    expect(at(1, true, false, 5)).to.deep.equal({ action: 'retry', delay: 0 })
+    expect(at(1, true, true, 5)).to.deep.equal({ action: 'fail', error: exit }) //   a second thread: a poison request
+    expect(at(1, false, false, 5)).to.deep.equal({ action: 'fail', error: exit }) // its handler ran: not again
+    expect(at(3, true, false, 5)).to.deep.equal({ action: 'fail', error: exit }) //  maxAttempts
+    expect(at(1, true, false, 0)).to.deep.equal({ action: 'fail', error: exit, budgetSpent: true })
+  })
+
   it('a lost call that is not retried says why, and is retryable (safe to send again) when it is idempotent', () => {
     const at = (attempts, idempotent, left, losses) => decide(Object.freeze({ attempts, idempotent, method: 'm', lastError: null, losses }), Outcome.LOST, { maxAttempts: 3, budget: budget(left), random: () => 0.5, endpoint: 'tcp://127.0.0.1:1' }).error
     const spent = at(1, true, 0, 1)
