@@ -284,33 +284,35 @@ export class ClientMesh {
   subscribersOf (event) {
     const targets = []
     const gone = []
-    const seen = new Set()
-    const look = (ep, state) => {
-      if (seen.has(ep)) return
-      seen.add(ep)
+    this.eachKnown((ep, state) => {
       const d = this.descriptorOf(ep)
       if (d === ANY || (d !== null && !d.groups.has(event))) return
       if (state > MemberState.SUSPECT) { if (d !== null) gone.push({ endpoint: ep, reason: `${memberStateNames[state]} by the member lists` }); return }
       targets.push(ep)
-    }
-    for (const p of this.table.entries.values()) look(p.endpoint, p.claim?.state ?? MemberState.ALIVE)
-    for (const [ep, r] of this.roster.members) look(ep, r.state)
+    })
     return { targets, gone }
   }
 
   /** The peers that serve `method` and are not dead or left by the member lists, connected or not (client.gather()). */
   serversOf (method) {
     const targets = []
+    this.eachKnown((ep, state) => {
+      const d = this.descriptorOf(ep)
+      if (d !== null && d !== ANY && d.has.has(method) && state <= MemberState.SUSPECT) targets.push(ep)
+    })
+    return targets
+  }
+
+  /** Calls `fn(endpoint, state)` once for each member this client knows: those connected (their claim's state), then the member lists'. */
+  eachKnown (fn) {
     const seen = new Set()
     const look = (ep, state) => {
       if (seen.has(ep)) return
       seen.add(ep)
-      const d = this.descriptorOf(ep)
-      if (d !== null && d !== ANY && d.has.has(method) && state <= MemberState.SUSPECT) targets.push(ep)
+      fn(ep, state)
     }
     for (const p of this.table.entries.values()) look(p.endpoint, p.claim?.state ?? MemberState.ALIVE)
     for (const [ep, r] of this.roster.members) look(ep, r.state)
-    return targets
   }
 
   /**
