@@ -98,7 +98,10 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
   const client = new Client({ seeds: [peers[0].endpoint], timeout: 2000, security: keys?.clientSecurity })
   log(`client started, seeded with ${short(peers[0].endpoint)} only${secure ? '; CURVE on every connection, the client\'s key on the peers\' allow-list' : ''}`)
   const learnedAt = new Map()
+  const lastState = new Map() // endpoint -> the state the client last said
   client.on('peer', (p) => {
+    const before = lastState.get(p.endpoint)
+    lastState.set(p.endpoint, p.state)
     if (p.state === 'up' && !learnedAt.has(p.endpoint)) {
       learnedAt.set(p.endpoint, Date.now())
       const started = [...children.values(), ...peers].find((x) => x.endpoint === p.endpoint)?.startedAt
@@ -106,7 +109,7 @@ export async function runDemo ({ duration = 40, peers: peerCount = 3, chaos = tr
       const since = started === undefined ? null : started < clientStartedAt ? ['the client started', clientStartedAt] : ['it started', started]
       log(`client learned ${short(p.endpoint)}${since === null ? '' : ` ${Date.now() - since[1]} ms after ${since[0]}`}`)
     } else if (learnedAt.has(p.endpoint)) {
-      log(`client sees ${short(p.endpoint)} ${p.removed ? 'removed' : p.state === 'up' ? 'up again' : p.state}`)
+      log(`client sees ${short(p.endpoint)} ${stateText(p, before)}`)
     }
   })
 
@@ -262,4 +265,16 @@ function backAfterThaw (samples, thaw, up, otherService) {
     }
   }
   return 'NOT back in rotation before the end'
+}
+
+/**
+ * What a peer's new state means to the client, in the timeline's words: an ejection is the
+ * client's own verdict on a peer whose attempts kept failing (out of rotation for a while,
+ * then tried again: client option `ejection`), not a death, so the words say which.
+ */
+function stateText (p, before) {
+  if (p.removed) return 'removed'
+  if (p.state === 'ejected') return 'ejected: its answers stopped, so it is out of rotation for a while'
+  if (p.state === 'up') return before === 'ejected' ? 'on probation: its ejection ran out, so it is tried again' : 'up again'
+  return p.state
 }
