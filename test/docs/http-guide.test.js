@@ -5,9 +5,8 @@
 import { expect } from 'chai'
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import net from 'node:net'
 import path from 'node:path'
-import { startPeer, runScript, killAll } from '../helpers/processes.js'
+import { startPeer, runScript, killAll, freePort } from '../helpers/processes.js'
 import { eventually } from '../helpers/eventually.js'
 
 const GUIDE = fileURLToPath(new URL('../../docs/guides/http-api.md', import.meta.url))
@@ -17,14 +16,6 @@ function block (text, name) {
   const m = new RegExp('```js\\n(// ' + name.replace('.', '\\.') + '\\n[\\s\\S]*?)```').exec(text)
   if (m === null) throw new Error(`no block for ${name} in the guide`)
   return m[1]
-}
-
-function freePort () {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)) })
-  })
 }
 
 describe('the HTTP guide\'s example', function () {

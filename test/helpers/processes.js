@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import net from 'node:net'
 
 export const BIN = fileURLToPath(new URL('../../bin/zeromesh.js', import.meta.url))
 
@@ -63,4 +64,13 @@ export async function startPeer (args = [], { timeout = 10000, demo = true, ...o
     c.exited.then(({ code, signal }) => { clearTimeout(timer); reject(new Error(`peer exited (${code ?? signal}) before starting: ${c.stderr}`)) })
   })
   return c
+}
+
+/** A port free now on 127.0.0.1 (the kernel's pick), for a process that must be told its port before it starts. */
+export function freePort () {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)) })
+  })
 }
