@@ -133,15 +133,18 @@ export class ZeromeshClient extends ClientProxy {
         if (typeof waitForPeer !== 'boolean') throw invalidArgument('ZeromeshRecord: waitForPeer must be true or false')
         if (typeof all !== 'boolean') throw invalidArgument('ZeromeshRecord: all must be true or false')
         const client = this.ensure()
-        const timeout = rest.timeout ?? insideOf(client).options.timeout
+        // The record's timeout, checked by the client's own rule before any time is counted
+        // against it (0: a stream's "none"; a request refuses it where it is sent).
+        if (rest.timeout !== undefined && rest.timeout !== 0) insideOf(client).requestOptions({ timeout: rest.timeout })
+        const timeout = rest.timeout || insideOf(client).options.timeout
         const o = { ...rest, headers: withMetadata(rest.headers, packet.metadata), signal: rest.signal === undefined ? abort.signal : AbortSignal.any([rest.signal, abort.signal]) }
         if (all) return await this.fromEvery(client, method, data, o, timeout, started, callback)
         const streams = await this.howServed(client, method, timeout, waitForPeer, started)
         if (streams) { // a stream has no deadline unless its record gives one (a feed)
-          const so = { ...o, timeout: rest.timeout === undefined ? undefined : left(timeout, started) }
+          const so = { ...o, timeout: rest.timeout === undefined || rest.timeout === 0 ? rest.timeout : left(timeout, started) }
           for await (const item of client.stream(method, data, so)) callback({ response: item })
         } else {
-          for (const value of await client.request(method, data, { ...o, timeout: left(timeout, started), values: true })) callback({ response: value })
+          for (const value of await client.request(method, data, { ...o, timeout: rest.timeout === 0 ? 0 : left(timeout, started), values: true })) callback({ response: value })
         }
         callback({ isDisposed: true })
       } catch (err) {
