@@ -37,6 +37,7 @@ const MAX_HANDOFF = 32 //      requests handed to a thread in one message, at mo
 const HANDOFF_BUDGET_MS = 2 // ...and about this much work by the measured time per request
 const AHEAD_TASK_MS = 10 //    a busy thread is handed its next requests ahead only when they take less than this
 const TASK_MS_WEIGHT = 0.2 //  of a new measurement in the time per request (a moving average)
+const ABANDON_GRACE_MS = 50 //  a handler still running this long past its deadline is abandoned (one that honours ctx.signal has ended by then)
 const NOT_BEGUN_RECHECK_MS = 5 // a thread past a deadline that has not begun its batch is looked at again after this
 const STALL_MS = 50 //          a deadline timer this late means the whole process stalled (SIGSTOP, a paused VM)...
 const STALL_GRACE_MAX_MS = 5000 // ...and its threads get the time lost, up to this, before anything is abandoned
@@ -348,7 +349,7 @@ export class WorkerPool {
     if (head === undefined) return
     const remaining = head.ctx.remaining()
     if (remaining === Infinity) return
-    this.check(t, Math.ceil(remaining) + 5)
+    this.check(t, Math.ceil(remaining) + ABANDON_GRACE_MS)
   }
 
   /** Looks at thread `t` again (overdue) in `ms`. */
@@ -359,7 +360,8 @@ export class WorkerPool {
 
   /**
    * A request of thread `t` is past its deadline with no answer. If the request the thread
-   * runs now is past its own deadline, it is abandoned: its thread is recycled. Otherwise
+   * runs now is ABANDON_GRACE_MS past its own deadline, it is abandoned: its thread is
+   * recycled (a handler that honours ctx.signal has ended by then, its answer on the way). Otherwise
    * the late one has finished (its result is on the way) or not begun (the thread will skip
    * it), and the timer watches the one that runs. A timer that fired more than STALL_MS after
    * `due` says the whole process was stalled, its threads with it: they get the time lost
@@ -372,8 +374,8 @@ export class WorkerPool {
     const at = t.at
     if (at < t.done) return this.check(t, NOT_BEGUN_RECHECK_MS) // the thread has not begun its batch yet
     const running = t.tasks[at]
-    const remaining = running.ctx.remaining()
-    if (remaining > 0) return this.check(t, Math.ceil(remaining) + 5)
+    const graceLeft = running.ctx.deadline + ABANDON_GRACE_MS - this.clock.now() // the pool and its requests read one clock (the peer's)
+    if (graceLeft > 0) return this.check(t, Math.ceil(graceLeft))
     this.counts.abandoned++
     this.recycle(t, at, (task) => {
       this.settle(task, failed('deadline passed while running', RemoteCode.EXPIRED), true) // the client has its own timeout error: no reply

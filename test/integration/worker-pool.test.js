@@ -84,6 +84,20 @@ describe('worker-thread handlers', function () {
     expect(await c.request('busyFor', { ms: 1 }, { timeout: 3000 })).to.be.a('number') // a fresh thread
   })
 
+  // Seen in CI on Node 24 beside other work: a Nest handler ended its Observable when its
+  // signal aborted at the deadline, but its thread's answer reached the main thread after the
+  // pool's check, 5 ms past the deadline: the thread was terminated, and a Nest application
+  // bootstrapped again in its place. A handler that honours its signal has a grace to end.
+  it('a handler that honours ctx.signal and ends within the grace after its deadline keeps its thread', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1 })
+    const c = h.client({ seeds: [p.endpoint] })
+    const before = await c.request('whereAmI', {})
+    await rejectsWith(c.request('cleansUpOnAbort', { cleanupMs: 20 }, { timeout: 200, idempotent: false }), 'ERR_ZEROMESH_TIMEOUT')
+    await eventually(() => expect(p.stats().inflight).to.equal(0))
+    expect(p.stats().threads).to.include({ abandoned: 0, replaced: 0 })
+    expect((await c.request('whereAmI', {})).threadId).to.equal(before.threadId)
+  })
+
   // Seen in the failover demo: a peer thawed after 4 s (SIGSTOP) found the request its thread
   // ran past its deadline and recycled the thread, though the thread had been stopped too and
   // needed a millisecond more; the new thread took ~100 ms to start, and clients ejected the
