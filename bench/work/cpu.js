@@ -22,7 +22,17 @@
 // /heavy's p50, p90, p99 and max, GET /'s p99 under that load, errors, and the gateway's
 // zeromesh client retries and attempt timeouts.
 //
-// Usage: node bench/work/cpu.js [--only threads|http|nest] [--n 15000000] [--seconds 8] [--threads 2]
+// post: the blog post's app (issue 68; bench/lib/post-server.js): a plain node:http server
+// whose GET / counts down from 1e7 (about 5 ms of CPU), as node:cluster with one worker per
+// core, and as the same server whose count runs on one zeromesh peer of a thread per core
+// (the front and the peer in processes of their own), each started cold and driven by
+// autocannon -c --connections -d --http-seconds, GET /cheap at 50 a second beside it; --rounds
+// rounds, alternating which way goes first. Reports the heavy route's req/s and p99, the cheap
+// route's p99, errors, per-round ratios to cluster, and CPU per answered request by process
+// and thread (from /proc: the front's main thread and its others, the peer's main thread, its
+// handler threads and ZeroMQ's I/O threads; cluster's workers whole).
+//
+// Usage: node bench/work/cpu.js [--only threads|http|nest|post] [--n 15000000] [--seconds 8] [--threads 2]
 //        [--inflight N] [--limit 200000] [--connections 100] [--http-seconds 10]
 //        [--max-queue N] [--requests 1200] [--concurrency 400] [--rounds 1] [--json]
 // (--rounds: for nest, the three ways in turn, rotated each round; medians and per-round ratios)
@@ -30,7 +40,7 @@
 // (--inflight: requests in flight for every threads measurement; default 2 per thread)
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import fs from 'node:fs'
+import fs, { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -56,7 +66,7 @@ const { values } = parseArgs({
     json: { type: 'boolean' },
   },
 })
-if (values.only !== undefined && !['threads', 'http', 'nest'].includes(values.only)) throw new Error('--only takes threads, http or nest')
+if (values.only !== undefined && !['threads', 'http', 'nest', 'post'].includes(values.only)) throw new Error('--only takes threads, http, nest or post')
 const N = Number(values.n)
 const SECONDS = Number(values.seconds)
 const THREADS = Number(values.threads)
@@ -292,6 +302,68 @@ async function measureNest (name, mode, dist) {
   }
 }
 
+const POST_SERVER = fileURLToPath(new URL('../lib/post-server.js', import.meta.url))
+const COUNTDOWN = fileURLToPath(new URL('../lib/countdown-handlers.js', import.meta.url))
+
+/** The PIDs of process `pid`'s children (Linux), cluster's workers. */
+function childrenOf (pid) {
+  try { return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) } catch { return [] }
+}
+
+/** CPU us so far of `pids`, by role: each thread of a process named by `roleOf(pid, tid, name)`. */
+function cpuByRole (pids, roleOf) {
+  const out = {}
+  for (const pid of pids) {
+    for (const [tid, t] of threadStats(pid)) {
+      const role = roleOf(pid, Number(tid), t.name)
+      out[role] = (out[role] ?? 0) + t.runUs
+    }
+  }
+  return out
+}
+
+/**
+ * The post's app served one way (`mode`: cluster or zeromesh), started cold and driven by
+ * autocannon on GET /, GET /cheap at 50 a second beside it; then stopped. CPU by role over
+ * the run, in us per answered heavy request.
+ */
+async function measurePost (mode) {
+  const started = mode === 'zeromesh' ? [await child([BIN, 'peer', '--handlers', COUNTDOWN, '--threads', String(THREADS), '--log-level', 'error'])] : []
+  const server = await child([POST_SERVER, mode, mode === 'cluster' ? String(THREADS) : started[0].line])
+  const base = `http://127.0.0.1:${server.line}`
+  const front = server.c.pid
+  const peerPid = started[0]?.c.pid
+  const pids = mode === 'cluster' ? [front, ...childrenOf(front)] : [front, peerPid]
+  const roleOf = (pid, tid, name) => {
+    if (mode === 'cluster') return pid === front ? 'primary' : 'workers'
+    const who = pid === front ? 'front' : 'peer'
+    if (tid === pid) return `${who}Main`
+    if (name.startsWith('ZMQbg')) return `${who}ZmqIo`
+    if (who === 'peer' && name === 'node') return 'peerThreads' // its handler threads and V8's
+    return `${who}Other`
+  }
+  const before = cpuByRole(pids, roleOf)
+  const duration = Number(values['http-seconds'])
+  const [heavy, cheap] = await Promise.all([
+    autocannon({ url: `${base}/`, connections: Number(values.connections), duration }),
+    cheapRoute(`${base}/cheap`, duration),
+  ])
+  const after = cpuByRole(pids, roleOf)
+  server.c.kill('SIGTERM')
+  for (const p of started) p.c.kill('SIGTERM')
+  await sleep(500)
+  const answered = heavy.requests.total - heavy.non2xx - heavy.errors - heavy.timeouts
+  const cpuUs = {}
+  for (const k of Object.keys(after).sort()) cpuUs[k] = Math.round((after[k] - (before[k] ?? 0)) / Math.max(1, answered))
+  return {
+    perSecond: +(answered / duration).toFixed(1),
+    heavyP99: heavy.latency.p99,
+    cheapP99: cheap.p99,
+    errors: heavy.errors + heavy.timeouts + heavy.non2xx + cheap.errors,
+    cpuUsPerRequest: cpuUs,
+  }
+}
+
 const report = { date: new Date().toISOString(), cpus: os.availableParallelism(), node: process.version }
 
 if (values.only === undefined || values.only === 'threads') {
@@ -369,6 +441,34 @@ if (values.only === undefined || values.only === 'nest') {
   }
 }
 
+if (values.only === 'post') {
+  const ways = [[`cluster x${THREADS}`, 'cluster'], [`front + zeromesh, 1 peer x ${THREADS} threads`, 'zeromesh']]
+  const got = ways.map(() => [])
+  const rounds = Number(values.rounds)
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < ways.length; k++) {
+      const i = (k + r) % ways.length
+      got[i].push(await measurePost(ways[i][1]))
+    }
+  }
+  const med = (xs) => { const v = xs.filter((x) => x !== null).sort((a, b) => a - b); return v.length === 0 ? null : v[Math.floor((v.length - 1) / 2)] }
+  const perRound = (f) => got[1].map((run, r) => +(f(run) / f(got[0][r])).toFixed(2))
+  report.post = {
+    connections: Number(values.connections),
+    seconds: Number(values['http-seconds']),
+    rounds,
+    runs: got.map((runs, i) => ({
+      name: ways[i][0],
+      perSecond: med(runs.map((x) => x.perSecond)),
+      heavyP99: med(runs.map((x) => x.heavyP99)),
+      cheapP99: med(runs.map((x) => x.cheapP99)),
+      errors: runs.reduce((a, x) => a + x.errors, 0),
+      each: runs,
+    })),
+    zeromeshVsCluster: { perSecond: perRound((x) => x.perSecond), heavyP99: perRound((x) => x.heavyP99) },
+  }
+}
+
 if (values.json) console.log(JSON.stringify(report))
 else {
   if (report.threads) console.log(JSON.stringify(report.threads, null, 2))
@@ -384,6 +484,15 @@ else {
     console.log('| served as | total s | req/s | /heavy p50 ms | p90 | p99 | max | GET / p99 ms | errors | retries | attempt timeouts | total vs pm2 per round | /heavy p99 vs pm2 per round |')
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const r of report.nest.runs) console.log(`| ${r.name} | ${r.totalSeconds} | ${r.perSecond} | ${r.heavy.p50} | ${r.heavy.p90} | ${r.heavy.p99} | ${r.heavy.max} | ${r.cheapP99} | ${r.errors} | ${r.retries ?? '-'} | ${r.attemptTimeouts ?? '-'} | ${r.vsPm2.total}x | ${r.vsPm2.heavyP99}x |`)
+  }
+  if (report.post) {
+    const p = report.post
+    console.log(`\nThe blog post's app (GET / counts down from 1e7) at ${p.connections} connections for ${p.seconds} s, GET /cheap at 50/s beside it (${report.cpus} cores, ${report.node}); medians of ${p.rounds} round(s), errors summed:`)
+    console.log('| served as | req/s | GET / p99 ms | GET /cheap p99 ms | errors |')
+    console.log('| --- | ---: | ---: | ---: | ---: |')
+    for (const r of p.runs) console.log(`| ${r.name} | ${r.perSecond} | ${r.heavyP99} | ${r.cheapP99} | ${r.errors} |`)
+    console.log(`zeromesh / cluster per round: req/s ${p.zeromeshVsCluster.perSecond.join(', ')}; GET / p99 ${p.zeromeshVsCluster.heavyP99.join(', ')}`)
+    for (const r of p.runs) for (const [i, e] of r.each.entries()) console.log(`CPU us per request, ${r.name}, round ${i + 1}: ${JSON.stringify(e.cpuUsPerRequest)}`)
   }
 }
 process.exit(0)

@@ -1,0 +1,46 @@
+// The blog post's app (issue 68): a plain node:http server whose GET / counts down from 1e7
+// (bench/lib/countdown-handlers.js, about 5 ms of CPU) and whose GET /cheap answers at once,
+// served the two ways bench/work/cpu.js --only post compares:
+//   node bench/lib/post-server.js cluster N        node:cluster, N workers, the count inline
+//   node bench/lib/post-server.js zeromesh SEEDS   one process; the count runs on zeromesh peers
+// Prints the port once it listens; SIGTERM stops it.
+import cluster from 'node:cluster'
+import http from 'node:http'
+import { countdown } from './countdown-handlers.js'
+
+const [mode, arg] = process.argv.slice(2)
+
+/** The app: `heavy()` gives GET /'s answer (a value or a Promise of one). */
+function listen (heavy) {
+  const server = http.createServer((req, res) => {
+    if (req.url === '/cheap') return res.end('ok')
+    if (req.url !== '/') { res.statusCode = 404; return res.end() }
+    const answer = heavy()
+    if (typeof answer === 'string') return res.end(answer)
+    answer.then((v) => res.end(v), (err) => { res.statusCode = 503; res.end(String(err.code ?? err.message)) })
+  })
+  return server.listen(0, '127.0.0.1')
+}
+
+if (mode === 'cluster') {
+  if (cluster.isPrimary) {
+    const workers = Number(arg ?? 2)
+    let listening = 0
+    for (let i = 0; i < workers; i++) cluster.fork()
+    cluster.on('listening', (w, address) => {
+      if (++listening === workers) process.stdout.write(`${address.port}\n`)
+    })
+    process.on('SIGTERM', () => { for (const w of Object.values(cluster.workers)) w.kill(); process.exit(0) })
+  } else {
+    listen(countdown)
+  }
+} else if (mode === 'zeromesh') {
+  const { Client } = await import('zeromesh')
+  const client = new Client({ seeds: arg.split(','), timeout: 30000 })
+  const server = listen(() => client.request('countdown', null))
+  server.on('listening', () => process.stdout.write(`${server.address().port}\n`))
+  process.on('SIGTERM', () => { server.close(); client.close().then(() => process.exit(0)) })
+} else {
+  console.error('usage: node bench/lib/post-server.js cluster N | zeromesh SEEDS')
+  process.exit(2)
+}
