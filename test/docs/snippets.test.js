@@ -1,7 +1,8 @@
 // Every JavaScript snippet of the README and the guides parses as an ES module, and every name
 // it imports from zeromesh (or zeromesh/http, zeromesh/nest, ...) is one that entry exports:
 // a renamed export or a typo in the docs fails here. (The README's quick start, its worker
-// threads example and its shell commands also run: readme.test.js, readme-shell.test.js.)
+// threads example and its shell commands also run: readme.test.js, readme-shell.test.js; the
+// guides' snippets run in guides-run.test.js and http-guide.test.js.)
 import { expect } from 'chai'
 import { readFileSync, readdirSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { execFile } from 'node:child_process'
