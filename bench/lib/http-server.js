@@ -5,7 +5,7 @@
 //   node bench/lib/http-server.js zeromesh SEEDS     one Express process; the heavy route runs on
 //                                                zeromesh peers (SEEDS: endpoints, comma-separated)
 // Prints the port once it listens; SIGTERM stops it.
-import cluster from 'node:cluster'
+import { serveClustered } from './cluster-serve.js'
 import { createApp, start } from '../../examples/express/app.js'
 import handlers from '../../examples/express/handlers.js'
 
@@ -22,17 +22,7 @@ if (mode === 'single') {
   server.on('listening', () => process.stdout.write(`${server.address().port}\n`))
   process.on('SIGTERM', () => process.exit(0))
 } else if (mode === 'cluster') {
-  if (cluster.isPrimary) {
-    const workers = Number(arg ?? 2)
-    let listening = 0
-    for (let i = 0; i < workers; i++) cluster.fork()
-    cluster.on('listening', (w, address) => {
-      if (++listening === workers) process.stdout.write(`${address.port}\n`)
-    })
-    process.on('SIGTERM', () => { for (const w of Object.values(cluster.workers)) w.kill(); process.exit(0) })
-  } else {
-    listenInline()
-  }
+  serveClustered(Number(arg ?? 2), () => listenInline())
 } else if (mode === 'zeromesh') {
   const api = await start({ seeds: arg.split(','), port: 0, timeout: 30000 })
   process.stdout.write(`${api.port}\n`)

@@ -4,7 +4,7 @@
 //   node bench/lib/post-server.js cluster N        node:cluster, N workers, the count inline
 //   node bench/lib/post-server.js zeromesh SEEDS   one process; the count runs on zeromesh peers
 // Prints the port once it listens; SIGTERM stops it.
-import cluster from 'node:cluster'
+import { serveClustered } from './cluster-serve.js'
 import http from 'node:http'
 import { countdown } from './countdown-handlers.js'
 
@@ -23,17 +23,7 @@ function listen (heavy) {
 }
 
 if (mode === 'cluster') {
-  if (cluster.isPrimary) {
-    const workers = Number(arg ?? 2)
-    let listening = 0
-    for (let i = 0; i < workers; i++) cluster.fork()
-    cluster.on('listening', (w, address) => {
-      if (++listening === workers) process.stdout.write(`${address.port}\n`)
-    })
-    process.on('SIGTERM', () => { for (const w of Object.values(cluster.workers)) w.kill(); process.exit(0) })
-  } else {
-    listen(countdown)
-  }
+  serveClustered(Number(arg ?? 2), () => listen(countdown))
 } else if (mode === 'zeromesh') {
   const { Client } = await import('zeromesh')
   const client = new Client({ seeds: arg.split(','), timeout: 30000 })
