@@ -349,9 +349,9 @@ async function measurePost (mode) {
     cheapRoute(`${base}/cheap`, duration),
   ])
   const after = cpuByRole(pids, roleOf)
-  server.c.kill('SIGTERM')
-  for (const p of started) p.c.kill('SIGTERM')
-  await sleep(500)
+  const stopped = [server.c, ...started.map((p) => p.c)]
+  for (const c of stopped) c.kill('SIGTERM')
+  await Promise.all(stopped.map((c) => c.exitCode !== null || c.signalCode !== null ? null : once(c, 'exit')))
   const answered = heavy.requests.total - heavy.non2xx - heavy.errors - heavy.timeouts
   const cpuUs = {}
   for (const k of Object.keys(after).sort()) cpuUs[k] = Math.round((after[k] - (before[k] ?? 0)) / Math.max(1, answered))

@@ -61,7 +61,6 @@ describe('the guides\' snippets run', function () {
   async function program (name, code) {
     const p = file(name, `${code}\nprocess.exit(0)\n`)
     const c = runScript(p, [], { env: { ZEROMESH_LOG_LEVEL: 'error' } })
-    c.child.unref()
     const timer = setTimeout(() => c.child.kill('SIGKILL'), 30000)
     const { code: exit, signal } = await c.exited
     clearTimeout(timer)
@@ -134,7 +133,8 @@ describe('the guides\' snippets run', function () {
       expect(bad.status).to.equal(400)
       expect((await bad.json()).issues[0].path).to.deep.equal(['limit'])
     } finally {
-      server.close()
+      server.closeAllConnections() // fetch keeps its connections alive
+      await new Promise((resolve) => server.close(resolve))
     }
   })
 
