@@ -401,7 +401,9 @@ export class Calls {
   routesChanged () {
     this.o.capacity.routesChanged()
     if (this.parked.size === 0) return
-    const parked = [...this.parked]
+    // Earliest deadline first, as calls wait for capacity: a call handed back by a peer that
+    // died goes ahead of those made since.
+    const parked = [...this.parked].sort(byDeadline)
     this.parked.clear()
     for (const call of parked) this.dispatch(call)
   }
@@ -524,4 +526,8 @@ function timeLeft (call, now) {
 /** Waves of work queued ahead of a new call at `peer` (attempt-limit.js queuedWaves): this call is on its list already. */
 function wavesAt (peer) {
   return queuedWaves(peer.service?.capacity, peer.calls.size - 1, peer.load)
+}
+
+function byDeadline (a, b) {
+  return a.deadline === b.deadline ? 0 : a.deadline < b.deadline ? -1 : 1 // Infinity - Infinity is NaN
 }

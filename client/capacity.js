@@ -16,6 +16,9 @@
 //    client's dispatch (routesChanged), as parked calls do: how a fresh client spreads its
 //    first burst over the peers it learns within milliseconds.
 //
+// Calls wait earliest deadline first (add): with one timeout, in the order they were made, and
+// a call that comes back (its peer died holding it) ahead of the calls made since.
+//
 // A waiting call fails with BusyError (retryable) as soon as it cannot start before its
 // deadline, judged from the rate at which places have freed since the wait began, and at the
 // latest at its deadline (its own timer). A peer may refuse busy for bytes too (its
@@ -33,6 +36,7 @@ const RATE_MIN_MS = 250 //    the drain rate is trusted after this long of waiti
 const RATE_MIN_FREED = 8 //   ...and this many places freed
 const RATE_SLACK = 1.25 //    a call fails early only when even 1.25x the measured rate would start it too late
 const SCAN = 64 //            waiting calls looked at for one freed place (calls for other methods are passed over)
+const INSERT_SCAN = 1024 //   places a new waiting call looks back for its deadline's (bounded: calls of mixed timeouts)
 
 export class CapacityWait {
   /**
@@ -64,31 +68,31 @@ export class CapacityWait {
   }
 
   /**
-   * `item` was refused busy by every peer its `owner` may send it to: it waits. An item that
-   * waited before (handed to a peer that another client's work filled first) keeps its turn,
-   * at the front. Returns false when it cannot start before its deadline, by the drain rate
-   * measured (the caller fails it busy).
+   * `item` was refused busy by every peer its `owner` may send it to: it waits, in deadline
+   * order: after every waiting item due no later than it (looking back at most INSERT_SCAN
+   * places). So a call handed back by a peer that died holding it, or one that waited before
+   * (handed to a peer that another client's work filled first), goes ahead of the calls made
+   * since, and calls of one timeout wait in arrival order. Returns false when it cannot start
+   * before its deadline, by the drain rate measured (the caller fails it busy).
    * @param {{ deadline: number }} item
    */
   add (item) {
-    const front = item.waited === true
     const now = this.clock.now()
-    if (this.tooLate(this.size, item.deadline, now)) return false
-    const node = { item, prev: null, next: null }
+    let before = this.tail // the node it goes after (null: at the head)
+    let position = this.size
+    for (let i = 0; before !== null && before.item.deadline > item.deadline && i < INSERT_SCAN; i++) {
+      before = before.prev
+      position--
+    }
+    if (this.tooLate(position, item.deadline, now)) return false
+    const node = { item, prev: before, next: before === null ? this.head : before.next }
     item.waiting = node
+    if (item.waited !== true) this.counts.waited++
     item.waited = true
     if (this.size === 0) { this.since = now; this.freedCount = 0; this.lastSweep = now }
-    if (front) {
-      node.next = this.head
-      if (this.head !== null) this.head.prev = node; else this.tail = node
-      this.head = node
-    } else {
-      node.prev = this.tail
-      if (this.tail !== null) this.tail.next = node; else this.head = node
-      this.tail = node
-    }
+    if (node.next !== null) node.next.prev = node; else this.tail = node
+    if (before !== null) before.next = node; else this.head = node
     this.size++
-    if (!front) this.counts.waited++
     if (this.timer === null) this.arm(now) // else the timer is set, and re-armed when it fires
     return true
   }
@@ -136,7 +140,7 @@ export class CapacityWait {
 
   /**
    * Peers changed (one came up, or serves the method now): each waiting item that some peer
-   * not marked busy may take goes there now, in arrival order (its owner picks the peer).
+   * not marked busy may take goes there now, in deadline order (its owner picks the peer).
    */
   routesChanged () {
     if (this.size === 0) return

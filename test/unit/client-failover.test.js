@@ -134,6 +134,54 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(client.stats().retries).to.equal(0)
   })
 
+  // Seen in the crash loop (bench/work/crash-loop.js): a peer killed holding requests handed them
+  // back, and they waited behind every call made since, so the oldest reached their deadline
+  // (ERR_ZEROMESH_TIMEOUT, or BUSY when the wait said they would not start in time).
+  it('calls waiting for a place are served earliest deadline first: a call its crashed peer handed back goes ahead of newer ones', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.peers.get(A).behave = () => ['silent'] // takes the first call and dies holding it
+    let running = 0
+    const order = []
+    net.define(B, {
+      latency: 1,
+      behave: (req) => {
+        if (running >= 1) return ['busy']
+        running++
+        order.push(req.args)
+        clock.setTimeout(() => { running-- }, 200)
+        return ['ok', req.args]
+      },
+    })
+    await net.up(A); await net.up(B)
+    const old = track(client.request('echo', 'old', { timeout: 1000 }))
+    await tick(clock, 5)
+    expect(net.log.map((x) => x[0])).to.deep.equal([A]) // round robin: the first call went to A
+    const newer = Array.from({ length: 4 }, (_, i) => track(client.request('echo', `new${i}`, { timeout: 2000 })))
+    await tick(clock, 5) // one runs on B, some went to A too, the rest wait for B's place
+    net.down(A) // A dies holding 'old' and others: they come back to wait, 'old' due first
+    await tick(clock, 1500)
+    expect(old.value).to.equal('old')
+    expect(newer.every((r) => r.value !== undefined)).to.equal(true)
+    expect(order.indexOf('old')).to.equal(1) // next after the one B was running, not after the newer ones
+  })
+
+  it('calls waiting for a peer to come up go to it earliest deadline first: a call handed back by a peer that died goes first', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    net.peers.get(A).behave = () => ['silent']
+    await net.up(A)
+    const old = track(client.request('echo', 'old', { timeout: 2000 }))
+    await tick(clock, 5)
+    net.down(A) // no peer up: 'old' comes back (after a short grace) and waits for one...
+    const newer = Array.from({ length: 3 }, (_, i) => track(client.request('echo', `new${i}`, { timeout: 2000 })))
+    await tick(clock, 150) // ...behind the calls made since, which waited first
+    const seen = []
+    net.define(B, { behave: (req) => { seen.push(req.args); return ['ok', req.args] } })
+    await net.up(B)
+    await tick(clock, 20)
+    expect([old, ...newer].map((r) => r.value)).to.deep.equal(['old', 'new0', 'new1', 'new2'])
+    expect(seen).to.deep.equal(['old', 'new0', 'new1', 'new2'])
+  })
+
   it('a busy peer and a free one: the calls go to the free one and do not wait', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.peers.get(A).behave = () => ['busy']
