@@ -110,7 +110,7 @@ export class MemberLists {
 
   /**
    * A peer whose connection is down is alive again by the lists (restarted, or back from a
-   * partition): dial it now instead of waiting for ZeroMQ's reconnect backoff (up to 2 s), so
+   * partition): dial it now instead of waiting for ZeroMQ's reconnect backoff (up to 250 ms), so
    * a rolling restart's next step does not find this client with one peer fewer than the
    * cluster has. At most once per REDIAL_MIN_MS per peer.
    */

@@ -18,9 +18,8 @@
 // Everything runs on the given clock and random source, so a seeded run replays exactly.
 
 import { Heartbeats, HEARTBEAT_PING, isHeartbeatAnswer } from './heartbeats.js'
+import { RECONNECT_MS, RECONNECT_MAX_MS } from './settings.js' // as ZeroMQ's sockets dial again
 
-const RECONNECT_MS = 100 //      ZeroMQ's reconnectInterval in transport/settings.js...
-const RECONNECT_MAX_MS = 2000 // ...doubling up to its reconnectMaxInterval while the peer stays unreachable
 const TLP_MS = 10 //        Linux's tail-loss probe on a LAN: the first loss of a message costs this...
 const RTO_MS = 200 //       ...and each further loss a retransmission timeout, from 200 ms, doubling
 const MAX_PIPE = 10000 //   messages a connection holds while stalled (a send high-water mark)

@@ -3,6 +3,15 @@
 // transports that import zeromq use these.
 import process from 'node:process'
 
+// A broken connection is dialled again after RECONNECT_MS, doubling up to RECONNECT_MAX_MS
+// while nothing listens there. 250 ms, not libzmq's usual seconds: a peer restarted in place
+// (a supervisor, pm2, systemd) is back within a quarter second of binding, where a 2 s cap had
+// a client find it up to 1.6 s later (issue 68's crash loop: both of its peers down 39-53% of
+// the time, much of it waiting for this timer). A refused dial is a SYN and a RST; a peer gone
+// for good is let go once the member lists say so.
+export const RECONNECT_MS = 100
+export const RECONNECT_MAX_MS = 250
+
 /**
  * Options of a connecting ROUTER that addresses peers by endpoint alias.
  * `immediate: false` keeps each peer's pipe across reconnects: with `true`, libzmq drops the
@@ -21,8 +30,8 @@ export function connectingRouterOptions ({ maxMessageSize, sendHighWaterMark = 1
     // (heartbeats.js), notice a frozen peer. A ZMTP PING is what libzmq 4.3.5 aborts the
     // receiving process over when its connection broke with its inbound queue full.
     handshakeInterval: 5000, // a peer that accepts TCP but never handshakes is dropped
-    reconnectInterval: 100,
-    reconnectMaxInterval: 2000,
+    reconnectInterval: RECONNECT_MS,
+    reconnectMaxInterval: RECONNECT_MAX_MS,
     sendHighWaterMark,
     receiveHighWaterMark,
   }

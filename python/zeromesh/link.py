@@ -50,8 +50,10 @@ class Link:
             s.setsockopt(zmq.SNDHWM, HWM)
             s.setsockopt(zmq.SNDTIMEO, 0)
             s.setsockopt(zmq.MAXMSGSIZE, self.max_message_size)
+            # As the Node client (transport/settings.js): a peer restarted in place is found
+            # within 250 ms of its binding.
             s.setsockopt(zmq.RECONNECT_IVL, 100)
-            s.setsockopt(zmq.RECONNECT_IVL_MAX, 2000)
+            s.setsockopt(zmq.RECONNECT_IVL_MAX, 250)
             if self.curve is not None:
                 s.curve_serverkey = self.curve["server_key"]
                 s.curve_publickey = self.curve["public_key"]
