@@ -5,7 +5,8 @@
 // the peer's membership would drift from the first. The peer's membership knows every member
 // but not what each subscribes to; the client asks them, as any client does, seeded with this
 // peer itself. In a secured cluster it holds the cluster's key, which every peer lets in.
-import { Client } from '../client/client.js'
+// The client's modules load with that first use: a peer that never publishes (most) starts
+// without them.
 import { ClosedError } from '../protocol/errors.js'
 import { underTrace } from './tracing.js'
 
@@ -22,36 +23,38 @@ export class PeerPublisher {
     this.closed = false
   }
 
-  /** The client, made on first use. */
+  /** The client, made on first use (a promise of it; null once closed). */
   get () {
-    if (this.closed) return null
-    if (this.client === null) {
-      const { security, options } = this.o
-      this.client = new Client({
-        seeds: [this.o.endpoint()],
-        security: security ? { clusterPublicKey: security.cluster.publicKey, secretKey: security.cluster.secretKey } : security === false ? false : undefined,
-        clock: options.clock,
-        logger: options.logger,
-        transport: options.transport,
-      })
-    }
+    if (this.closed) return Promise.resolve(null)
+    if (this.client === null) this.client = this.make()
     return this.client
+  }
+
+  async make () {
+    const { Client } = await import('../client/client.js')
+    const { security, options } = this.o
+    return new Client({
+      seeds: [this.o.endpoint()],
+      security: security ? { clusterPublicKey: security.cluster.publicKey, secretKey: security.cluster.secretKey } : security === false ? false : undefined,
+      clock: options.clock,
+      logger: options.logger,
+      transport: options.transport,
+    })
   }
 
   /** `trace`: the span context of the handler that publishes (ctx.trace), or null. */
   publish (event, payload, opts, trace = null) {
-    const c = this.get()
-    return c === null ? closed() : underTrace(trace, () => c.publish(event, payload, opts))
+    return this.get().then((c) => c === null ? closed() : underTrace(trace, () => c.publish(event, payload, opts)))
   }
 
   broadcast (event, payload, opts, trace = null) {
-    const c = this.get()
-    return c === null ? closed() : underTrace(trace, () => c.broadcast(event, payload, opts))
+    return this.get().then((c) => c === null ? closed() : underTrace(trace, () => c.broadcast(event, payload, opts)))
   }
 
-  close () {
+  async close () {
     this.closed = true
-    return this.client?.close()
+    const c = await this.client
+    return c?.close()
   }
 }
 

@@ -5,7 +5,10 @@
 // The descriptor itself travels only in a SERVICE answer from the peer it describes, on the
 // asker's own connection; claims carry its 32-bit digest, so member lists stay small at 1,000
 // members with 50 methods each, and a digest that changes tells a client to ask again.
-import semver from 'semver'
+// semver's three functions, not its index (which loads all 47 of its modules at start-up)
+import validVersion from 'semver/functions/valid.js'
+import validRange from 'semver/ranges/valid.js'
+import satisfies from 'semver/functions/satisfies.js'
 import { Limits } from './constants.js'
 import { fnv1a } from './fnv.js'
 import { subscriptionKey } from './events.js'
@@ -29,7 +32,7 @@ export function descriptorProblem (d, limits = Limits) {
     if (seen.has(m)) return `method "${m}" is listed twice`
     seen.add(m)
   }
-  if (d.version !== null && (typeof d.version !== 'string' || d.version.length > Limits.maxVersionLength || semver.valid(d.version) === null)) {
+  if (d.version !== null && (typeof d.version !== 'string' || d.version.length > Limits.maxVersionLength || validVersion(d.version) === null)) {
     return `version must be a semantic version such as 2.1.0 (at most ${Limits.maxVersionLength} characters), got ${JSON.stringify(d.version)}`
   }
   const labels = d.labels
@@ -88,7 +91,7 @@ export function describe (d) {
 export function versionRange (v) {
   if (v === undefined || v === null) return null
   if (typeof v !== 'string' || v.length === 0 || v.length > 256) return undefined
-  return semver.validRange(v) === null ? undefined : v
+  return validRange(v) === null ? undefined : v
 }
 
 const rangeCache = new Map() // "range\0version" -> boolean: a handful of versions and ranges in any cluster
@@ -100,7 +103,7 @@ export function versionMatches (range, version) {
   let hit = rangeCache.get(k)
   if (hit === undefined) {
     if (rangeCache.size >= 4096) rangeCache.clear()
-    hit = semver.satisfies(version, range, { includePrerelease: true })
+    hit = satisfies(version, range, { includePrerelease: true })
     rangeCache.set(k, hit)
   }
   return hit

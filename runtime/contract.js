@@ -4,7 +4,7 @@
 // when it streams; each event the service publishes has the schema of its payload. On the
 // wire a contract's method `get` of contract `orders` is `orders.get`, its event `placed` the
 // event `orders.placed`.
-import semver from 'semver'
+import validVersion from 'semver/functions/valid.js'
 import { invalidArgument, InvalidInputError } from '../protocol/errors.js'
 import { wireIssues, readIssues, issuesText } from '../protocol/issues.js'
 
@@ -28,7 +28,7 @@ export function contract (name, definition) {
   if (definition === null || typeof definition !== 'object') throw invalidArgument(`contract("${name}", definition): definition must be { version?, methods: { method: { input, output, stream? } }, events?: { event: schema } }`)
   const { version = null, methods = {}, events = {} } = definition
   for (const k of Object.keys(definition)) if (!['version', 'methods', 'events'].includes(k)) throw invalidArgument(`contract("${name}"): unknown key "${k}"; known: version, methods, events`)
-  if (version !== null && (typeof version !== 'string' || semver.valid(version) === null)) throw invalidArgument(`contract("${name}"): version must be a semantic version such as 1.2.0, got ${JSON.stringify(version)}`)
+  if (version !== null && (typeof version !== 'string' || validVersion(version) === null)) throw invalidArgument(`contract("${name}"): version must be a semantic version such as 1.2.0, got ${JSON.stringify(version)}`)
   if (methods === null || typeof methods !== 'object' || events === null || typeof events !== 'object' || Object.keys(methods).length + Object.keys(events).length === 0) {
     throw invalidArgument(`contract("${name}"): methods and events must name at least one method or event, as { methods: { get: { input, output } } } or { events: { placed: schema } }`)
   }

@@ -1,7 +1,7 @@
 // zeromesh peer: runs a peer until SIGTERM or SIGINT, which drain it (exit 0).
 import path from 'node:path'
 import process from 'node:process'
-import { Peer, Client } from '../../index.js'
+import { Peer } from '../../peer/index.js'
 import { insideOf } from '../../peer/peer.js'
 import { USAGE } from '../usage.js'
 import { UsageError, parse, sizeOption, wholeOption, fromEnvironment, httpOption, unknownEnvironment, labelsOption } from '../args.js'
@@ -95,7 +95,7 @@ export async function run (args) {
   // joins, rather than leaving a peer in the cluster without its endpoint.
   let opsServer = null
   if (ops !== null) {
-    const [{ peerMetrics }, { startOpsServer }, { ClusterView }] = await Promise.all([import('../../ops/metrics.js'), import('../../ops/http.js'), import('../../ops/view.js')])
+    const [{ peerMetrics }, { startOpsServer }, { ClusterView }, { Client }] = await Promise.all([import('../../ops/metrics.js'), import('../../ops/http.js'), import('../../ops/view.js'), import('../../client/index.js')])
     const registry = peerMetrics(peer)
     // What other members serve, for the view: a client of the cluster asks them, while the page
     // is open (in a secured cluster this peer has no client key: only its own service shows).
