@@ -207,9 +207,12 @@ describe('worker-thread handlers', function () {
       const run = (method, i) => pool.run(method, { n: 10 }, poolCtx(i)).then(() => 'ok', (e) => e.code)
       const answers = await Promise.all([run('spin', 1), run('spin', 2), run('exit', 3), run('spin', 4), run('spin', 5)])
       // Before it: answered (their results left before a method never timed there began).
-      // After it: never started, so run on the new thread, in one more hand-off.
+      // After it: never started, so run on the new thread, in one more hand-off, or two when
+      // the first two measured long (a hand-off holds about 2 ms of work by the time measured
+      // per request, and a thread preempted on a busy machine measures long: 3 in a full run).
       expect(answers).to.deep.equal(['ok', 'ok', 'ERR_ZEROMESH_WORKER_EXIT', 'ok', 'ok'])
-      expect(pool.counts).to.include({ crashed: 1, replaced: 1, handoffs: 2 })
+      expect(pool.counts).to.include({ crashed: 1, replaced: 1 })
+      expect(pool.counts.handoffs).to.be.within(2, 3)
     })
   })
 
