@@ -5,7 +5,8 @@
 // Client with default options (bench/lib/crash-front.js); a CPU-bound process beside them
 // (--hog, on by default), as on a machine that also runs another job; and autocannon at
 // --connections for --seconds against the front, --runs times. Prints each run: requests,
-// crashes, failures by code, the client's retries and what the retry budget stopped.
+// crashes, failures by code, the client's retries, what the retry budget stopped, and the
+// share of the run in which the client saw no peer up.
 //
 // Usage: node bench/work/crash-loop.js [--runs 3] [--seconds 10] [--connections 200]
 //        [--max-queue N] [--no-crash] [--no-hog] [--json]
@@ -100,6 +101,7 @@ export async function crashLoopRun ({ seconds = 10, connections = 200, crash = t
       retries: stats.retries,
       budgetStopped: stats.budgetExhausted,
       p99ms: out.latency.p99,
+      noPeerUp: Math.round(stats.noneUp * 100) / 100, // share of the run the client saw no peer up
     }
   } finally {
     await killAll()
