@@ -26,7 +26,8 @@ export class PeerPublisher {
   /** The client, made on first use (a promise of it; null once closed). */
   get () {
     if (this.closed) return Promise.resolve(null)
-    if (this.client === null) this.client = this.make()
+    // A client that could not be made is tried again at the next use, as it was made anew.
+    if (this.client === null) this.client = this.make().catch((err) => { this.client = null; throw err })
     return this.client
   }
 
@@ -53,7 +54,7 @@ export class PeerPublisher {
 
   async close () {
     this.closed = true
-    const c = await this.client
+    const c = await this.client?.catch(() => null)
     return c?.close()
   }
 }
