@@ -1,9 +1,9 @@
 // Clients sharing busy peers (issue 60), with real processes:
 //   1. three client processes (bench/lib/fair-client.js) on two peers of one thread and
 //      --max-queue 16: one keeps 64 calls of ~30 ms in flight, two call once at a time with
-//      50 ms between calls. Beside the greedy one each modest client keeps its p99 within 3x
-//      of its p99 alone (it was 9x: first come first served, the greedy client refilling each
-//      freed place) and most of its rate; nothing fails.
+//      50 ms between calls. Beside the greedy one the modest clients' calls keep their p99
+//      within 3x of a modest client's alone (it was 9x: first come first served, the greedy
+//      client refilling each freed place) and most of their rate; nothing fails.
 //   2. a saturated peer, then a frozen one: 400 calls at once on two peers of 2 threads give
 //      0 attempt timeouts and 0 retries (calls waiting their turn are not re-sent); then one
 //      peer is frozen (SIGSTOP) with 400 more in flight, and every call completes on the other.
@@ -29,16 +29,21 @@ describe('clients sharing busy peers (processes)', function () {
   const h = harness()
   afterEach(async () => { await h.cleanup(); await killAll() })
 
-  it('a modest client beside a greedy one keeps its p99 within 3x of alone, and nothing fails', async () => {
+  it('modest clients beside a greedy one keep their p99 within 3x of alone, and nothing fails', async () => {
     const a = await startPeer(['--threads', '1', '--max-queue', '16'])
     const b = await startPeer(['--threads', '1', '--max-queue', '16', '--seeds', a.endpoint])
     const seeds = `${a.endpoint},${b.endpoint}`
-    const alone = await clientRun(seeds, 'modest', 50, 6)
-    const [greedy, m1, m2] = await Promise.all([clientRun(seeds, 'greedy', 64, 8), clientRun(seeds, 'modest', 50, 8), clientRun(seeds, 'modest', 50, 8)])
-    console.log(`      modest alone ${alone.rps}/s p99 ${alone.p99} ms; beside the greedy one ${m1.rps}/s p99 ${m1.p99} ms, ${m2.rps}/s p99 ${m2.p99} ms; greedy ${greedy.rps}/s`)
+    // Enough calls that a p99 is not the one slowest: about 120 alone, and the two modest
+    // clients' 230 together (over 6 and 8 s, the p99 of ~60 calls was their maximum, and one
+    // slow call in 60 put a run past 3x: 1 in 9 runs, before and after 2026-11-29's changes).
+    const alone = await clientRun(seeds, 'modest', 50, 12)
+    const [greedy, m1, m2] = await Promise.all([clientRun(seeds, 'greedy', 64, 16), clientRun(seeds, 'modest', 50, 16), clientRun(seeds, 'modest', 50, 16)])
+    const together = [...m1.latencies, ...m2.latencies].sort((x, y) => x - y)
+    const p99 = together[Math.floor(together.length * 0.99)]
+    console.log(`      modest alone ${alone.rps}/s p99 ${alone.p99} ms (${alone.calls} calls); beside the greedy one ${m1.rps}/s and ${m2.rps}/s, p99 ${p99} ms (${together.length} calls; each ${m1.p99} and ${m2.p99} ms); greedy ${greedy.rps}/s`)
+    expect(p99).to.be.at.most(3 * alone.p99)
     for (const m of [m1, m2]) {
       expect(m.errors).to.equal(0)
-      expect(m.p99).to.be.at.most(3 * alone.p99)
       expect(m.rps).to.be.at.least(0.5 * alone.rps) // it was 0.12-0.16x; bench/RESULTS.md has the ratios
     }
     expect(greedy.errors).to.equal(0)
