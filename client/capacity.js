@@ -78,16 +78,19 @@ export class CapacityWait {
    */
   add (item) {
     const now = this.clock.now()
+    // One that waited before keeps its turn among calls due at the same instant (made in the
+    // same millisecond): it goes before them, a new one after them.
+    const again = item.waited === true
     let before = this.tail // the node it goes after (null: at the head)
     let position = this.size
-    for (let i = 0; before !== null && before.item.deadline > item.deadline && i < INSERT_SCAN; i++) {
+    for (let i = 0; before !== null && (before.item.deadline > item.deadline || (again && before.item.deadline === item.deadline)) && i < INSERT_SCAN; i++) {
       before = before.prev
       position--
     }
     if (this.tooLate(position, item.deadline, now)) return false
     const node = { item, prev: before, next: before === null ? this.head : before.next }
     item.waiting = node
-    if (item.waited !== true) this.counts.waited++
+    if (!again) this.counts.waited++
     item.waited = true
     if (this.size === 0) { this.since = now; this.freedCount = 0; this.lastSweep = now }
     if (node.next !== null) node.next.prev = node; else this.tail = node

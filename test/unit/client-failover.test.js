@@ -165,6 +165,28 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(order.indexOf('old')).to.equal(1) // next after the one B was running, not after the newer ones
   })
 
+  it('calls of different timeouts waiting for a place: the one due first goes first, whenever it was made', async () => {
+    const { clock, net, client } = setup({}, [A])
+    let running = 0
+    const order = []
+    net.define(A, {
+      behave: (req) => {
+        if (running >= 1) return ['busy']
+        running++
+        order.push(req.args)
+        clock.setTimeout(() => { running-- }, 50)
+        return ['ok', req.args]
+      },
+    })
+    await net.up(A)
+    const rs = ['first', 'late1', 'late2'].map((x) => track(client.request('echo', x, { timeout: 5000 })))
+    await tick(clock, 5) // 'first' runs, the other two wait
+    const urgent = track(client.request('echo', 'urgent', { timeout: 1000 }))
+    await tick(clock, 300)
+    expect([...rs, urgent].every((r) => r.value !== undefined)).to.equal(true)
+    expect(order).to.deep.equal(['first', 'urgent', 'late1', 'late2'])
+  })
+
   it('calls waiting for a peer to come up go to it earliest deadline first: a call handed back by a peer that died goes first', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.peers.get(A).behave = () => ['silent']
