@@ -20,8 +20,10 @@
 // a call that comes back (its peer died holding it) ahead of the calls made since.
 //
 // A waiting call fails with BusyError (retryable) as soon as it cannot start before its
-// deadline, judged from the rate at which places have freed since the wait began, and at the
-// latest at its deadline (its own timer). A peer may refuse busy for bytes too (its
+// deadline, judged from the rate at which places have freed since the wait began, counted
+// over the time some peer was up (an outage says nothing of the peers' rate, and how long it
+// lasts is not known: calls then wait for their deadlines), and at the latest at its deadline
+// (its own timer). A peer may refuse busy for bytes too (its
 // maxInflightBytes); the wait is the same.
 //
 // Items are calls of every kind (client/call.js). Their owner, the call lifecycle
@@ -53,7 +55,9 @@ export class CapacityWait {
     this.timer = null
     this.timerAt = Infinity
     this.since = 0 //  when the queue last became non-empty
-    this.freedCount = 0 // places freed since then (the drain rate)
+    this.freedCount = 0 // places freed since then (the drain rate)...
+    this.servingMs = 0 // ...over this much of the time since, in which some peer was up (as seen at each sweep)
+    this.upAtSweep = true // whether some peer was up at the last sweep
     this.lastSweep = 0
     this.owner = null // serve()
     this.counts = { waited: 0, expired: 0, probes: 0 }
@@ -92,7 +96,7 @@ export class CapacityWait {
     item.waiting = node
     if (!again) this.counts.waited++
     item.waited = true
-    if (this.size === 0) { this.since = now; this.freedCount = 0; this.lastSweep = now }
+    if (this.size === 0) { this.since = now; this.freedCount = 0; this.servingMs = 0; this.upAtSweep = this.anyUp(); this.lastSweep = now }
     if (node.next !== null) node.next.prev = node; else this.tail = node
     if (before !== null) before.next = node; else this.head = node
     this.size++
@@ -182,7 +186,7 @@ export class CapacityWait {
   /** Whether an item at `position` cannot start before `deadline`, at the rate places have freed (false until that rate is known). */
   tooLate (position, deadline, now) {
     if (deadline === Infinity || this.size === 0) return false
-    const span = now - this.since
+    const span = this.servingMs + (this.upAtSweep ? now - this.lastSweep : 0)
     if (span < RATE_MIN_MS || this.freedCount < RATE_MIN_FREED) return false
     const perMs = (this.freedCount / span) * RATE_SLACK
     return now + (position + 1) / perMs > deadline
@@ -224,8 +228,16 @@ export class CapacityWait {
     if (this.size > 0) this.arm(now)
   }
 
+  /** Whether some peer is up (the time the drain rate is counted over). */
+  anyUp () {
+    for (const p of this.peers()) if (p.state === 'up') return true
+    return false
+  }
+
   /** Fails the waiting items that cannot start before their deadlines at the rate places free. */
   sweep (now) {
+    if (this.upAtSweep) this.servingMs += now - this.lastSweep
+    this.upAtSweep = this.anyUp()
     this.lastSweep = now
     let position = 0
     for (let n = this.head; n !== null;) {
@@ -236,7 +248,7 @@ export class CapacityWait {
         const { item } = n
         this.delete(item)
         this.counts.expired++
-        this.owner.expire(item, `${position} calls wait ahead of it for the peers' capacity, which frees about ${Math.round(this.freedCount / ((now - this.since) / 1000))} places a second`)
+        this.owner.expire(item, `${position} calls wait ahead of it for the peers' capacity, which frees about ${Math.round(this.freedCount / (Math.max(1, this.servingMs) / 1000))} places a second while a peer is up`)
       }
       n = next
     }

@@ -258,6 +258,40 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(client.stats().retries).to.equal(0)
   })
 
+  // Seen in the seed's crash loop (bench/work/crash-loop.js, a peer's queue bounded by time):
+  // a wait that began 612 ms before, both peers down for most of it, measured 31 places a
+  // second and failed calls busy with 4.4 s left, in runs whose p99 was 2.6 s.
+  it('an outage while calls wait is not taken for the peers\' rate: calls that can start once the peers are back are not failed busy early', async () => {
+    const { clock, net, client } = setup({}, [A, B])
+    for (const ep of [A, B]) {
+      let running = 0
+      net.define(ep, {
+        latency: 10,
+        behave: (req) => {
+          if (running >= 1) return ['busy']
+          running++
+          clock.setTimeout(() => { running-- }, 10)
+          return ['ok', req.args]
+        },
+      })
+      await net.up(ep)
+    }
+    // Two peers, one place each, 10 ms a request: 200 a second. 400 calls with 5 s deadlines
+    // need 2 s of serving; the peers are down from 300 ms to 1,800 ms: all fit by about 3.5 s.
+    const rs = Array.from({ length: 400 }, (_, i) => track(client.request('echo', i, { timeout: 5000 })))
+    await tick(clock, 300)
+    net.down(A)
+    net.down(B)
+    for (let t = 300; t < 1800; t += 50) await tick(clock, 50)
+    await net.up(A)
+    await net.up(B)
+    for (let t = 1800; t < 5010; t += 50) await tick(clock, 50)
+    const codes = {}
+    for (const r of rs) if (r.code !== undefined) codes[r.code] = (codes[r.code] ?? 0) + 1
+    expect(codes).to.deep.equal({})
+    expect(rs.filter((r) => r.value !== undefined)).to.have.length(400)
+  })
+
   it('the retry budget caps retries when every peer fails: 20% of requests + the floor', async () => {
     const { clock, net, client } = setup({ retryBudget: { percent: 0.2, minPerSecond: 1, windowMs: 10000 }, attemptTimeout: 50 }, [A, B, C])
     for (const ep of [A, B, C]) { net.peers.get(ep).behave = () => ['silent']; await net.up(ep) }
