@@ -3,7 +3,7 @@
 // commandLineBlock() (test/docs/usage.test.js), so the two cannot drift.
 
 const SYNOPSIS = {
-  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--flow-header NAME] [--max-inflight-bytes SIZE] [--memory-limit SIZE|cgroup] [--drain-timeout MS] [--http [HOST:]PORT [--http-view on|off]] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
+  peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-queue-ms MS] [--flow-header NAME] [--max-inflight-bytes SIZE] [--memory-limit SIZE|cgroup] [--drain-timeout MS] [--http [HOST:]PORT [--http-view on|off]] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
   request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--stream] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
   describe: 'zeromesh describe --seeds EP[,EP] [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
@@ -107,6 +107,8 @@ exits 0.
   --threads N        worker threads running the handlers (default: one per core; 0: run them
                      on the main thread, for I/O-bound handlers)
   --max-queue N      requests waiting for a thread before the peer answers busy
+  --max-queue-ms MS  ...or fewer, when they would be more than MS of work by the measured
+                     time per request (default 100)
   --flow-header NAME a request header (x-tenant) whose value names the flow a call shares a
                      busy peer in, across connections; default: each connection is a flow
   --max-inflight-bytes SIZE

@@ -8,7 +8,8 @@
 //     nears its memory limit (BUSY);
 //   - a stream must fit the stream caps, all connections together and on its own (BUSY);
 //   - and a place among the work in flight (maxInflight: requests running or queued for a
-//     thread, streams open) must be free, or the work's flow (flows.js) must hold less than
+//     thread, streams open; with threads, fewer for requests and events while the threads'
+//     queue is bounded by time, `places` from worker-pool.js) must be free, or the work's flow (flows.js) must hold less than
 //     its share: maxInflight divided among the flows holding places (BUSY). So a peer full of
 //     one busy client's work still takes a modest client's call at once, and a lone flow gets
 //     every place (work-conserving). Past its share, the flows below theirs may take the peer to
@@ -25,6 +26,7 @@ export class Admission {
    * @param {Record<string, Function>} o.handlers  the peer's, by method (read at each decision: serve() changes it)
    * @param {{ maxInflight: number, maxInflightBytes: number, maxStreams: number, maxStreamsPerConnection: number }} o.limits
    * @param {() => string} o.pressedMessage  why a peer near its memory limit refuses work
+   * @param {() => number} [o.places]  the places its threads may hold now (worker-pool.js), when fewer than maxInflight
    */
   constructor (o) {
     this.o = o
@@ -83,8 +85,9 @@ export class Admission {
       const open = conn.streams?.size ?? 0
       if (open >= l.maxStreamsPerConnection) return { status: Status.BUSY, message: `peer busy: ${open} streams open on this connection (maxStreamsPerConnection ${l.maxStreamsPerConnection})` }
     }
-    if (this.inflight >= l.maxInflight) {
-      if (this.inflight >= 2 * l.maxInflight || flow.held >= this.share(flow)) return { status: Status.BUSY, message: `peer busy: ${this.inflight} requests in flight` }
+    const places = this.places(conn)
+    if (this.inflight >= places) {
+      if (this.inflight >= 2 * places || flow.held >= this.share(flow, places)) return { status: Status.BUSY, message: `peer busy: ${this.inflight} requests in flight${places < l.maxInflight ? ` (${places} places: maxQueueMs of work queued)` : ''}` }
       this.counts.byShare++
     }
     this.inflight++
@@ -94,9 +97,20 @@ export class Admission {
     return fn
   }
 
-  /** The places `flow` may hold when the peer is full: maxInflight shared among the flows holding places, itself included. */
-  share (flow) {
-    return Math.floor(this.o.limits.maxInflight / (this.flows + (flow.held === 0 ? 1 : 0)))
+  /**
+   * The places work may hold now: maxInflight; for a request or an event (`conn` null), fewer
+   * while the threads' queue is bounded by time (worker-pool.js places), besides the streams
+   * open, which that bound does not count. A stream is held to maxInflight and its own caps.
+   */
+  places (conn) {
+    const max = this.o.limits.maxInflight
+    if (conn !== null || this.o.places === undefined) return max
+    return Math.min(max, this.o.places() + this.streams)
+  }
+
+  /** The places `flow` may hold when the peer is full: the places shared among the flows holding places, itself included. */
+  share (flow, places) {
+    return Math.floor(places / (this.flows + (flow.held === 0 ? 1 : 0)))
   }
 
   /** Work taken by take() in `flow` is over: its place and its `bytes` are free (`stream`: it was a stream). */

@@ -219,7 +219,13 @@ export class PeerCore {
       throw err
     }
     const endpoint = this.transport.endpoint
-    this.admission = new Admission({ handlers, limits: o, pressedMessage: () => pressedMessage(this.limiter, o.memoryLimit) })
+    const pool = this.pool
+    this.admission = new Admission({
+      handlers,
+      limits: o,
+      places: pool === null ? undefined : () => pool.places(o.maxQueue, o.maxQueueMs),
+      pressedMessage: () => pressedMessage(this.limiter, o.memoryLimit),
+    })
     this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, publisher: this.publisher })
     this.recent = new RecentRequests({ clock: o.clock, connections: this.connections })
     // The three kinds of work, and the one intake they all enter by (intake.js).

@@ -123,6 +123,8 @@ export interface PeerOptions {
   threads?: number
   /** Requests waiting for a thread before busy. Default 64 x threads. */
   maxQueue?: number
+  /** ...or fewer: at most this many ms of work by the measured time per request (at least one a thread). Default 100. */
+  maxQueueMs?: number
   /** The request header whose value names the flow a call shares a busy peer in, across connections (docs/guides/deploying.md). Default: none, each connection is a flow. */
   flowHeader?: string
   /** Per-thread limits, as worker_threads takes them. */

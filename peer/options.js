@@ -27,6 +27,10 @@ const MAX_THREADS = 256
 export const peerDefaults = Object.freeze({
   bind: 'tcp://127.0.0.1:0', //        loopback, ephemeral port: safe to start anywhere
   maxInflight: 1024, //                 async handlers running at once before new work is answered BUSY
+  // With worker threads, requests queued for them are at most this much work by the measured
+  // time per request (and at most maxQueue): what a crashed peer takes with it, and what
+  // waits here when another peer could run it sooner, is bounded by time.
+  maxQueueMs: 100,
   // Bytes of requests taken and not yet answered, all connections together, before new ones
   // are answered BUSY: what caps a peer's memory under a burst or an attack (docs/guides/deploying.md#memory).
   maxInflightBytes: 128 * 1024 * 1024,
@@ -83,6 +87,7 @@ export function resolvePeerOptions (given) {
     events: (v) => subscriptionsOf(v, 'events'),
     threads: int(undefined, 0, MAX_THREADS),
     maxQueue: int(undefined, 0, 1000000),
+    maxQueueMs: int(undefined, 1, 2 ** 31 - 1), // its default below, with threads only
     resourceLimits: (v) => {
       if (v !== undefined && (v === null || typeof v !== 'object')) throw invalidArgument('resourceLimits must be an object such as { maxOldGenerationSizeMb: 256 }')
       return v
@@ -130,10 +135,11 @@ export function resolvePeerOptions (given) {
   if (Array.isArray(o.handlers)) {
     o.threads ??= os.availableParallelism() // a thread per core: the main thread only does I/O
     o.maxQueue ??= o.threads * 64 //           requests waiting for a thread before BUSY
+    o.maxQueueMs ??= peerDefaults.maxQueueMs
     // threads: 0 runs the module on the main thread (I/O-bound handlers: no thread hop)
     if (given?.maxInflight === undefined && o.threads > 0) o.maxInflight = o.threads + o.maxQueue
-  } else if (o.threads !== undefined || o.maxQueue !== undefined || o.resourceLimits !== undefined) {
-    throw invalidArgument('threads, maxQueue and resourceLimits need handlers given as a module URL or path (worker threads)')
+  } else if (o.threads !== undefined || o.maxQueue !== undefined || o.maxQueueMs !== undefined || o.resourceLimits !== undefined) {
+    throw invalidArgument('threads, maxQueue, maxQueueMs and resourceLimits need handlers given as a module URL or path (worker threads)')
   }
   return o
 }

@@ -135,6 +135,26 @@ describe('worker-thread handlers', function () {
     expect(p.stats().busy).to.equal(1) // refused once: its requests in flight there told the client when a place freed
   })
 
+  it('the queue is bounded by time too (maxQueueMs): about maxQueueMs of work by the measured time per request; the rest wait in the client', async () => {
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 64, maxQueueMs: 100 })
+    const c = h.client({ seeds: [p.endpoint] })
+    let most = 0
+    const watch = setInterval(() => { most = Math.max(most, p.stats().inflight) }, 1)
+    try {
+      for (let i = 0; i < 3; i++) await c.request('busyFor', { ms: 20 })
+      // 20 ms a request, measured: 100 ms is 5 waiting behind the one running.
+      most = 0
+      const answers = await Promise.all(Array.from({ length: 24 }, () => c.request('busyFor', { ms: 20 }, { timeout: 5000 })))
+      expect(answers).to.have.length(24)
+      expect(most).to.be.within(5, 7)
+      expect(c.stats().waited).to.be.above(15)
+    } finally {
+      clearInterval(watch)
+    }
+    const refused = await h.peer({ handlers: { echo: (x) => x }, maxQueueMs: 50 }).then(() => null, (err) => err)
+    expect(refused?.message).to.match(/threads, maxQueue, maxQueueMs and resourceLimits need handlers given as a module/)
+  })
+
   it('under load a thread takes many short requests per hand-off, and each answer goes to its own request', async () => {
     const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 1024 })
     const c = h.client({ seeds: [p.endpoint] })

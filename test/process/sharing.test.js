@@ -26,7 +26,7 @@ describe('sharing a busy peer (in process)', function () {
   })
 
   it('a client calling once at a time beside one that fills the peer gets in at once: the peer takes it by its share and runs it next', async () => {
-    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 8 })
+    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 8, maxQueueMs: 10000 }) // a queue of 8 whatever its time
     const greedy = h.client({ seeds: [p.endpoint], timeout: 20000 })
     const modest = h.client({ seeds: [p.endpoint], timeout: 20000 })
     await Promise.all([greedy.waitFor('busyFor'), modest.waitFor('busyFor')])
