@@ -5,28 +5,18 @@
 // Client with default options (bench/lib/crash-front.js); a CPU-bound process beside them
 // (--hog, on by default), as on a machine that also runs another job; and autocannon at
 // --connections for --seconds against the front, --runs times. Prints each run: requests,
-// crashes, failures by code, the client's retries, what the retry budget stopped, and the
-// share of the run in which the client saw no peer up.
+// crashes, failures by code (and the first message of each), the client's retries, what the
+// retry budget stopped, p99 and the slowest request, and the share of the run in which the
+// client saw no peer up. test/scenarios/crash-loop.scenario.js runs it with the defaults.
 //
 // Usage: node bench/work/crash-loop.js [--runs 3] [--seconds 10] [--connections 200]
-//        [--max-queue N] [--no-crash] [--no-hog] [--json]
+//        [--max-queue N] [--max-queue-ms MS] [--no-crash] [--no-hog] [--json]
 import net from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { spawn } from 'node:child_process'
 
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '3' },
-    seconds: { type: 'string', default: '10' },
-    connections: { type: 'string', default: '200' },
-    'max-queue': { type: 'string' },
-    'no-crash': { type: 'boolean', default: false },
-    'no-hog': { type: 'boolean', default: false },
-    json: { type: 'boolean', default: false },
-  },
-})
 const BIN = fileURLToPath(new URL('../../bin/zeromesh.js', import.meta.url))
 const HANDLERS = fileURLToPath(new URL('../lib/countdown-handlers.js', import.meta.url))
 const FRONT = fileURLToPath(new URL('../lib/crash-front.js', import.meta.url))
@@ -67,10 +57,9 @@ function firstLine (c, what) {
   })
 }
 
-/** A peer on `endpoint` that is restarted whenever it exits and, with `crash`, killed 1-3 s after each start. */
-function supervised (endpoint, seeds, crash) {
+/** A peer on `endpoint` that is restarted whenever it exits and, with `crash`, killed 1-3 s after each start; `extra`: more flags. */
+function supervised (endpoint, seeds, crash, extra) {
   const s = { crashes: 0, stopped: false, timer: null }
-  const extra = values['max-queue'] === undefined ? [] : ['--max-queue', values['max-queue']]
   const start = () => {
     if (s.stopped) return
     const c = spawnNode(BIN, ['peer', '--bind', endpoint, '--seeds', seeds.join(','), '--handlers', HANDLERS, '--threads', '1', '--log-level', 'error', ...extra])
@@ -82,12 +71,12 @@ function supervised (endpoint, seeds, crash) {
   return s
 }
 
-/** One run: the figures of `seconds` of load. */
-export async function crashLoopRun ({ seconds = 10, connections = 200, crash = true, hog = true } = {}) {
+/** One run: the figures of `seconds` of load. `peerFlags`: more flags for each `zeromesh peer` (none: its defaults). */
+export async function crashLoopRun ({ seconds = 10, connections = 200, crash = true, hog = true, peerFlags = [] } = {}) {
   const endpoints = [`tcp://127.0.0.1:${await freePort()}`, `tcp://127.0.0.1:${await freePort()}`]
   try {
     if (hog) spawnNode(SPIN, [])
-    const peers = endpoints.map((ep) => supervised(ep, endpoints.filter((x) => x !== ep), crash))
+    const peers = endpoints.map((ep) => supervised(ep, endpoints.filter((x) => x !== ep), crash, peerFlags))
     const front = spawnNode(FRONT, [endpoints.join(',')])
     const port = await firstLine(front, 'the HTTP front')
     const out = await autocannon({ url: `http://127.0.0.1:${port}/`, connections, duration: seconds })
@@ -97,10 +86,12 @@ export async function crashLoopRun ({ seconds = 10, connections = 200, crash = t
       requests: out.requests.total,
       failed: out.non2xx + out.errors + out.timeouts,
       byCode: stats.frontFailures,
+      firstMessages: stats.frontMessages,
       crashes: peers.reduce((n, p) => n + p.crashes, 0),
       retries: stats.retries,
       budgetStopped: stats.budgetExhausted,
       p99ms: out.latency.p99,
+      maxMs: out.latency.max, // against the client's default 5 s timeout
       noPeerUp: Math.round(stats.noneUp * 100) / 100, // share of the run the client saw no peer up
     }
   } finally {
@@ -109,9 +100,23 @@ export async function crashLoopRun ({ seconds = 10, connections = 200, crash = t
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '3' },
+      seconds: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '200' },
+      'max-queue': { type: 'string' },
+      'max-queue-ms': { type: 'string' },
+      'no-crash': { type: 'boolean', default: false },
+      'no-hog': { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  })
+  const peerFlags = []
+  for (const flag of ['max-queue', 'max-queue-ms']) if (values[flag] !== undefined) peerFlags.push(`--${flag}`, values[flag])
   const runs = []
   for (let i = 0; i < Number(values.runs); i++) {
-    runs.push(await crashLoopRun({ seconds: Number(values.seconds), connections: Number(values.connections), crash: !values['no-crash'], hog: !values['no-hog'] }))
+    runs.push(await crashLoopRun({ seconds: Number(values.seconds), connections: Number(values.connections), crash: !values['no-crash'], hog: !values['no-hog'], peerFlags }))
     if (!values.json) console.log(`run ${i + 1}: ${JSON.stringify(runs.at(-1))}`)
   }
   if (values.json) console.log(JSON.stringify(runs))
