@@ -243,8 +243,10 @@ export class Calls {
   answered (call, peer, err, value) {
     call.repliedBy = peer.endpoint
     if (call.kind.measures && call.peer === peer) this.measured(call, peer, err)
+    const probe = call.probe === peer
+    call.probe = null
     this.settle(call, err, value)
-    if (peer.busy) this.o.capacity.freed(peer) // a waiting call takes the place
+    if (peer.busy) this.o.capacity.freed(peer, probe) // a waiting call takes the place (two, when this one found more)
   }
 
   /** The worker thread running `call` on `peer` ended under it: the failover policy (failover.js, rule T) decides. */

@@ -12,6 +12,12 @@
 //    this client's long streams) gets one waiting call as a probe now and then: first after
 //    PROBE_MIN_MS, doubling to PROBE_MAX_MS while the probes are refused, back to the start
 //    once a place frees;
+//  - a busy peer that runs this client's calls gets one more as a probe every GROW_MS: its
+//    places may have grown since it refused (a peer's queue is bounded by the time of its
+//    work, which shrinks as its requests get quicker), and this client only ever refills the
+//    places it holds. Such a probe that ran shows a place beyond them: its answer sends two
+//    waiting calls, the second a probe again, so the calls held there grow by one a round
+//    trip until a probe is refused (the refused one waits again, in its turn);
 //  - a peer that comes up or starts serving the method takes the waiting calls through the
 //    client's dispatch (routesChanged), as parked calls do: how a fresh client spreads its
 //    first burst over the peers it learns within milliseconds.
@@ -33,6 +39,7 @@
 
 const PROBE_MIN_MS = 10 //    a busy peer running nothing of ours is probed after this long...
 const PROBE_MAX_MS = 1000 //  ...doubling while it refuses, up to this
+const GROW_MS = 1000 //       a busy peer running calls of ours is probed for more places this often
 const SWEEP_MS = 50 //        waiting calls are checked against their deadlines this often
 const RATE_MIN_MS = 250 //    the drain rate is trusted after this long of waiting...
 const RATE_MIN_FREED = 8 //   ...and this many places freed
@@ -120,9 +127,11 @@ export class CapacityWait {
   /** `peer` refused an item busy: it takes no new work until a place frees or a probe gets in. */
   saturated (peer, wasProbe) {
     const now = this.clock.now()
+    peer.growing = false // a refusal ends a search for more places
     if (!peer.busy) {
       peer.busy = true
       peer.probeMs = PROBE_MIN_MS
+      peer.growAt = now + GROW_MS
     } else if (wasProbe) {
       peer.probeMs = Math.min(PROBE_MAX_MS, peer.probeMs * 2)
     }
@@ -132,15 +141,20 @@ export class CapacityWait {
 
   /**
    * `peer` finished one of this client's calls: a place is free there. The first waiting item
-   * it may take goes to it; with none, the peer is no longer marked busy.
+   * it may take goes to it, and when the call was a probe for more places (it found one beyond
+   * those this client held) the next one too, as a probe; with none, the peer is no longer
+   * marked busy.
    */
-  freed (peer) {
+  freed (peer, wasProbe = false) {
     if (!peer.busy) return
     peer.probeMs = PROBE_MIN_MS
     peer.probeAt = this.clock.now() + PROBE_MIN_MS
     if (this.size > 0) {
       this.freedCount++
-      if (this.handOne(peer, false)) return
+      if (this.handOne(peer, false)) {
+        if (wasProbe && peer.growing && this.size > 0) this.handOne(peer, true)
+        return
+      }
     }
     peer.busy = false
   }
@@ -192,10 +206,14 @@ export class CapacityWait {
     return now + (position + 1) / perMs > deadline
   }
 
-  /** Sets the timer for the next sweep or probe, whichever comes first (every peer looked at: when the timer fires, or none is set). */
+  /** Sets the timer for the next sweep or probe (for a place, or for more), whichever comes first (every peer looked at: when the timer fires, or none is set). */
   arm (now) {
     let at = this.lastSweep + SWEEP_MS
-    for (const p of this.peers()) if (p.busy && p.probeAt < at) at = p.probeAt
+    for (const p of this.peers()) {
+      if (!p.busy) continue
+      const next = p.calls.size > 0 ? p.growAt : p.probeAt // for more places, or for one
+      if (next < at) at = next
+    }
     this.armAt(now, at)
   }
 
@@ -220,9 +238,15 @@ export class CapacityWait {
     if (now - this.lastSweep >= SWEEP_MS) this.sweep(now)
     for (const p of this.peers()) {
       if (this.size === 0) break
-      if (!p.busy || p.probeAt > now) continue
+      if (!p.busy) continue
+      if (p.calls.size > 0) {
+        // Calls of ours run there: their answers free places (freed). Now and then one more
+        // goes, for places the peer may have gained.
+        if (now >= p.growAt) { p.growAt = now + GROW_MS; p.growing = true; this.handOne(p, true) }
+        continue
+      }
+      if (p.probeAt > now) continue
       p.probeAt = now + p.probeMs // until it answers: a refusal doubles the wait, a place freed resets it
-      if (p.calls.size > 0) continue // a request of ours runs there: its answer frees a place (freed)
       if (!this.handOne(p, true)) p.busy = false // it may take none of what waits: nothing to learn
     }
     if (this.size > 0) this.arm(now)

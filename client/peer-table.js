@@ -73,6 +73,8 @@ export class PeerEntry {
     this.busy = false //  it answered BUSY and no place has freed since: new calls wait (capacity.js)
     this.probeMs = 0 //   while busy and running nothing of ours, probed this often...
     this.probeAt = 0 //   ...next at this time
+    this.growAt = 0 //    while busy and running calls of ours: when one more goes as a probe, for places it gained...
+    this.growing = false // ...and whether that search goes on (until a refusal)
     this.retiring = false // left out of the subset: takes no new calls, dropped once its calls are done
     this.downCheck = null // the timer of the next question to it while it is reported down (Client.checkDown)
     // Outlier ejection (ejection.js):

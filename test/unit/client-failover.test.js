@@ -292,6 +292,36 @@ describe('client failover logic (fake transport, fake clock)', () => {
     expect(rs.filter((r) => r.value !== undefined)).to.have.length(400)
   })
 
+  // A peer's queue is bounded by the time of its work (peer/worker-pool.js places): it grows
+  // as requests get quicker. A client refused busy refilled only the places it held, so with
+  // calls waiting it stayed at the count it met (short requests at two a thread: 0.37x).
+  it('a busy peer that gains places gets them filled: a probe now and then, and one more for each probe that ran', async () => {
+    const { clock, net, client } = setup({}, [A])
+    let places = 2
+    let running = 0
+    let most = 0
+    net.define(A, {
+      latency: 10, // answered as its 10 ms end
+      behave: (req) => {
+        if (running >= places) return ['busy']
+        running++
+        most = Math.max(most, running)
+        clock.setTimeout(() => { running-- }, 10)
+        return ['ok', req.args]
+      },
+    })
+    await net.up(A)
+    const rs = Array.from({ length: 600 }, (_, i) => track(client.request('echo', i, { timeout: 20000 })))
+    await tick(clock, 200)
+    expect(most).to.equal(2)
+    places = 20
+    most = 0
+    for (let t = 0; t < 1500; t += 10) await tick(clock, 10)
+    expect(most).to.be.at.least(18)
+    for (let t = 0; t < 3000; t += 50) await tick(clock, 50)
+    expect(rs.filter((r) => r.value !== undefined)).to.have.length(600)
+  })
+
   it('the retry budget caps retries when every peer fails: 20% of requests + the floor', async () => {
     const { clock, net, client } = setup({ retryBudget: { percent: 0.2, minPerSecond: 1, windowMs: 10000 }, attemptTimeout: 50 }, [A, B, C])
     for (const ep of [A, B, C]) { net.peers.get(ep).behave = () => ['silent']; await net.up(ep) }
