@@ -108,9 +108,9 @@ export class Admission {
     return Math.min(max, this.o.places() + this.streams)
   }
 
-  /** The places `flow` may hold when the peer is full: the places shared among the flows holding places, itself included. */
+  /** The places `flow` may hold when the peer is full: the places shared among the flows holding places, itself included; one at least. */
   share (flow, places) {
-    return Math.floor(places / (this.flows + (flow.held === 0 ? 1 : 0)))
+    return Math.max(1, Math.floor(places / (this.flows + (flow.held === 0 ? 1 : 0))))
   }
 
   /** Work taken by take() in `flow` is over: its place and its `bytes` are free (`stream`: it was a stream). */
