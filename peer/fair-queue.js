@@ -1,10 +1,12 @@
 // The work waiting for a worker thread, taken fairly across flows (flows.js): each flow's
 // tasks wait in their own first-in first-out queue, and the flows with work waiting take turns,
 // one task each (round robin), so a flow with 2 waiting no longer waits behind another's 30.
-// As fq_codel does, a flow that had nothing waiting goes ahead of those that had work waiting
+// As fq_codel does, a flow that had nothing here goes ahead of those that had work waiting
 // all along: its task is next but for other such newcomers, first come first served among them,
 // so a client calling once at a time waits for the task a thread runs, not for a round of the
-// busy flows. A newcomer with more than one task waiting joins the round after its first. A
+// busy flows. A flow with nothing waiting but work running (it holds places besides the task's,
+// flows.js) is no newcomer: it joins the round, or a busy client whose queue here is short
+// (maxQueueMs) would come back as a newcomer with each refill, ahead of the modest ones. A newcomer with more than one task waiting joins the round after its first. A
 // lone flow gets every turn: the queue stays work-conserving. Flows are entries of two lists
 // linked through themselves (the newcomers, and the round), so a turn, a new flow and an
 // emptied one cost O(1) whatever the number of flows.
@@ -22,7 +24,15 @@ export class FairQueue {
   /** Queues `task` (its `flow`) last in its flow. */
   push (task) {
     let e = this.entries.get(task.flow)
-    if (e === undefined) e = this.newcomer(task.flow, false)
+    if (e === undefined) {
+      if (task.flow.held > 1) {
+        e = { flow: task.flow, tasks: new Fifo(8), next: null, prev: null, fresh: false }
+        this.entries.set(task.flow, e)
+        this.joinRound(e)
+      } else {
+        e = this.newcomer(task.flow, false)
+      }
+    }
     e.tasks.push(task)
     this.length++
   }

@@ -40,7 +40,7 @@ describe('clients sharing busy peers (processes)', function () {
     const [greedy, m1, m2] = await Promise.all([clientRun(seeds, 'greedy', 64, 16), clientRun(seeds, 'modest', 50, 16), clientRun(seeds, 'modest', 50, 16)])
     const together = [...m1.latencies, ...m2.latencies].sort((x, y) => x - y)
     const p99 = together[Math.floor(together.length * 0.99)]
-    console.log(`      modest alone ${alone.rps}/s p99 ${alone.p99} ms (${alone.calls} calls); beside the greedy one ${m1.rps}/s and ${m2.rps}/s, p99 ${p99} ms (${together.length} calls; each ${m1.p99} and ${m2.p99} ms); greedy ${greedy.rps}/s`)
+    console.log(`      modest alone ${alone.rps}/s p99 ${alone.p99} ms (${alone.calls} calls); beside the greedy one ${m1.rps}/s and ${m2.rps}/s, p99 ${p99} ms (${together.length} calls; each ${m1.p99} and ${m2.p99} ms; p50 ${m1.p50} and ${m2.p50}; waited ${m1.waited} and ${m2.waited}); greedy ${greedy.rps}/s`)
     expect(p99).to.be.at.most(3 * alone.p99)
     for (const m of [m1, m2]) {
       expect(m.errors).to.equal(0)

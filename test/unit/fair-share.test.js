@@ -41,6 +41,21 @@ describe('fair queue (peer/fair-queue.js)', () => {
     expect([q.shift(), q.shift(), q.shift(), q.shift()].map((t) => `${t.flow.key}${t.n}`)).to.deep.equal(['m2', 'o2', 'g3', 'm3'])
   })
 
+  // Seen in the fair scenario once the queue was bounded by time: a greedy client held 1 running
+  // and 2 queued, so its queue emptied between refills and each refill came back as a
+  // newcomer, ahead of a modest client's call that came just after (the modest p50 99-106 ms
+  // against 84 with a queue of 16).
+  it('a flow with work running is no newcomer when its queue empties: a modest flow still goes ahead of its next task', () => {
+    const greedy = new Flow('g')
+    const modest = new Flow('m')
+    const q = new FairQueue()
+    greedy.held = 2 // one running, and this one
+    q.push(task(greedy, 1))
+    modest.held = 1
+    q.push(task(modest, 1))
+    expect(q.drain().map((t) => `${t.flow.key}${t.n}`)).to.deep.equal(['m1', 'g1'])
+  })
+
   const table = [
     { name: 'a lone flow is served first come, first served (work-conserving)', pushes: ['a1', 'a2', 'a3'], expect: ['a1', 'a2', 'a3'] },
     { name: 'three flows, one task each in turn', pushes: ['a1', 'a2', 'b1', 'c1', 'c2', 'a3'], expect: ['a1', 'b1', 'c1', 'a2', 'c2', 'a3'] },
