@@ -444,7 +444,7 @@ export class PeerCore {
       flows: { holding: this.admission?.flows ?? 0, byShare: this.admission?.counts.byShare ?? 0 },
       events: this.events?.stats() ?? null,
       streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held, awaitingCredit: this.streams.awaitingCredit },
-      threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length },
+      threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length, places: this.pool.places(this.options.maxQueue, this.options.maxQueueMs) },
       security: this.security.stats(this.gossip?.counts.handshakeFailures ?? 0),
       membership: this.cluster?.stats() ?? { refused: { endpoints: 0 }, candidatesHeld: 0, gossipSent: 0, gossipBytes: 0, strayAnswers: 0, lateAnswers: 0 },
     }

@@ -283,7 +283,7 @@ export interface PeerStats {
   inflight: number
   /** Sharing a busy peer (docs/guides/deploying.md): the flows holding places now, and the calls taken past maxInflight for a flow below its share. */
   flows: { holding: number, byShare: number }
-  /** With handlers in worker threads: ran, expired, abandoned, crashed, replaced, cancelled, startFailures, handoffs (messages that carried requests to threads), busyMs (time the threads spent running requests), size, load, queued; else null. */
+  /** With handlers in worker threads: ran, expired, abandoned, crashed, replaced, cancelled, startFailures, handoffs (messages that carried requests to threads), busyMs (time the threads spent running requests), size, load, queued, places (requests it takes now, running or queued: threads + maxQueue, fewer by maxQueueMs); else null. */
   threads: Record<string, number> | null
   /** Membership counters; `refused` counts claims and endpoints refused, by rule. */
   membership: Record<string, number | Record<string, number>>

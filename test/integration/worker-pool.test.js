@@ -147,6 +147,7 @@ describe('worker-thread handlers', function () {
       const answers = await Promise.all(Array.from({ length: 24 }, () => c.request('busyFor', { ms: 20 }, { timeout: 5000 })))
       expect(answers).to.have.length(24)
       expect(most).to.be.within(5, 7)
+      expect(p.stats().threads.places).to.be.within(5, 7)
       expect(c.stats().waited).to.be.above(15)
     } finally {
       clearInterval(watch)
