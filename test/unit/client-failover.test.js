@@ -7,6 +7,26 @@ import { insideOf } from '../../client/client.js'
 import { figure } from '../helpers/figures.js'
 import { capturingWarnings } from '../helpers/warnings.js'
 
+/**
+ * A fake peer at `ep` that runs `places()` requests at once, 10 ms each (answered as each
+ * ends), and refuses busy beyond them; up once it resolves. Its `most`: the most it ran at once.
+ */
+async function placesPeer (net, clock, ep, places) {
+  const peer = { running: 0, most: 0 }
+  net.define(ep, {
+    latency: 10,
+    behave: (req) => {
+      if (peer.running >= places()) return ['busy']
+      peer.running++
+      peer.most = Math.max(peer.most, peer.running)
+      clock.setTimeout(() => { peer.running-- }, 10)
+      return ['ok', req.args]
+    },
+  })
+  await net.up(ep)
+  return peer
+}
+
 describe('client failover logic (fake transport, fake clock)', () => {
   it('a request with no peer up waits, and is sent when one comes up', async () => {
     const { clock, net, client } = setup()
@@ -220,19 +240,7 @@ describe('client failover logic (fake transport, fake clock)', () => {
 
   it('a burst larger than fits before its deadline: what fits succeeds, the rest fails BUSY as soon as it cannot start, never after its deadline', async () => {
     const { clock, net, client } = setup({}, [A, B])
-    for (const ep of [A, B]) {
-      let running = 0
-      net.define(ep, {
-        latency: 10,
-        behave: (req) => {
-          if (running >= 1) return ['busy']
-          running++
-          clock.setTimeout(() => { running-- }, 10)
-          return ['ok', req.args]
-        },
-      })
-      await net.up(ep)
-    }
+    for (const ep of [A, B]) await placesPeer(net, clock, ep, () => 1)
     // Two peers, one place each, 10 ms a request: 200 a second; 2000 calls with 1 s deadlines.
     const settledAt = []
     const rs = Array.from({ length: 2000 }, (_, i) => {
@@ -263,19 +271,7 @@ describe('client failover logic (fake transport, fake clock)', () => {
   // second and failed calls busy with 4.4 s left, in runs whose p99 was 2.6 s.
   it('an outage while calls wait is not taken for the peers\' rate: calls that can start once the peers are back are not failed busy early', async () => {
     const { clock, net, client } = setup({}, [A, B])
-    for (const ep of [A, B]) {
-      let running = 0
-      net.define(ep, {
-        latency: 10,
-        behave: (req) => {
-          if (running >= 1) return ['busy']
-          running++
-          clock.setTimeout(() => { running-- }, 10)
-          return ['ok', req.args]
-        },
-      })
-      await net.up(ep)
-    }
+    for (const ep of [A, B]) await placesPeer(net, clock, ep, () => 1)
     // Two peers, one place each, 10 ms a request: 200 a second. 400 calls with 5 s deadlines
     // need 2 s of serving; the peers are down from 300 ms to 1,800 ms: all fit by about 3.5 s.
     const rs = Array.from({ length: 400 }, (_, i) => track(client.request('echo', i, { timeout: 5000 })))
@@ -298,26 +294,14 @@ describe('client failover logic (fake transport, fake clock)', () => {
   it('a busy peer that gains places gets them filled: a probe now and then, and one more for each probe that ran', async () => {
     const { clock, net, client } = setup({}, [A])
     let places = 2
-    let running = 0
-    let most = 0
-    net.define(A, {
-      latency: 10, // answered as its 10 ms end
-      behave: (req) => {
-        if (running >= places) return ['busy']
-        running++
-        most = Math.max(most, running)
-        clock.setTimeout(() => { running-- }, 10)
-        return ['ok', req.args]
-      },
-    })
-    await net.up(A)
+    const peer = await placesPeer(net, clock, A, () => places)
     const rs = Array.from({ length: 600 }, (_, i) => track(client.request('echo', i, { timeout: 20000 })))
     await tick(clock, 200)
-    expect(most).to.equal(2)
+    expect(peer.most).to.equal(2)
     places = 20
-    most = 0
+    peer.most = 0
     for (let t = 0; t < 1500; t += 10) await tick(clock, 10)
-    expect(most).to.be.at.least(18)
+    expect(peer.most).to.be.at.least(18)
     for (let t = 0; t < 3000; t += 50) await tick(clock, 50)
     expect(rs.filter((r) => r.value !== undefined)).to.have.length(600)
   })
