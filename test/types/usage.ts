@@ -21,7 +21,7 @@ async function main (): Promise<void> {
   peer.on('member', (m) => { console.log(m.endpoint, m.state, m.incarnation) })
   console.log(peer.members().length)
   const endpoint: string = await peer.start()
-  const pooled = new Peer({ handlers: [new URL('./work.js', import.meta.url), './orders.js'], threads: 2, maxQueue: 16, labels: { zone: 'a' }, serviceVersion: '2.1.0', capacity: 2 })
+  const pooled = new Peer({ handlers: [new URL('./work.js', import.meta.url), './orders.js'], threads: 2, maxQueue: 16, maxQueueMs: 50, labels: { zone: 'a' }, serviceVersion: '2.1.0', capacity: 2 })
   void pooled
   peer.serve('gamma', (args, ctx) => ctx.method + (ctx.trace?.traceparent ?? ''))
   const dropped: boolean = peer.unserve('gamma')
