@@ -10,7 +10,9 @@
 // client saw no peer up. test/scenarios/crash-loop.scenario.js runs it with the defaults.
 //
 // Usage: node bench/work/crash-loop.js [--runs 3] [--seconds 10] [--connections 200]
-//        [--max-queue N] [--max-queue-ms MS] [--no-crash] [--no-hog] [--json]
+//        [--max-queue N] [--max-queue-ms MS] [--countdown-from N] [--no-crash] [--no-hog] [--json]
+// (--countdown-from: where the handler counts down from, default 1e7; the scenario sizes it
+// to about 5 ms on the machine it runs on)
 import net from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -24,8 +26,8 @@ const SPIN = fileURLToPath(new URL('../lib/spin-forever.js', import.meta.url))
 
 const children = new Set()
 /** `node script ...args`, its output collected; killAll() kills it by PID. */
-function spawnNode (script, args) {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+function spawnNode (script, args, env = {}) {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
   const c = { child, pid: child.pid, stdout: '', stderr: '' }
   child.stdout.setEncoding('utf8').on('data', (d) => { c.stdout += d })
   child.stderr.setEncoding('utf8').on('data', (d) => { c.stderr = (c.stderr + d).slice(-4000) })
@@ -57,12 +59,12 @@ function firstLine (c, what) {
   })
 }
 
-/** A peer on `endpoint` that is restarted whenever it exits and, with `crash`, killed 1-3 s after each start; `extra`: more flags. */
-function supervised (endpoint, seeds, crash, extra) {
+/** A peer on `endpoint` that is restarted whenever it exits and, with `crash`, killed 1-3 s after each start; `extra`: more flags, `env`: more environment. */
+function supervised (endpoint, seeds, crash, extra, env) {
   const s = { crashes: 0, stopped: false, timer: null }
   const start = () => {
     if (s.stopped) return
-    const c = spawnNode(BIN, ['peer', '--bind', endpoint, '--seeds', seeds.join(','), '--handlers', HANDLERS, '--threads', '1', '--log-level', 'error', ...extra])
+    const c = spawnNode(BIN, ['peer', '--bind', endpoint, '--seeds', seeds.join(','), '--handlers', HANDLERS, '--threads', '1', '--log-level', 'error', ...extra], env)
     c.exited.then(() => { clearTimeout(s.timer); start() })
     if (crash) s.timer = setTimeout(() => { s.crashes++; try { process.kill(c.pid, 'SIGKILL') } catch {} }, 1000 + Math.random() * 2000)
   }
@@ -71,12 +73,16 @@ function supervised (endpoint, seeds, crash, extra) {
   return s
 }
 
-/** One run: the figures of `seconds` of load. `peerFlags`: more flags for each `zeromesh peer` (none: its defaults). */
-export async function crashLoopRun ({ seconds = 10, connections = 200, crash = true, hog = true, peerFlags = [] } = {}) {
+/**
+ * One run: the figures of `seconds` of load. `peerFlags`: more flags for each `zeromesh peer`
+ * (none: its defaults); `countdownFrom`: where the handler counts down from (1e7 unless given).
+ */
+export async function crashLoopRun ({ seconds = 10, connections = 200, crash = true, hog = true, peerFlags = [], countdownFrom } = {}) {
+  const env = countdownFrom === undefined ? {} : { COUNTDOWN_FROM: String(countdownFrom) }
   const endpoints = [`tcp://127.0.0.1:${await freePort()}`, `tcp://127.0.0.1:${await freePort()}`]
   try {
     if (hog) spawnNode(SPIN, [])
-    const peers = endpoints.map((ep) => supervised(ep, endpoints.filter((x) => x !== ep), crash, peerFlags))
+    const peers = endpoints.map((ep) => supervised(ep, endpoints.filter((x) => x !== ep), crash, peerFlags, env))
     const front = spawnNode(FRONT, [endpoints.join(',')])
     const port = await firstLine(front, 'the HTTP front')
     const out = await autocannon({ url: `http://127.0.0.1:${port}/`, connections, duration: seconds })
@@ -107,6 +113,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       connections: { type: 'string', default: '200' },
       'max-queue': { type: 'string' },
       'max-queue-ms': { type: 'string' },
+      'countdown-from': { type: 'string' },
       'no-crash': { type: 'boolean', default: false },
       'no-hog': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
@@ -116,7 +123,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const flag of ['max-queue', 'max-queue-ms']) if (values[flag] !== undefined) peerFlags.push(`--${flag}`, values[flag])
   const runs = []
   for (let i = 0; i < Number(values.runs); i++) {
-    runs.push(await crashLoopRun({ seconds: Number(values.seconds), connections: Number(values.connections), crash: !values['no-crash'], hog: !values['no-hog'], peerFlags }))
+    runs.push(await crashLoopRun({ seconds: Number(values.seconds), connections: Number(values.connections), crash: !values['no-crash'], hog: !values['no-hog'], peerFlags, countdownFrom: values['countdown-from'] === undefined ? undefined : Number(values['countdown-from']) }))
     if (!values.json) console.log(`run ${i + 1}: ${JSON.stringify(runs.at(-1))}`)
   }
   if (values.json) console.log(JSON.stringify(runs))
