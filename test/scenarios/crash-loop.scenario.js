@@ -5,8 +5,8 @@
 // (bench/work/crash-loop.js, which kills everything it started). Every request is idempotent:
 // none may fail. The handler counts down from what takes about 5 ms on this machine, measured
 // before each run (bench/lib/countdown-handlers.js): these VMs' speed varies from minute to
-// minute (1e7 took 6.4 ms one hour and twice that the next, when the two peers served half
-// as many requests and 200 connections waited past the 5 s deadline in any version).
+// minute (1e7 took 6.4 ms one hour and 8-14 ms the next, when the two peers served half as
+// many requests and calls waited past the 5 s deadline: bench/RESULTS.md).
 import { expect } from 'chai'
 import { crashLoopRun } from '../../bench/work/crash-loop.js'
 import { countdownFor } from '../../bench/lib/countdown-handlers.js'
