@@ -9,8 +9,9 @@
 //   - a stream must fit the stream caps, all connections together and on its own (BUSY);
 //   - and a place among the work in flight (maxInflight: requests running or queued for a
 //     thread, streams open; with threads, fewer for requests and events while the threads'
-//     queue is bounded by time, `places` from worker-pool.js) must be free, or the work's flow (flows.js) must hold less than
-//     its share: maxInflight divided among the flows holding places (BUSY). So a peer full of
+//     queue is bounded by time, `places` from worker-pool.js) must be free, or the work's
+//     flow (flows.js) must hold less than its share: the places divided among the flows
+//     holding places, one at least (BUSY). So a peer full of
 //     one busy client's work still takes a modest client's call at once, and a lone flow gets
 //     every place (work-conserving). Past its share, the flows below theirs may take the peer to
 //     twice maxInflight, never beyond.
