@@ -51,21 +51,22 @@ describe('a cold burst on busy peers (processes)', function () {
     await c.waitFor('busyFor')
     await eventually(() => expect(c.peers().filter((p) => p.state === 'up' && p.service !== null)).to.have.length(2)) // both peers known
     // Two peers of one thread, 10 ms a request: about 200 a second; 1 s deadlines, 2000 calls.
-    const t0 = Date.now()
-    const settled = []
+    const late = [] // each call's settling past its own deadline, from when it was made
     const out = await Promise.allSettled(Array.from({ length: 2000 }, () => {
+      const made = performance.now()
       const p = c.request('busyFor', { ms: 10 }, { timeout: 1000 })
-      p.then(() => settled.push(Date.now() - t0), () => settled.push(Date.now() - t0))
+      const settled = () => late.push(performance.now() - made - 1000)
+      p.then(settled, settled)
       return p
     }))
     const ok = out.filter((r) => r.status === 'fulfilled').length
     const codes = {}
     for (const r of out) if (r.status === 'rejected') codes[r.reason.code] = (codes[r.reason.code] ?? 0) + 1
-    figure(`ok ${ok}, failed ${JSON.stringify(codes)}, last settled at ${Math.max(...settled)} ms`)
+    figure(`ok ${ok}, failed ${JSON.stringify(codes)}, the latest ${Math.max(...late).toFixed(1)} ms past its deadline`)
     expect(ok).to.be.within(60, 210) // about what fits (a noisy 2-core machine runs the test too)
     expect(Object.keys(codes).every((k) => k === 'ERR_ZEROMESH_BUSY' || k === 'ERR_ZEROMESH_TIMEOUT')).to.equal(true)
     expect(codes.ERR_ZEROMESH_BUSY).to.be.above(1500)
-    expect(Math.max(...settled)).to.be.below(1000 + 250) // by the deadline (timers and a busy event loop)
+    expect(Math.max(...late)).to.be.below(100) // by its deadline (timers and a busy event loop); 5-17 ms here
     expect(c.stats().waiting).to.equal(0)
   })
 
