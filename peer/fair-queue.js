@@ -4,10 +4,11 @@
 // As fq_codel does, a flow that had nothing here goes ahead of those that had work waiting
 // all along: its task is next but for other such newcomers, first come first served among them,
 // so a client calling once at a time waits for the task a thread runs, not for a round of the
-// busy flows. A flow with nothing waiting but work running (it holds places besides the task's,
-// flows.js) is no newcomer: it joins the round, or a busy client whose queue here is short
-// (maxQueueMs) would come back as a newcomer with each refill, ahead of the modest ones. A newcomer with more than one task waiting joins the round after its first. A
-// lone flow gets every turn: the queue stays work-conserving. Flows are entries of two lists
+// busy flows. A newcomer with more than one task waiting joins the round after its first. A
+// flow with nothing waiting but work running (it holds places besides the task's, flows.js) is
+// no newcomer: it joins the round, or a busy client whose queue here is short (maxQueueMs)
+// would come back as a newcomer with each refill, ahead of the modest ones. A lone flow gets
+// every turn: the queue stays work-conserving. Flows are entries of two lists
 // linked through themselves (the newcomers, and the round), so a turn, a new flow and an
 // emptied one cost O(1) whatever the number of flows.
 import { Fifo } from './fifo.js'
@@ -25,13 +26,8 @@ export class FairQueue {
   push (task) {
     let e = this.entries.get(task.flow)
     if (e === undefined) {
-      if (task.flow.held > 1) {
-        e = { flow: task.flow, tasks: new Fifo(8), next: null, prev: null, fresh: false }
-        this.entries.set(task.flow, e)
-        this.joinRound(e)
-      } else {
-        e = this.newcomer(task.flow, false)
-      }
+      if (task.flow.held > 1) this.joinRound(e = this.entry(task.flow))
+      else e = this.newcomer(task.flow, false)
     }
     e.tasks.push(task)
     this.length++
@@ -83,10 +79,17 @@ export class FairQueue {
     return out
   }
 
+  /** A new entry for `flow`, in no list yet. */
+  entry (flow) {
+    const e = { flow, tasks: new Fifo(8), next: null, prev: null, fresh: false }
+    this.entries.set(flow, e)
+    return e
+  }
+
   /** A new entry for `flow` among the newcomers: last of them, or first (`first`). */
   newcomer (flow, first) {
-    const e = { flow, tasks: new Fifo(8), next: null, prev: null, fresh: true }
-    this.entries.set(flow, e)
+    const e = this.entry(flow)
+    e.fresh = true
     linkAfter(first ? this.fresh : this.fresh.prev, e)
     return e
   }

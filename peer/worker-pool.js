@@ -151,7 +151,6 @@ export class WorkerPool {
     )
   }
 
-  /** Requests running or waiting, for the load a peer reports. */
   /**
    * The places (requests running or queued) the peer may hold for these threads: one
    * running on each, and queued behind them at most `maxQueue`, or fewer when the measured
@@ -162,12 +161,14 @@ export class WorkerPool {
   places (maxQueue, maxQueueMs) {
     const threads = this.o.threads
     // Before any request is measured, the whole queue. Not one a thread until then: a client
-    // refused busy keeps to the places it found (capacity.js: one call per place freed), so
-    // short requests would stay at two a thread (0.37x the req/s, 100 in flight, spin n=2000).
+    // refused busy refills the places it holds and looks for more only once a second
+    // (capacity.js), and short requests held at two a thread ran at 0.37x the req/s (100 in
+    // flight, spin n=2000; measured before that probe for more existed).
     if (this.taskMs === null || this.taskMs <= 0) return threads + maxQueue
     return threads + Math.min(maxQueue, Math.max(threads, Math.floor((maxQueueMs * threads) / this.taskMs)))
   }
 
+  /** Requests running or waiting, for the load a peer reports. */
   get load () {
     let n = this.queue.length
     for (const t of this.threads) n += t.tasks.length - t.done

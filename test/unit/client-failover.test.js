@@ -8,18 +8,20 @@ import { figure } from '../helpers/figures.js'
 import { capturingWarnings } from '../helpers/warnings.js'
 
 /**
- * A fake peer at `ep` that runs `places()` requests at once, 10 ms each (answered as each
- * ends), and refuses busy beyond them; up once it resolves. Its `most`: the most it ran at once.
+ * A fake peer at `ep` that runs `places()` requests at once, `ms` each, and refuses busy
+ * beyond them; its answers take `latency` (by default as each request ends). Up once it
+ * resolves. Its `most`: the most it ran at once; `order`: the arguments, in the order they ran.
  */
-async function placesPeer (net, clock, ep, places) {
-  const peer = { running: 0, most: 0 }
+async function placesPeer (net, clock, ep, places, { ms = 10, latency = ms } = {}) {
+  const peer = { running: 0, most: 0, order: [] }
   net.define(ep, {
-    latency: 10,
+    latency,
     behave: (req) => {
       if (peer.running >= places()) return ['busy']
       peer.running++
       peer.most = Math.max(peer.most, peer.running)
-      clock.setTimeout(() => { peer.running-- }, 10)
+      peer.order.push(req.args)
+      clock.setTimeout(() => { peer.running-- }, ms)
       return ['ok', req.args]
     },
   })
@@ -134,19 +136,7 @@ describe('client failover logic (fake transport, fake clock)', () => {
 
   it('a peer that frees a place (answers one of this client\'s requests) gets the oldest waiting call at once', async () => {
     const { clock, net, client } = setup({}, [A])
-    let running = 0
-    const order = []
-    net.define(A, {
-      latency: 10,
-      behave: (req) => {
-        if (running >= 2) return ['busy']
-        running++
-        order.push(req.args)
-        clock.setTimeout(() => { running-- }, 10)
-        return ['ok', req.args]
-      },
-    })
-    await net.up(A)
+    const { order } = await placesPeer(net, clock, A, () => 2)
     const rs = Array.from({ length: 10 }, (_, i) => track(client.request('echo', i, { timeout: 1000 })))
     await tick(clock, 200)
     expect(rs.map((r) => r.value)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
@@ -160,19 +150,8 @@ describe('client failover logic (fake transport, fake clock)', () => {
   it('calls waiting for a place are served earliest deadline first: a call its crashed peer handed back goes ahead of newer ones', async () => {
     const { clock, net, client } = setup({}, [A, B])
     net.peers.get(A).behave = () => ['silent'] // takes the first call and dies holding it
-    let running = 0
-    const order = []
-    net.define(B, {
-      latency: 1,
-      behave: (req) => {
-        if (running >= 1) return ['busy']
-        running++
-        order.push(req.args)
-        clock.setTimeout(() => { running-- }, 200)
-        return ['ok', req.args]
-      },
-    })
-    await net.up(A); await net.up(B)
+    await net.up(A)
+    const { order } = await placesPeer(net, clock, B, () => 1, { ms: 200, latency: 1 })
     const old = track(client.request('echo', 'old', { timeout: 1000 }))
     await tick(clock, 5)
     expect(net.log.map((x) => x[0])).to.deep.equal([A]) // round robin: the first call went to A
@@ -187,18 +166,7 @@ describe('client failover logic (fake transport, fake clock)', () => {
 
   it('calls of different timeouts waiting for a place: the one due first goes first, whenever it was made', async () => {
     const { clock, net, client } = setup({}, [A])
-    let running = 0
-    const order = []
-    net.define(A, {
-      behave: (req) => {
-        if (running >= 1) return ['busy']
-        running++
-        order.push(req.args)
-        clock.setTimeout(() => { running-- }, 50)
-        return ['ok', req.args]
-      },
-    })
-    await net.up(A)
+    const { order } = await placesPeer(net, clock, A, () => 1, { ms: 50, latency: 1 })
     const rs = ['first', 'late1', 'late2'].map((x) => track(client.request('echo', x, { timeout: 5000 })))
     await tick(clock, 5) // 'first' runs, the other two wait
     const urgent = track(client.request('echo', 'urgent', { timeout: 1000 }))
