@@ -38,6 +38,8 @@ export class PeerCluster {
       seal: o.seal,
       onRefused: (ep, refusal) => o.reports.failed(ep, refusal),
       accept: plain ? isLoopback : null,
+      maxConnections: opts.membership.maxConnections,
+      idleMs: opts.membership.connectionIdleMs,
     })
     this.membership = new Membership({
       endpoint: o.endpoint,
@@ -129,6 +131,12 @@ export class PeerCluster {
       gossipBytes: g.bytes,
       strayAnswers: g.strayAnswers,
       lateAnswers: g.lateAnswers,
+      connections: this.gossip.held.size,
+      connectionsOpened: g.opened,
+      connectionsClosed: g.closedIdle + g.closedOverBound,
+      subjects: m.overlay.subjects().length,
+      queueDepth: m.queue.size,
+      localHealth: m.awareness.score,
     }
   }
 }

@@ -6,10 +6,14 @@
 // An answer that comes after its request timed out is still news from the member asked (a
 // stalled connection delivers them all at once when it recovers, a refutation among them):
 // its claims go to `onLate`, if it comes on the connection the request went to.
+// Connections are bounded (`maxConnections`): those membership keeps (its subjects, overlay.js)
+// stay; any other, opened for a verification, an indirect probe or a push-pull, is closed when
+// it has been idle for `idleMs`, or at once, least recently used first, when the bound is passed.
 import { encodeGossip, decode } from '../protocol/codec.js'
 import { isWireEndpoint } from '../protocol/endpoint.js'
 import { queueLimit } from '../transport/settings.js'
 import { Questions, Answer } from '../transport/questions.js'
+import { membershipDefaults } from './membership/config.js'
 
 const LATE_MEMORY = 1024 // requests that timed out, remembered so their late answers still count
 
@@ -30,7 +34,7 @@ export class GossipTransport {
    * @param {number} o.heartbeatInterval
    * @param {number} o.heartbeatTimeout
    * @param {(handlers: object) => object} o.connector  makes the connecting socket (transport/)
-   * @param {{ setTimeout: Function, clearTimeout: Function }} o.clock
+   * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {(endpoint: string) => void} o.onDisconnect
    * @param {((endpoint: string) => boolean)|null} [o.accept]  endpoints this socket may connect to (a plain peer: loopback only)
    * @param {(endpoint: string, answer: object) => void} [o.onLate]  an answer after its timeout
@@ -38,10 +42,17 @@ export class GossipTransport {
    * @param {((frame: Buffer) => Buffer)|null} [o.seal]  wraps a request for a secured cluster
    * @param {(endpoint: string, refusal: { kind: string, code: string|null }) => void} [o.onRefused]
    *   a handshake with a member or seed failed
+   * @param {number} [o.maxConnections]  connections held at once, at most (membership/config.js)
+   * @param {number} [o.idleMs]          an unkept connection unused this long is closed (0: never)
    */
   constructor (o) {
     this.o = o
-    this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, offLoopback: 0, strayAnswers: 0, lateAnswers: 0, handshakeFailures: 0 }
+    this.counts = { sent: 0, bytes: 0, malformed: 0, refusedEndpoints: 0, offLoopback: 0, strayAnswers: 0, lateAnswers: 0, handshakeFailures: 0, opened: 0, closedIdle: 0, closedOverBound: 0 }
+    this.maxConnections = o.maxConnections ?? membershipDefaults.maxConnections
+    this.idleMs = o.idleMs ?? membershipDefaults.connectionIdleMs
+    this.held = new Map() // endpoint -> when last used, least recently used first
+    this.kept = new Set() // endpoints membership keeps connected (its subjects)
+    this.sweeper = null
     this.seal = o.seal ?? null
     this.closed = false
     // This socket connects to candidates too, endpoints anyone may have named: its inbound
@@ -75,6 +86,7 @@ export class GossipTransport {
       this.counts.refusedEndpoints++
       return Promise.resolve(null)
     }
+    this.use(endpoint)
     this.counts.sent++
     return new Promise((resolve) => this.questions.ask(endpoint, (seq) => this.frameOf(seq, msg), timeoutMs, resolve))
   }
@@ -87,7 +99,57 @@ export class GossipTransport {
 
   /** Stops connecting to a member that is dead, left or never answered; a later request reconnects. */
   forget (endpoint) {
+    this.held.delete(endpoint)
     this.link.disconnect(endpoint)
+  }
+
+  /** The connections membership wants kept (its subjects); the others may be closed. */
+  keep (endpoints) {
+    this.kept = new Set(endpoints)
+    this.trim()
+  }
+
+  /** Endpoints connected now, most recently used last. */
+  connected () {
+    return [...this.held.keys()]
+  }
+
+  /** `endpoint` was just used: most recently used, and counted when new. */
+  use (endpoint) {
+    const known = this.held.delete(endpoint)
+    this.held.set(endpoint, this.o.clock.now())
+    if (known) return
+    this.counts.opened++
+    this.trim()
+    if (this.sweeper === null && this.idleMs > 0) this.sweep()
+  }
+
+  /** Over the bound: closes the least recently used connections not kept and not awaited. */
+  trim () {
+    if (this.held.size <= this.maxConnections) return
+    for (const ep of [...this.held.keys()]) {
+      if (this.held.size <= this.maxConnections) break
+      if (this.kept.has(ep) || this.questions.asking(ep)) continue
+      this.counts.closedOverBound++
+      this.forget(ep)
+    }
+  }
+
+  /** Every idleMs: connections not kept and unused for idleMs are closed. */
+  sweep () {
+    this.sweeper = this.o.clock.setTimeout(() => {
+      this.sweeper = null
+      if (this.closed) return
+      const old = this.o.clock.now() - this.idleMs
+      for (const [ep, at] of [...this.held]) {
+        if (at > old) break // least recently used first: the rest are younger
+        if (this.kept.has(ep) || this.questions.asking(ep)) continue
+        this.counts.closedIdle++
+        this.forget(ep)
+      }
+      if (this.held.size > this.kept.size) this.sweep()
+    }, this.idleMs)
+    this.sweeper?.unref?.()
   }
 
   onAnswer (endpoint, frames) {
@@ -105,6 +167,7 @@ export class GossipTransport {
 
   async close () {
     this.closed = true
+    if (this.sweeper !== null) this.o.clock.clearTimeout(this.sweeper)
     this.questions.stop()
     await this.link.close()
   }

@@ -45,7 +45,7 @@ export class SimCluster {
       for (const other of nodes) {
         if (other !== m) m.absorb([other.claimOf(other.table.self)], other.endpoint, true)
       }
-      m.queue.items.clear() // nothing left to gossip about
+      m.queue.clear() // nothing left to gossip about
     }
     return nodes
   }
@@ -70,6 +70,8 @@ export class SimCluster {
       heartbeatTimeout: 0,
       onDisconnect: (ep) => m.probeNow(ep),
       onLate: (ep, answer) => m.late(ep, answer),
+      maxConnections: this.config.maxConnections,
+      idleMs: this.config.connectionIdleMs,
     })
     const frameOf = gossip.frameOf.bind(gossip)
     gossip.frameOf = (seq, msg) => { const frame = frameOf(seq, msg); count(frame, msg); return frame }

@@ -14,6 +14,10 @@
 // (every peer drains and leaves, then the process exits 0). stdin closed: it stops too.
 import { createInterface } from 'node:readline'
 import { Peer } from '../../index.js'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+
+const lag = monitorEventLoopDelay({ resolution: 10 }) // how late this host's loop ran, for the lab's figures
+lag.enable()
 
 const config = JSON.parse(process.argv[2])
 const security = config.security ? { clusterKey: config.security.clusterKey, allow: config.security.allow } : undefined
@@ -64,6 +68,8 @@ const answers = {
     return {
       peers: peers.map((p) => { const s = p.stats(); return { endpoint: p.endpoint, requests: s.requests, events: s.events?.handled ?? 0, membership: s.membership, refused: s.security.refused, handshakeFailures: s.security.handshakeFailures } }),
       cpu: process.cpuUsage(),
+      lagMaxMs: lag.max / 1e6,
+      lagP99Ms: lag.percentile(99) / 1e6,
       rss: m.rss,
       heapUsed: m.heapUsed,
     }

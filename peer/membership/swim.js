@@ -1,7 +1,10 @@
 // SWIM membership for one peer: joins through seeds with a push-pull exchange, probes one
 // member per interval (directly, then through k others), suspects and declares dead with
 // Lifeguard suspicion, spreads changes on probe traffic, syncs full state now and then,
-// refutes suspicions of itself and announces its leave. Every claim from the network passes
+// refutes suspicions of itself and announces its leave. Once the cluster is larger than
+// 2 x `monitors`, a peer probes only its subjects on the monitoring overlay (overlay.js) and
+// syncs with one of them, so its probes, syncs and the connections it holds for them do not
+// grow with the cluster. Every claim from the network passes
 // admission (admission.js) first; members heard of second-hand are candidates until they
 // answer a probe (candidates.js); dead and left members are reaped. Written against an
 // injected network, clock and random source, so it runs on ZeroMQ and on an in-memory
@@ -9,7 +12,8 @@
 //
 // The network: `net.request(endpoint, msg, timeoutMs)` resolves with the answer from that
 // endpoint, or null (timeout, unreachable); `net.forget?(endpoint)` drops a connection no
-// longer needed; incoming requests are handed to `handle(msg)`.
+// longer needed; `net.keep?(endpoints)` names the connections to keep (the subjects), and
+// `net.connected?()` the endpoints connected now; incoming requests are handed to `handle(msg)`.
 import { EventEmitter } from 'node:events'
 import { MemberTable, State, stateNames, claimBytes } from './member-table.js'
 import { Suspicion, suspicionBounds } from './suspicion.js'
@@ -18,6 +22,7 @@ import { admit, Action } from './admission.js'
 import { Candidates } from './candidates.js'
 import { ReconnectList } from './reconnect-list.js'
 import { Awareness } from './awareness.js'
+import { Overlay } from './overlay.js'
 import { incarnationHorizon } from '../../protocol/claims.js'
 
 const DEAD_SYNC_CHANCE = 0.25 // share of push-pulls sent to a member held dead
@@ -60,6 +65,10 @@ export class Membership extends EventEmitter {
     this.rounds = 0 //   probe rounds so far
     this.lastRound = 0 // when the last one ran
     this.awareness = new Awareness(this.c.awarenessMax)
+    this.overlay = new Overlay({ self: o.endpoint, rings: this.c.monitors, fullMeshBelow: 2 * this.c.monitors + 1 })
+    this.kept = null //  the subjects last handed to net.keep
+    this.syncTokens = 2 * this.c.maxSyncsPerSecond // push-pull answers in store (a token bucket)
+    this.syncTokensAt = 0
     this.skip = 0 //     probe rounds still to sit out: with poor local health, probes are spaced out
     this.probing = new Set() // endpoints with a probe in progress
     this.timers = new Set()
@@ -70,8 +79,8 @@ export class Membership extends EventEmitter {
     this.joinPause = this.c.joinRetryMin
     this.version = this.table.digest()
     this.counts = {
-      probes: 0, indirect: 0, suspected: 0, suspectedOwn: 0, died: 0, refuted: 0, stalls: 0, syncs: 0, joinAttempts: 0,
-      candidates: 0, verified: 0, candidatesDropped: 0, candidatesExpired: 0, reaped: 0, listTrimmed: 0,
+      probes: 0, gossips: 0, indirect: 0, suspected: 0, suspectedOwn: 0, died: 0, refuted: 0, stalls: 0, syncs: 0, joinAttempts: 0,
+      candidates: 0, verified: 0, candidatesDropped: 0, candidatesExpired: 0, reaped: 0, listTrimmed: 0, syncsRefused: 0,
       refused: { beyondHorizon: 0, probeTarget: 0, offLoopback: 0 },
     }
   }
@@ -81,9 +90,11 @@ export class Membership extends EventEmitter {
   start () {
     this.running = true
     this.lastRound = this.o.clock.now()
+    this.syncTokensAt = this.lastRound
     this.queue.enqueue(this.claimOf(this.table.self))
     if (!this.joined) this.join()
     this.every(this.c.probeInterval, () => this.probeRound(), this.jitter(this.c.probeInterval))
+    if (this.c.gossipInterval > 0 && this.c.gossipNodes > 0) this.every(this.c.gossipInterval, () => this.gossipRound(), this.jitter(this.c.gossipInterval))
     if (this.c.pushPullInterval > 0) this.schedulePushPull(this.jitter(this.c.pushPullInterval))
   }
 
@@ -98,7 +109,11 @@ export class Membership extends EventEmitter {
     })
   }
 
-  /** Announces the leave to every live member (bounded by leaveTimeout), then stops. */
+  /**
+   * Announces the leave directly to the members this peer talks to (every live member in a
+   * small cluster; its subjects, observers and the members it holds connections to in a large
+   * one: the others hear of it by gossip, as a death), bounded by leaveTimeout, then stops.
+   */
   async leave () {
     if (!this.running) return
     const self = this.table.self
@@ -106,12 +121,19 @@ export class Membership extends EventEmitter {
     this.version = this.table.digest()
     this.emitMember(self)
     const claim = this.claimOf(self)
-    this.queue.enqueue(claim)
-    const targets = this.table.live()
+    this.queue.enqueue(claim, true)
+    const targets = this.leaveTargets()
     await Promise.all(targets.map((m) => this.o.net.request(m.endpoint, {
       type: 'probe', from: this.endpoint, target: m.endpoint, updates: [claim],
     }, this.c.leaveTimeout)))
     this.stop()
+  }
+
+  leaveTargets () {
+    const live = this.table.live()
+    if (this.overlay.full) return live
+    const near = new Set([...this.overlay.subjects(), ...this.overlay.observers(), ...(this.o.net.connected?.() ?? [])])
+    return live.filter((m) => near.has(m.endpoint))
   }
 
   stop () {
@@ -211,7 +233,8 @@ export class Membership extends EventEmitter {
     // Members reaped while dead are tried too, for reconnectTimeout (reconnect-list.js).
     const dead = this.deadEndpoints()
     if (dead.length > 0 && this.o.random() < DEAD_SYNC_CHANCE) return this.sync(dead[Math.floor(this.o.random() * dead.length)])
-    const live = this.table.live().filter((m) => m.state === State.ALIVE)
+    // A random subject: in a large cluster, on a connection held anyway (overlay.js).
+    const live = this.probeable().filter((m) => m.state === State.ALIVE)
     if (live.length > 0) return this.sync(live[Math.floor(this.o.random() * live.length)].endpoint)
     // Everyone we knew is gone: fall back to the seeds.
     if (this.seeds.length > 0) { this.joined = false; return this.join() }
@@ -264,9 +287,32 @@ export class Membership extends EventEmitter {
         const m = this.table.get(this.order.pop())
         if (m !== undefined && m.state <= State.SUSPECT && !this.probing.has(m.endpoint)) return m
       }
-      this.order = this.shuffle(this.table.live().map((m) => m.endpoint))
+      // A new cycle over the subjects as they are now: taken once a cycle, not at every
+      // change, so a peer learning a cluster of hundreds does not dial every member it
+      // briefly held as a subject (the successors on a ring shrink as members are learned).
+      this.keepSubjects()
+      this.order = this.shuffle(this.probeable().map((m) => m.endpoint))
     }
     return undefined
+  }
+
+  /** The live members this peer probes: every one in a small cluster, its subjects in a large one. */
+  probeable () {
+    if (this.overlay.full) return this.table.live()
+    const out = []
+    for (const ep of this.overlay.subjects()) {
+      const m = this.table.get(ep)
+      if (m !== undefined && m.state <= State.SUSPECT) out.push(m)
+    }
+    return out
+  }
+
+  /** The network is told which connections to keep: the subjects, when they changed. */
+  keepSubjects () {
+    const subjects = this.overlay.subjects()
+    if (subjects === this.kept) return
+    this.kept = subjects
+    this.o.net.keep?.(subjects)
   }
 
   probeRound () {
@@ -283,6 +329,32 @@ export class Membership extends EventEmitter {
     }
     if (++this.rounds % DEAD_PROBE_ROUNDS === 0) this.probeTheDead()
     this.tidy()
+  }
+
+  /**
+   * While urgent changes wait in the queue (a suspicion, a refutation, a death, a leave; plain
+   * news of a member alive rides on probes only), they are pushed to gossipNodes random subjects (members
+   * this peer holds connections to) besides riding on probes, as memberlist's gossip does: on
+   * probes alone a change spreads one hop a probe interval, and at hundreds of members a
+   * refutation could lose the race with the suspicion it answers (seen at 120 members on 2
+   * cores: a member refuted 1.5 s before others' suspicions of it ran out). A PROBE carries
+   * them, so the receiver answers with its own (vouched). Nothing is sent while none is urgent.
+   */
+  gossipRound () {
+    if (this.queue.urgent === 0) return
+    // Members probed that are connected already: no handshake for a gossip, ever.
+    const connected = new Set(this.o.net.connected?.() ?? [])
+    const alive = this.probeable().filter((m) => m.state === State.ALIVE)
+    const near = alive.filter((m) => connected.has(m.endpoint))
+    const targets = this.shuffle(near.length > 0 || this.o.net.connected === undefined ? (near.length > 0 ? near : alive) : near).slice(0, this.c.gossipNodes)
+    for (const t of targets) {
+      const msg = this.message('probe', t.endpoint)
+      if (msg.updates.length === 0) return
+      this.counts.gossips++
+      this.o.net.request(t.endpoint, msg, this.c.probeTimeout).then((ack) => {
+        if (this.running && ack?.type === 'ack') this.absorb(ack.updates, t.endpoint, true)
+      })
+    }
   }
 
   /**
@@ -383,7 +455,7 @@ export class Membership extends EventEmitter {
       const ack = await this.o.net.request(ep, msg, timeout)
       if (ack?.type === 'ack') { this.awareness.apply(-1); this.absorb(ack.updates, ep, true); return }
       if (!this.running) return
-      const helpers = this.shuffle(this.table.live().filter((m) => m.endpoint !== ep && m.state === State.ALIVE)).slice(0, this.c.indirectChecks)
+      const helpers = this.helpersFor(ep)
       this.counts.indirect += helpers.length
       this.o.debug?.({ member: ep, timeoutMs: timeout, helpers: helpers.map((h) => h.endpoint) }, `no ack from ${ep} within ${timeout} ms: asking ${helpers.length} other member${helpers.length === 1 ? '' : 's'} to probe it, and it again`)
       // Asked of others, and once more directly at the same time (memberlist does this second
@@ -413,6 +485,23 @@ export class Membership extends EventEmitter {
     }
   }
 
+  /**
+   * Up to indirectChecks alive members to probe `ep` for this peer, at random: in a large
+   * cluster among those it holds connections to (its subjects first), so that a failed probe
+   * costs no new connection here, and only then among the rest.
+   */
+  helpersFor (ep) {
+    const ok = (m) => m !== undefined && m.endpoint !== ep && m.state === State.ALIVE
+    if (this.overlay.full) return this.shuffle(this.table.live().filter(ok)).slice(0, this.c.indirectChecks)
+    const near = new Set([...this.overlay.subjects(), ...(this.o.net.connected?.() ?? [])])
+    const out = this.shuffle([...near].map((e) => this.table.get(e)).filter(ok)).slice(0, this.c.indirectChecks)
+    if (out.length < this.c.indirectChecks) {
+      const rest = this.shuffle(this.table.live().filter((m) => ok(m) && !near.has(m.endpoint)))
+      out.push(...rest.slice(0, this.c.indirectChecks - out.length))
+    }
+    return out
+  }
+
   message (type, target) {
     const n = this.table.map.size
     return { type, from: this.endpoint, target, updates: this.queue.take(n, this.c.maxPiggyback) }
@@ -429,7 +518,7 @@ export class Membership extends EventEmitter {
     } else if (m.state === State.SUSPECT && this.suspicions.get(endpoint)?.confirm(this.endpoint)) {
       // Suspected already on someone's word; our own failed probe is an independent
       // confirmation, and is passed on as ours (as memberlist does).
-      this.queue.enqueue({ ...this.claimOf(m), by: this.endpoint })
+      this.queue.enqueue({ ...this.claimOf(m), by: this.endpoint }, true)
     }
   }
 
@@ -493,7 +582,7 @@ export class Membership extends EventEmitter {
           this.o.debug?.({ from: author, state: stateNames[u.state], incarnation: u.incarnation }, `${author} says this peer is ${stateNames[u.state]}: refuting with a higher incarnation`)
           this.awareness.apply(1) // others could not hear us: maybe our link, maybe a stall
           const claim = this.table.refute(u.incarnation)
-          this.queue.enqueue(this.claimOf(claim))
+          this.queue.enqueue(this.claimOf(claim), true)
           this.changed(this.table.self)
           break
         }
@@ -513,7 +602,7 @@ export class Membership extends EventEmitter {
           const by = c.by ?? author
           // Only a member this peer knows counts as a confirmer: made-up names do not shorten it.
           if ((this.table.get(by)?.state ?? State.DEAD) > State.SUSPECT && by !== this.endpoint) break
-          if (this.suspicions.get(c.endpoint)?.confirm(by)) this.queue.enqueue({ ...this.claimOf(held), by })
+          if (this.suspicions.get(c.endpoint)?.confirm(by)) this.queue.enqueue({ ...this.claimOf(held), by }, true)
         }
       }
     }
@@ -525,15 +614,16 @@ export class Membership extends EventEmitter {
     const before = this.table.get(claim.endpoint)
     if (this.table.apply(claim, this.o.clock.now()) !== 'changed') return
     const m = this.table.get(claim.endpoint)
-    if (m.state <= State.SUSPECT) this.reconnect.delete(m.endpoint)
+    if (m.state <= State.SUSPECT) { this.reconnect.delete(m.endpoint); this.overlay.add(m.endpoint) } else this.overlay.delete(m.endpoint)
     if (m.state === State.SUSPECT) {
       const by = claim.by ?? this.endpoint
       m.by = by
-      this.queue.enqueue(this.claimOf(m))
+      this.queue.enqueue(this.claimOf(m), true)
       this.counts.suspected++
       this.startSuspicion(m.endpoint, by)
     } else {
-      this.queue.enqueue(this.claimOf(m))
+      // Urgent: a death or a leave, and an alive that ends a suspicion (a refutation relayed).
+      this.queue.enqueue(this.claimOf(m), m.state !== State.ALIVE || before?.state === State.SUSPECT)
       this.suspicions.get(m.endpoint)?.cancel()
       this.suspicions.delete(m.endpoint)
     }
@@ -590,6 +680,9 @@ export class Membership extends EventEmitter {
         return this.ackTo(msg.from, msg.target)
       }
       case 'sync': {
+        // Bounded: a cold start of hundreds must not crush the seeds. The sender takes the
+        // NACK as no answer and tries again after its backoff (a join) or its next interval.
+        if (!this.takeSyncToken()) { this.counts.syncsRefused++; return { type: 'nack', from: this.endpoint } }
         this.counts.syncs++
         this.absorb(msg.members, msg.from, false)
         return { type: 'sync', from: this.endpoint, members: this.fullState() }
@@ -597,6 +690,17 @@ export class Membership extends EventEmitter {
       default:
         return null
     }
+  }
+
+  /** A push-pull answer from the bucket (maxSyncsPerSecond, a burst of twice that); false when empty. */
+  takeSyncToken () {
+    const now = this.o.clock.now()
+    const rate = this.c.maxSyncsPerSecond
+    this.syncTokens = Math.min(2 * rate, this.syncTokens + (now - this.syncTokensAt) * rate / 1000)
+    this.syncTokensAt = now
+    if (this.syncTokens < 1) return false
+    this.syncTokens--
+    return true
   }
 
   /** Whether `updates` hold a claim that this peer is not alive, at or below its incarnation. */
