@@ -15,6 +15,7 @@ export const membershipDefaults = Object.freeze({
   retransmitMult: 4, //       each change is piggybacked 4 x ceil(log10(N+1)) times
   maxPiggyback: 16, //        changes per message at most: message size bounded whatever N is
   pushPullInterval: 5000, //  full state exchange with a random member, for anti-entropy
+  pushPullClaims: 64, //      claims a periodic push-pull carries each way, a random sample (a join's lists are whole): bytes bounded whatever N is
   syncTimeout: 1000, //       wait for a push-pull answer (a full member list)
   joinRetryMin: 100, //       first pause before retrying unreachable seeds...
   joinRetryMax: 5000, //      ...doubling up to this, with jitter
@@ -43,6 +44,7 @@ export function resolveMembershipOptions (given) {
     retransmitMult: int(d.retransmitMult, 1, 100),
     maxPiggyback: int(d.maxPiggyback, 1, 1024),
     pushPullInterval: int(d.pushPullInterval, 0, 3600000),
+    pushPullClaims: int(d.pushPullClaims, 1, 65535),
     syncTimeout: int(d.syncTimeout, 1, 600000),
     joinRetryMin: int(d.joinRetryMin, 1, 600000),
     joinRetryMax: int(d.joinRetryMax, 1, 3600000),
