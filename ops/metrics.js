@@ -75,6 +75,19 @@ export function peerMetrics (peer, { registry = new promClient.Registry(), prefi
   })
   gauge(registry, n('gossip_messages_sent_total'), 'Membership requests sent.', 'counter', () => [{ value: s().membership.gossipSent ?? 0 }])
   gauge(registry, n('gossip_bytes_sent_total'), 'Bytes of membership requests sent.', 'counter', () => [{ value: s().membership.gossipBytes ?? 0 }])
+  // The gossip's health (docs/guides/observing.md, "Membership"): what a healthy fleet shows is
+  // an empty queue at rest, round trips far below the probe timeout, a local health of 0.
+  gauge(registry, n('gossip_queue_depth'), 'Membership changes waiting to be gossiped (0 at rest; grows with churn).', 'gauge', () => [{ value: s().membership.queueDepth ?? 0 }])
+  gauge(registry, n('gossip_probe_rtt_ms'), 'Round trips of answered direct probes, over the last 256.', 'gauge', () => {
+    const r = s().membership.probeRttMs ?? {}
+    return [{ labels: { quantile: '0.5' }, value: r.p50 ?? 0 }, { labels: { quantile: '0.99' }, value: r.p99 ?? 0 }]
+  })
+  gauge(registry, n('gossip_local_health'), 'Lifeguard local health: 0 healthy, up to awarenessMax when this peer\'s own probing looks unreliable (its timeouts are scaled by it + 1).', 'gauge', () => [{ value: s().membership.localHealth ?? 0 }])
+  gauge(registry, n('gossip_connections'), 'Membership connections this peer holds (its subjects and recent others; at most maxConnections).', 'gauge', () => [{ value: s().membership.connections ?? 0 }])
+  gauge(registry, n('gossip_connections_opened_total'), 'Membership connections opened (each a handshake).', 'counter', () => [{ value: s().membership.connectionsOpened ?? 0 }])
+  gauge(registry, n('gossip_suspicions_total'), 'Members this peer came to suspect (on its own probes or others\' word).', 'counter', () => [{ value: s().membership.suspected ?? 0 }])
+  gauge(registry, n('gossip_refutations_total'), 'Suspicions of this peer it refuted.', 'counter', () => [{ value: s().membership.refuted ?? 0 }])
+  gauge(registry, n('gossip_deaths_total'), 'Members this peer declared dead (its suspicion ran out).', 'counter', () => [{ value: s().membership.died ?? 0 }])
   gauge(registry, n('handshake_refusals_total'), 'Handshakes refused (secured peers), by reason.', 'counter', () => byLabel('reason', s().security.refused, REFUSAL_REASONS))
   gauge(registry, n('dropped_total'), 'Replies and messages dropped, by reason.', 'counter', () => byLabel('reason', s().drops, DROP_REASONS))
   gauge(registry, n('malformed_total'), 'Frames that broke the wire format, or membership requests unsealed in a secured cluster.', 'counter', () => [{ value: s().malformed }])

@@ -137,6 +137,7 @@ export class PeerCluster {
       subjects: m.overlay.subjects().length,
       queueDepth: m.queue.size,
       localHealth: m.awareness.score,
+      probeRttMs: m.roundTrips.summary(),
     }
   }
 }

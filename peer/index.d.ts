@@ -221,7 +221,17 @@ export interface MembershipOptions {
   probeTimeout?: number
   /** Peers asked to probe when a direct probe fails. Default 3. */
   indirectChecks?: number
-  /** Suspicion lasts at least suspicionMult x probeInterval x max(1, log10 N). Default 4. */
+  /** Past 2 x monitors other members a peer probes only its subjects on `monitors` hashed rings (and is probed by about as many). Default 8. */
+  monitors?: number
+  /** Membership connections held at most; the subjects' are kept, others closed least recently used first. Default 32. */
+  maxConnections?: number
+  /** A membership connection that is not a subject's is closed once unused this long (0: only the bound closes it). Default 10000. */
+  connectionIdleMs?: number
+  /** While urgent changes (suspicions, refutations, deaths, leaves) wait, they are pushed this often... Default 100 (0: never). */
+  gossipInterval?: number
+  /** ...to this many connected subjects. Default 3. */
+  gossipNodes?: number
+  /** Suspicion lasts at least suspicionMult x probeInterval x max(1, log10 N). Default 6. */
   suspicionMult?: number
   /** ...and at most suspicionMaxMult times that. Default 4. */
   suspicionMaxMult?: number
@@ -229,10 +239,14 @@ export interface MembershipOptions {
   retransmitMult?: number
   /** Changes per message at most. Default 16. */
   maxPiggyback?: number
-  /** Full state exchange with a random member this often (0: never). Default 5000. */
+  /** State exchange with a random subject this often, less often above 32 members (0: never). Default 5000. */
   pushPullInterval?: number
+  /** Claims such an exchange carries each way at most: the whole list up to this, a random sample past it. Default 128. */
+  pushPullClaims?: number
   /** Wait for a push-pull answer. Default 1000. */
   syncTimeout?: number
+  /** Push-pulls answered a second (a burst of twice that); past it a NACK. Default 20. */
+  maxSyncsPerSecond?: number
   /** First pause before retrying unreachable seeds. Default 100. */
   joinRetryMin?: number
   /** Longest pause between seed retries. Default 5000. */
@@ -286,7 +300,7 @@ export interface PeerStats {
   /** With handlers in worker threads: ran, expired, abandoned, crashed, replaced, cancelled, startFailures, handoffs (messages that carried requests to threads), busyMs (time the threads spent running requests), size, load, queued, places (requests it takes now, running or queued: threads + maxQueue, fewer by maxQueueMs); else null. */
   threads: Record<string, number> | null
   /** Membership counters; `refused` counts claims and endpoints refused, by rule. */
-  membership: Record<string, number | Record<string, number>>
+  membership: Record<string, number | Record<string, number | null>>
   security: {
     secured: boolean
     /** Client keys on the allow-list now. */

@@ -10,12 +10,12 @@ export const membershipDefaults = Object.freeze({
   indirectChecks: 3, //       peers asked to probe for us when a direct probe fails
   gossipInterval: 100, //     while changes wait to be sent, they are also pushed this often...
   gossipNodes: 3, //          ...to this many random subjects (memberlist: 200 ms, 3 nodes), so a refutation outruns the suspicion timeout
-  suspicionMult: 4, //        suspicion lasts at least 4 probe intervals x log10(N) (1 s for N < 10)...
+  suspicionMult: 6, //        suspicion lasts at least 6 probe intervals x log10(N) (1.5 s for N < 10; memberlist's 4 x 1 s is slower still)...
   suspicionMaxMult: 4, //     ...and at most 4x that, shortened by independent confirmations
   retransmitMult: 4, //       each change is piggybacked 4 x ceil(log10(N+1)) times
   maxPiggyback: 16, //        changes per message at most: message size bounded whatever N is
   pushPullInterval: 5000, //  full state exchange with a random member, for anti-entropy
-  pushPullClaims: 64, //      claims a periodic push-pull carries each way, a random sample (a join's lists are whole): bytes bounded whatever N is
+  pushPullClaims: 128, //     claims a periodic push-pull carries each way at most: the whole list up to 128 members, a random sample past it (a join's lists stay whole), so its bytes stop growing with N
   syncTimeout: 1000, //       wait for a push-pull answer (a full member list)
   joinRetryMin: 100, //       first pause before retrying unreachable seeds...
   joinRetryMax: 5000, //      ...doubling up to this, with jitter

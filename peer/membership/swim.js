@@ -23,6 +23,7 @@ import { Candidates } from './candidates.js'
 import { ReconnectList } from './reconnect-list.js'
 import { Awareness } from './awareness.js'
 import { Overlay } from './overlay.js'
+import { RoundTrips } from './round-trips.js'
 import { incarnationHorizon } from '../../protocol/claims.js'
 
 const DEAD_SYNC_CHANCE = 0.25 // share of push-pulls sent to a member held dead
@@ -65,6 +66,7 @@ export class Membership extends EventEmitter {
     this.rounds = 0 //   probe rounds so far
     this.lastRound = 0 // when the last one ran
     this.awareness = new Awareness(this.c.awarenessMax)
+    this.roundTrips = new RoundTrips()
     this.overlay = new Overlay({ self: o.endpoint, rings: this.c.monitors, fullMeshBelow: 2 * this.c.monitors + 1 })
     this.kept = null //  the subjects last handed to net.keep
     this.syncTokens = 2 * this.c.maxSyncsPerSecond // push-pull answers in store (a token bucket)
@@ -79,7 +81,7 @@ export class Membership extends EventEmitter {
     this.joinPause = this.c.joinRetryMin
     this.version = this.table.digest()
     this.counts = {
-      probes: 0, gossips: 0, indirect: 0, suspected: 0, suspectedOwn: 0, died: 0, refuted: 0, stalls: 0, syncs: 0, joinAttempts: 0,
+      probes: 0, gossips: 0, indirect: 0, lateRounds: 0, suspected: 0, suspectedOwn: 0, died: 0, refuted: 0, stalls: 0, syncs: 0, joinAttempts: 0,
       candidates: 0, verified: 0, candidatesDropped: 0, candidatesExpired: 0, reaped: 0, listTrimmed: 0, syncsRefused: 0,
       refused: { beyondHorizon: 0, probeTarget: 0, offLoopback: 0 },
     }
@@ -349,6 +351,7 @@ export class Membership extends EventEmitter {
   probeRound () {
     const now = this.o.clock.now()
     if (now - this.lastRound > STALL_ROUNDS * this.c.probeInterval) this.stalled()
+    else if (now - this.lastRound - this.c.probeInterval > this.c.probeTimeout / 2) this.slow()
     this.lastRound = now
     if (this.skip > 0) {
       this.skip--
@@ -386,6 +389,19 @@ export class Membership extends EventEmitter {
         if (this.running && ack?.type === 'ack') this.absorb(ack.updates, t.endpoint, true)
       })
     }
+  }
+
+  /**
+   * This round's timer fired more than half a probe timeout late: this process is short of
+   * CPU (a host running more than it can, a long GC), so the silences its probes meet say as
+   * much about itself as about others. Its local health worsens (Lifeguard), so it probes
+   * less often, waits longer and keeps suspicions longer, until its probes are answered
+   * again. In the lab's cold start of 120 peers on 2 cores this, with suspicionMult 6, took
+   * false deaths from 3-6 a run to 0 in 4 runs out of 4 (bench/RESULTS.md, "The lab").
+   */
+  slow () {
+    this.counts.lateRounds++
+    this.awareness.apply(1)
   }
 
   /**
@@ -483,8 +499,9 @@ export class Membership extends EventEmitter {
       // the probe itself, so it can refute at once instead of waiting for gossip to reach it.
       if (target.state === State.SUSPECT && !msg.updates.some((u) => u.endpoint === ep)) msg.updates.push(this.claimOf(target))
       const timeout = this.awareness.scale(this.c.probeTimeout)
+      const sentAt = this.o.clock.now()
       const ack = await this.o.net.request(ep, msg, timeout)
-      if (ack?.type === 'ack') { this.awareness.apply(-1); this.absorb(ack.updates, ep, true); return }
+      if (ack?.type === 'ack') { this.roundTrips.add(this.o.clock.now() - sentAt); this.awareness.apply(-1); this.absorb(ack.updates, ep, true); return }
       if (!this.running) return
       const helpers = this.helpersFor(ep)
       this.counts.indirect += helpers.length

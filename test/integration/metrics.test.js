@@ -1,6 +1,7 @@
 // Metrics for embedders: a client's and a peer's metrics in a prom-client registry of the
 // caller's own, read at scrape time (real sockets on 127.0.0.1).
 import { expect } from 'chai'
+import { eventually } from '../helpers/eventually.js'
 import promClient from 'prom-client'
 import { peerMetrics, clientMetrics } from 'zeromesh/metrics'
 import { harness } from '../helpers/cluster.js'
@@ -35,6 +36,28 @@ describe('metrics (zeromesh/metrics)', function () {
     expect(buckets.length).to.be.above(10)
     expect(buckets).to.deep.equal([...buckets].sort((a, b) => a - b))
     expect(buckets.at(-1)).to.equal(6)
+  })
+})
+
+describe("the gossip's health in /metrics (issue 73, item 5)", function () {
+  this.timeout(15000)
+  const h = harness()
+  afterEach(() => h.cleanup())
+
+  it('two peers: round trips, connections and an empty queue once they know each other; local health 0', async () => {
+    const a = await h.peer({ handlers: { echo: (x) => x } })
+    const b = await h.peer({ handlers: { echo: (x) => x }, seeds: [a.endpoint] })
+    const registry = new promClient.Registry()
+    peerMetrics(b, { registry })
+    const value = async (re) => Number(re.exec(await registry.metrics())?.[1])
+    await eventually(async () => expect(await value(/^zeromesh_peer_gossip_probe_rtt_ms\{quantile="0.99"\} (\S+)$/m)).to.be.above(0), { timeout: 5000 })
+    expect(await value(/^zeromesh_peer_gossip_probe_rtt_ms\{quantile="0.99"\} (\S+)$/m)).to.be.below(200)
+    expect(await value(/^zeromesh_peer_gossip_connections (\d+)$/m)).to.equal(1)
+    expect(await value(/^zeromesh_peer_gossip_connections_opened_total (\d+)$/m)).to.be.at.least(1)
+    await eventually(async () => expect(await value(/^zeromesh_peer_gossip_queue_depth (\d+)$/m)).to.equal(0), { timeout: 5000 })
+    expect(await value(/^zeromesh_peer_gossip_local_health (\d+)$/m)).to.equal(0)
+    for (const name of ['suspicions', 'refutations', 'deaths']) expect(await value(new RegExp(`^zeromesh_peer_gossip_${name}_total (\\d+)$`, 'm'))).to.equal(0)
+    expect(b.stats().membership).to.include({ connections: 1, subjects: 1, queueDepth: 0, localHealth: 0 })
   })
 })
 

@@ -249,3 +249,22 @@ describe("the gossip transport's bound on connections (peer/gossip-transport.js)
     await g.close()
   })
 })
+
+describe('membership: a starved process (Lifeguard local health)', () => {
+  it('a probe round whose timer fired more than half a probe timeout late worsens local health; a stall is still a stall', async () => {
+    const sim = new SimCluster({ seed: 9 })
+    const [a] = sim.addConverged([ep(0), ep(1), ep(2)])
+    const now = sim.clock.now()
+    a.lastRound = now - membershipDefaults.probeInterval - membershipDefaults.probeTimeout / 2 - 1
+    a.probeRound()
+    expect(a.awareness.score).to.equal(1)
+    expect(a.counts.lateRounds).to.equal(1)
+    a.lastRound = now - membershipDefaults.probeInterval - 10 // on time, near enough
+    a.probeRound()
+    expect(a.counts.lateRounds).to.equal(1)
+    a.lastRound = now - 4 * membershipDefaults.probeInterval // a stall: suspicions start over, counted once
+    a.probeRound()
+    expect(a.counts).to.include({ lateRounds: 1, stalls: 1 })
+    sim.stop()
+  })
+})
