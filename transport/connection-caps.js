@@ -4,7 +4,11 @@
 // cannot close one accepted connection, nor refuse one before its handshake, so the caps
 // work at ZAP: a handshake past a cap is refused, and its connection closes at once.
 // Open connections are counted from the kernel's TCP table (Linux; refusal-addresses.js reads
-// the same table), read again at most every REFRESH_MS, plus the handshakes admitted since.
+// the same table), plus the handshakes admitted since its last read: an upper bound, since
+// connections that closed since are still counted. So the table is read again (at most every
+// REFRESH_MS) only when that bound comes within half of a cap: reading it costs the kernel a
+// walk of every TCP socket on the machine, whatever the namespace (about 30 ms at 6,000), and
+// 120 peers reading it at every client's handshake took most of the lab's CPU.
 // Elsewhere than Linux only the rate cap applies.
 import { establishedByAddress } from './tcp-table.js'
 
@@ -46,7 +50,7 @@ export class ConnectionCaps {
     if (!this.take(address, now)) return 'handshake rate'
     // A table read now already holds this connection (TCP is up before the handshake ends);
     // one read earlier does not, so it is added.
-    const fresh = this.refresh(now)
+    const fresh = this.near(address) && this.refresh(now)
     if (this.counts !== null) {
       const here = (this.counts.get(address) ?? 0) + (fresh ? 0 : 1)
       const total = this.total + (fresh ? 0 : 1)
@@ -69,6 +73,12 @@ export class ConnectionCaps {
     if (b.tokens < 1) return false
     b.tokens--
     return true
+  }
+
+  /** Whether the bound on connections is within half of a cap (or there is none yet): a read is worth its cost. */
+  near (address) {
+    if (this.counts === null) return true
+    return 2 * (this.total + 1) > this.maxConnections || 2 * ((this.counts.get(address) ?? 0) + 1) > this.maxPerAddress
   }
 
   /** Reads the table again if it is REFRESH_MS old; true if it did. */

@@ -39,6 +39,24 @@ describe('connection caps: the logic', () => {
     expect(caps.admit('10.0.0.1')).to.equal('too many connections from this address')
   })
 
+  it('the TCP table is read again only when the connections counted come within half of a cap (a read walks every socket of the machine)', () => {
+    let t = 0
+    let reads = 0
+    const table = new Map([['10.0.0.1', 1]])
+    const caps = new ConnectionCaps({ port: () => 5555, clock: { now: () => t }, maxConnectionsPerAddress: 100, maxConnections: 1000, handshakesPerSecond: 1e6, established: () => { reads++; return new Map(table) } })
+    for (let i = 0; i < 400; i++) { t += 300; expect(caps.admit(`10.0.${i % 8}.2`)).to.equal(null) } // 400 in all, 50 an address
+    expect(reads).to.equal(1) // far from both caps: counted, not read (every admission read it, 400 times)
+    for (let i = 0; i < 200; i++) { t += 300; caps.admit('10.0.0.2') } // past half of its cap: read, which finds them gone
+    expect(reads).to.be.within(2, 10)
+    table.set('10.0.0.2', 60) // really held now: past half, so every admission reads
+    const readEach = []
+    for (let i = 0; i < 20; i++) { const was = reads; t += 300; caps.admit('10.0.0.2'); readEach.push(reads - was) }
+    expect(readEach.slice(-10)).to.deep.equal(Array(10).fill(1)) // once it found them held, every one
+    table.set('10.0.0.2', 101)
+    t += 300
+    expect(caps.admit('10.0.0.2')).to.equal('too many connections from this address') // still capped exactly
+  })
+
   it('defaults, and checked options', () => {
     expect(capDefaults).to.deep.equal({ maxConnections: 4096, maxConnectionsPerAddress: 256, handshakesPerSecond: 64 })
     const cluster = newKeyPair()
