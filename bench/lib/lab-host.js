@@ -36,6 +36,7 @@ function peerAt (i) {
       order: () => endpoint,
     },
     events: { 'lab.tick': { group: 'lab', handler: () => {} } },
+    ...(config.membership ? { membership: config.membership } : {}), // membership options (the slow-host bench turns local health off)
   })
 }
 
