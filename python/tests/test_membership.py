@@ -158,7 +158,7 @@ def test_a_peer_whose_own_link_is_bad_raises_its_local_health_and_waits_longer()
         assert me.health >= 3, me.health
         # Its suspicions last (score + 1) times as long as a healthy peer's: it declares nobody
         # dead in the time a healthy peer would.
-        healthy = 4 * INTERVAL  # suspicion_mult x interval, for fewer than 10 members
+        healthy = MembershipConfig().suspicion_mult * INTERVAL  # suspicion_mult x interval, for fewer than 10 members
         assert me.scaled(healthy) >= 4 * healthy
         net.cut.clear()
         await clock.advance(20000)

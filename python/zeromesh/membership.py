@@ -8,9 +8,11 @@ word, dead is a suspicion, trust before use, reaping) are applied before the mer
 No sockets and no clocks of its own: `ask(endpoint, make_frame, timeout_ms)` sends a request
 and resolves with the decoded answer (or None), `clock` gives monotonic and wall time in ms.
 Beside SWIM, what PROTOCOL.md 4.6 asks of every implementation, as the Node peer does it:
-Lifeguard's local health (a peer whose own probes fail, or who must refute, waits longer before
-it suspects or declares dead), probes of members held dead (a healed partition converges in
-seconds), and stall detection (a peer that was paused starts its suspicions over)."""
+Lifeguard's local health (a peer whose own probes fail, whose rounds run late, or who must
+refute, waits longer before it suspects or declares dead), probes of members held dead (a healed
+partition converges in seconds), stall detection (a peer that was paused starts its suspicions
+over), SYNCs answered at a bounded rate (NACK past it), and samples for live members'
+anti-entropy."""
 from __future__ import annotations
 
 import asyncio
@@ -31,10 +33,11 @@ class MembershipConfig:
     probe_interval: int = 250  #     one member probed per interval
     probe_timeout: int = 200  #      a LAN round trip is well under 1 ms: room for GC and a slow link
     indirect_checks: int = 3  #      members asked to probe for us when a direct probe fails
-    suspicion_mult: int = 4  #       suspicion lasts 4 probe intervals x log10(N) at least (1 s for N < 10)
+    suspicion_mult: int = 6  #       suspicion lasts 6 probe intervals x log10(N) at least (1.5 s for N < 10)
     retransmit_mult: int = 4  #      each change piggybacked 4 x ceil(log10(N+1)) times
     max_piggyback: int = 16  #       claims per message at most
     push_pull_interval: int = 5000  # full state exchange with a random member
+    push_pull_claims: int = 128  #   claims a periodic push-pull with a live member carries at most: a random sample past it (a join's lists stay whole)
     sync_timeout: int = 1000  #      wait for a SYNC answer
     join_retry_min: int = 100  #     first pause before retrying unreachable seeds, doubling...
     join_retry_max: int = 5000  #    ...up to this
@@ -42,6 +45,7 @@ class MembershipConfig:
     max_candidates: int = 64  #      members heard of second-hand, not yet verified, at most...
     candidate_timeout: int = 5000  # ...each for this long
     reap_after: int = 30000  #       dead and left members are forgotten after this
+    max_syncs_per_second: int = 20  # SYNCs answered a second, a burst of twice that; past it a NACK (a seed is not crushed by a cold start)
     awareness_max: int = 8  #        Lifeguard's local health: timeouts and the probe interval scale up to 9x
 
 
@@ -130,7 +134,9 @@ class Membership:
         self.last_round = self.clock.now()
         self.probing: set[str] = set()
         self.reconnect: dict[str, float] = {}  # members reaped while dead -> when (monotonic ms)
-        self.counts = {"probes": 0, "indirect": 0, "suspected": 0, "died": 0, "refuted": 0, "syncs": 0, "candidates": 0, "refused": 0, "stalls": 0, "dead_probes": 0}
+        self.sync_tokens = 2.0 * self.config.max_syncs_per_second  # SYNC answers in store (a token bucket)
+        self.sync_tokens_at = self.clock.now()
+        self.counts = {"probes": 0, "indirect": 0, "suspected": 0, "died": 0, "refuted": 0, "syncs": 0, "syncs_refused": 0, "candidates": 0, "refused": 0, "stalls": 0, "late_rounds": 0, "dead_probes": 0}
 
     # What it states.
 
@@ -156,6 +162,15 @@ class Membership:
         live = [m for m in self.table.values() if m is not self.self and m.state in (MemberState.ALIVE, MemberState.SUSPECT)]
         gone = [m for m in self.table.values() if m is not self.self and m.state not in (MemberState.ALIVE, MemberState.SUSPECT)]
         return [self.self.claim()] + [m.claim() for m in live] + [m.claim() for m in gone]
+
+    def sample(self, n: int) -> list[dict]:
+        """Its own claim and `n` others at random, for periodic anti-entropy with a live member:
+        what one misses of gossip is repaired within a few exchanges, and a push-pull costs the
+        same at 30 members or 1,000. The whole list while it holds no more than n + 1."""
+        if len(self.table) <= n + 1:
+            return self.claims()
+        others = [m for m in self.table.values() if m is not self.self]
+        return [self.self.claim()] + [m.claim() for m in self.rng.sample(others, n)]
 
     def members(self) -> list[dict]:
         names = {0: "alive", 1: "suspect", 2: "dead", 3: "left"}
@@ -285,6 +300,14 @@ class Membership:
     def stalled_now(self) -> bool:
         return self.clock.now() - self.last_round > STALL_ROUNDS * self.config.probe_interval
 
+    def late(self) -> None:
+        """This round's timer fired more than half a probe timeout late: this process is short of
+        CPU (a host running more than it can, a long GC), so the silences its probes meet say as
+        much about itself as about others. Its local health worsens (Lifeguard): it probes less
+        often, waits longer and keeps suspicions longer, until its probes are answered again."""
+        self.counts["late_rounds"] += 1
+        self.health_by(1)
+
     def stalled(self) -> None:
         """This process was stalled (SIGSTOP, a long pause): the suspicions it holds ran on while
         it could not hear refutations, so each starts over, and its local health is worse."""
@@ -343,14 +366,40 @@ class Membership:
         return codec.encode_gossip(seq, {"type": "nack", "from": self.endpoint})
 
     def on_sync(self, seq: int, msg: dict) -> bytes:
+        # Bounded: a cold start of hundreds must not crush the seeds. The sender takes the NACK
+        # as no answer and tries again after its backoff (a join) or at its next push-pull.
+        if not self.take_sync_token():
+            self.counts["syncs_refused"] += 1
+            return codec.encode_gossip(seq, {"type": "nack", "from": self.endpoint})
+        # A live member's anti-entropy (a sample of more than itself) gets a sample back; a
+        # joiner, a restarted member (a list of itself alone) or a stranger, the whole list.
+        held = self.table.get(msg["from"])
+        periodic = held is not None and held.state == MemberState.ALIVE and 1 < len(msg["members"]) <= self.config.push_pull_claims + 1
         self.merge(msg["members"], msg["from"], False)
         self.counts["syncs"] += 1
-        return codec.encode_gossip(seq, {"type": "sync", "from": self.endpoint, "members": self.claims()})
+        members = self.sample(self.config.push_pull_claims) if periodic else self.claims()
+        return codec.encode_gossip(seq, {"type": "sync", "from": self.endpoint, "members": members})
+
+    def take_sync_token(self) -> bool:
+        """A SYNC answer from the bucket (max_syncs_per_second, a burst of twice that), refilled by
+        the time gone by; False when it is empty."""
+        now = self.clock.now()
+        rate = self.config.max_syncs_per_second
+        self.sync_tokens = min(2.0 * rate, self.sync_tokens + (now - self.sync_tokens_at) * rate / 1000)
+        self.sync_tokens_at = now
+        if self.sync_tokens < 1:
+            return False
+        self.sync_tokens -= 1
+        return True
 
     # Its own rounds.
 
-    async def sync_with(self, ep: str) -> bool:
-        answer = await self.ask(ep, lambda seq: codec.encode_gossip(seq, {"type": "sync", "from": self.endpoint, "members": self.claims()}), self.config.sync_timeout)
+    async def sync_with(self, ep: str, sample: bool = False) -> bool:
+        """A push-pull with `ep`: the whole list (a join, a member held dead), or with `sample`,
+        periodic anti-entropy with a live member, a sample of push_pull_claims. A NACK (the
+        receiver answers too many SYNCs) is no answer: tried again later."""
+        members = self.sample(self.config.push_pull_claims) if sample else self.claims()
+        answer = await self.ask(ep, lambda seq: codec.encode_gossip(seq, {"type": "sync", "from": self.endpoint, "members": members}), self.config.sync_timeout)
         if answer is None or answer.get("gossip", {}).get("type") != "sync":
             return False
         self.merge(answer["gossip"]["members"], answer["gossip"]["from"], True)
@@ -374,10 +423,14 @@ class Membership:
     def probe_round(self) -> None:
         """One round each interval: with poor health, one round in (score + 1) probes; every
         DEAD_PROBE_ROUNDS rounds a member held dead is probed. The probes run on their own, so a
-        slow probe never delays the next round (nor looks like a stall)."""
+        slow probe never delays the next round (nor looks like a stall). A round whose timer
+        fired more than half a probe timeout late raises local health (a stall counts first)."""
+        now = self.clock.now()
         if self.stalled_now():
             self.stalled()
-        self.last_round = self.clock.now()
+        elif now - self.last_round - self.config.probe_interval > self.config.probe_timeout / 2:
+            self.late()
+        self.last_round = now
         if self.skip > 0:
             self.skip -= 1
         else:
@@ -462,7 +515,7 @@ class Membership:
             return
         live = [m.endpoint for m in self.table.values() if m is not self.self and m.state == MemberState.ALIVE]
         if live:
-            await self.sync_with(self.rng.choice(live))
+            await self.sync_with(self.rng.choice(live), sample=True)
 
     async def run(self) -> None:
         """Joins, then a probe round each interval and a push-pull every push-pull interval."""
