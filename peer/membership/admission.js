@@ -6,8 +6,8 @@
 //   - an incarnation beyond the horizon (wall clock + 24 h) is refused, so
 //     no claim can push a member's incarnation out of reach of its own refutation;
 //   - a claim about this peer that is not a plain echo of its own alive claim is refuted;
-//   - `left` counts only when its author (the sender) is the member itself; relayed, it is
-//     only evidence of a death;
+//   - `left` counts only when its author (the sender) is the member itself; relayed, it is a
+//     suspicion that, unrefuted, ends in `left` (a leave told to a few, spread by gossip);
 //   - a remote `dead` is taken as `suspect`: the member gets its chance to refute, and the
 //     claim counts as one confirmation of the suspicion;
 //   - only an alive claim introduces a member not known (as in memberlist);
@@ -49,7 +49,9 @@ export function admit (held, claim, { self, author, vouched, horizon }) {
   // or of a member reaped since, is no reason to add it.
   if (held === undefined && claim.state !== State.ALIVE) return { action: Action.IGNORE }
   let c = authored(claim, author)
-  if (c.state === State.DEAD) c = { ...c, state: State.SUSPECT, by: c.by ?? author }
+  // A relayed leave is a suspicion that ends in `left`, not in a death (`leaving`): the member
+  // may refute it, and a peer that did not hear the leave itself declares no one dead.
+  if (c.state === State.DEAD) c = { ...c, state: State.SUSPECT, by: c.by ?? author, ...(claim.state === State.LEFT ? { leaving: true } : {}) }
   if (!isNews(held, c)) return { action: Action.IGNORE, claim: c }
   const wakes = c.state <= State.SUSPECT && (held === undefined || held.state > State.SUSPECT)
   if (wakes && !vouched) return { action: Action.CANDIDATE, claim: c }

@@ -82,7 +82,7 @@ export class Membership extends EventEmitter {
     this.version = this.table.digest()
     this.counts = {
       probes: 0, gossips: 0, indirect: 0, lateRounds: 0, suspected: 0, suspectedOwn: 0, died: 0, refuted: 0, stalls: 0, syncs: 0, joinAttempts: 0,
-      candidates: 0, verified: 0, candidatesDropped: 0, candidatesExpired: 0, reaped: 0, listTrimmed: 0, syncsRefused: 0,
+      candidates: 0, verified: 0, candidatesDropped: 0, candidatesExpired: 0, reaped: 0, listTrimmed: 0, syncsRefused: 0, leftRelayed: 0,
       refused: { beyondHorizon: 0, probeTarget: 0, offLoopback: 0 },
     }
   }
@@ -593,6 +593,11 @@ export class Membership extends EventEmitter {
           this.startSuspicion(endpoint, m.by ?? this.endpoint)
           return
         }
+        if (m.leaving) { // a leave heard second-hand, never refuted: it left
+          this.counts.leftRelayed++
+          this.put({ endpoint, incarnation: m.incarnation, state: State.LEFT, meta: m.meta })
+          return
+        }
         this.counts.died++
         this.o.debug?.({ member: endpoint, incarnation: m.incarnation, by: m.by }, `suspicion of ${endpoint} (raised by ${m.by ?? this.endpoint}) ran out without a refutation: dead`)
         this.put({ endpoint, incarnation: m.incarnation, state: State.DEAD, meta: m.meta })
@@ -650,6 +655,7 @@ export class Membership extends EventEmitter {
           const by = c.by ?? author
           // Only a member this peer knows counts as a confirmer: made-up names do not shorten it.
           if ((this.table.get(by)?.state ?? State.DEAD) > State.SUSPECT && by !== this.endpoint) break
+          if (c.leaving === true) held.leaving = true // the suspicion was a leave after all
           if (this.suspicions.get(c.endpoint)?.confirm(by)) this.queue.enqueue({ ...this.claimOf(held), by }, true)
         }
       }
@@ -666,6 +672,7 @@ export class Membership extends EventEmitter {
     if (m.state === State.SUSPECT) {
       const by = claim.by ?? this.endpoint
       m.by = by
+      if (claim.leaving === true) m.leaving = true
       this.queue.enqueue(this.claimOf(m), true)
       this.counts.suspected++
       this.startSuspicion(m.endpoint, by)
@@ -692,6 +699,9 @@ export class Membership extends EventEmitter {
    * (`by`) through syncs too, so a relayed suspicion is never counted as an independent one.
    */
   claimOf (m) {
+    // A leave heard second-hand is passed on as the leave it is (each receiver reads it as a
+    // suspicion that ends in `left`), not as a suspicion that would end in a death elsewhere.
+    if (m.state === State.SUSPECT && m.leaving === true) return { endpoint: m.endpoint, incarnation: m.incarnation, state: State.LEFT, meta: m.meta, ...(m.service != null ? { service: m.service } : {}) }
     const c = { endpoint: m.endpoint, incarnation: m.incarnation, state: m.state, meta: m.meta }
     if (m.state === State.SUSPECT && m.by !== undefined) c.by = m.by
     if (m.service !== null && m.service !== undefined) c.service = m.service

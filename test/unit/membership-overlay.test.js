@@ -149,7 +149,7 @@ describe('membership at 60 and 120 members (in-memory network, fake clock)', fun
     expect(sim.allSee(x.endpoint, ['alive'])).to.equal(true)
   })
 
-  it('60 members: a leave goes straight to the members it talks to (not all 59), and every other sees it gone', async () => {
+  it('60 members: a leave goes straight to the members it talks to (not all 59), and every other sees it left, none dead', async () => {
     sim = new SimCluster({ seed: 5 })
     const nodes = sim.addConverged(Array.from({ length: 60 }, (_, i) => ep(i)))
     await sim.run(3000)
@@ -161,10 +161,12 @@ describe('membership at 60 and 120 members (in-memory network, fake clock)', fun
     expect(told.size).to.be.within(1, 3 * membershipDefaults.monitors)
     sim.nodes.delete(leaver.endpoint)
     leaver.host.kill()
-    const ms = await sim.until(() => sim.allSee(leaver.endpoint, ['left', 'dead']), { max: 30000, step: 50 })
+    // Those not told hear of it by gossip, a suspicion that ends in `left`: nobody declares it
+    // dead (the lab's roll counted 1,542 such deaths of members that had left).
+    const ms = await sim.until(() => sim.allSee(leaver.endpoint, ['left']), { max: 30000, step: 50 })
     expect(ms).to.be.at.least(0)
-    const left = nodes.filter((m) => m !== leaver && m.members().find((x) => x.endpoint === leaver.endpoint).state === 'left').length
-    expect(left).to.be.at.least(told.size - 1)
+    expect(nodes.reduce((n, m) => n + m.counts.died, 0)).to.equal(0)
+    expect(nodes.reduce((n, m) => n + m.counts.leftRelayed, 0)).to.be.above(0)
   })
 
   it('push-pull between live members carries a sample, both ways, whatever the size; a joiner still gets the whole list', async () => {
