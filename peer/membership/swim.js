@@ -129,6 +129,7 @@ export class Membership extends EventEmitter {
       type: 'probe', from: this.endpoint, target: m.endpoint, updates: [claim],
     }, this.c.leaveTimeout)))
     this.stop()
+    this.left = true // until the socket closes, it answers that it left (handle)
   }
 
   leaveTargets () {
@@ -712,7 +713,7 @@ export class Membership extends EventEmitter {
 
   /** Answers a membership message from another peer. Resolves with the reply, or null. */
   async handle (msg) {
-    if (!this.running) return null
+    if (!this.running) return this.left === true ? this.leftAnswer(msg) : null
     switch (msg.type) {
       case 'probe': {
         this.absorb(msg.updates, msg.from, false)
@@ -762,6 +763,19 @@ export class Membership extends EventEmitter {
     if (this.syncTokens < 1) return false
     this.syncTokens--
     return true
+  }
+
+  /**
+   * After its leave, while its peer drains: a probe or a sync is answered with this peer's
+   * own `left` claim, so a member that did not hear the leave (it went straight to a few) and
+   * probes it learns it from the member itself, and does not declare it dead. In the lab's
+   * scale-in at 120 peers, peers that had not heard it declared 225 such deaths.
+   */
+  leftAnswer (msg) {
+    const own = [this.claimOf(this.table.self)]
+    if (msg.type === 'probe') return { type: 'ack', from: this.endpoint, updates: own }
+    if (msg.type === 'sync') return { type: 'sync', from: this.endpoint, members: own }
+    return msg.type === 'probe-req' ? { type: 'nack', from: this.endpoint } : null
   }
 
   /** Whether `updates` hold a claim that this peer is not alive, at or below its incarnation. */

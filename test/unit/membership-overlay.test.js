@@ -169,6 +169,22 @@ describe('membership at 60 and 120 members (in-memory network, fake clock)', fun
     expect(nodes.reduce((n, m) => n + m.counts.leftRelayed, 0)).to.be.above(0)
   })
 
+  it('a leave nobody heard directly: while its peer drains it answers probes that it left, and nobody declares it dead', async () => {
+    sim = new SimCluster({ seed: 10 })
+    const nodes = sim.addConverged(Array.from({ length: 60 }, (_, i) => ep(i)))
+    await sim.run(3000)
+    const leaver = nodes[11]
+    const request = leaver.o.net.request.bind(leaver.o.net)
+    leaver.o.net.request = (to, msg, t) => (msg.updates?.some((u) => u.endpoint === leaver.endpoint && u.state === State.LEFT) ? Promise.resolve(null) : request(to, msg, t))
+    await Promise.all([leaver.leave(), sim.run(400)])
+    await sim.run(3000) // it drains: its socket still answers
+    sim.nodes.delete(leaver.endpoint)
+    leaver.host.kill()
+    const ms = await sim.until(() => sim.allSee(leaver.endpoint, ['left']), { max: 30000, step: 50 })
+    expect(ms).to.be.at.least(0)
+    expect(nodes.reduce((n, m) => n + m.counts.died, 0)).to.equal(0)
+  })
+
   it('push-pull between live members carries a sample, both ways, whatever the size; a joiner still gets the whole list', async () => {
     sim = new SimCluster({ seed: 6 })
     const nodes = sim.addConverged(Array.from({ length: 120 }, (_, i) => ep(i)))
