@@ -220,3 +220,127 @@ def test_its_own_push_pull_with_a_live_member_sends_a_sample_and_a_join_the_whol
         await m.sync_with(others[0]["endpoint"])  # a join, a seed, a member held dead: whole
         assert len(ask.sent[-1][1]["gossip"]["members"]) == len(m.table) == 201
     run(main)
+
+
+# A leave heard second-hand (rule 3): a suspicion that, unrefuted, ends in left.
+
+class TimerClock(StillClock):
+    """A StillClock whose timers fire when the test moves time on with advance()."""
+
+    def __init__(self):
+        super().__init__()
+        self.timers = []
+
+    def call_later(self, ms, fn):
+        h = TimerHandle(self.t + ms, fn)
+        self.timers.append(h)
+        return h
+
+    def advance(self, ms):
+        end = self.t + ms
+        while True:
+            due = sorted((h for h in self.timers if not h.cancelled and h.at <= end), key=lambda h: h.at)
+            if not due:
+                break
+            h = due[0]
+            self.timers.remove(h)
+            self.t = max(self.t, h.at)
+            h.fn()
+        self.t = end
+
+
+class TimerHandle:
+    def __init__(self, at, fn):
+        self.at, self.fn, self.cancelled = at, fn, False
+
+    def cancel(self):
+        self.cancelled = True
+
+
+def leaving_peer():
+    """A peer holding two live members: `gone`, said to have left, and `relay`, who says so."""
+    clock = TimerClock()
+    m = Membership(endpoint=ME, seeds=[], ask=Asker(), clock=clock, rng=random.Random(7))
+    gone, relay = member(0, clock), member(1, clock)
+    m.merge([gone, relay], gone["endpoint"], True)
+    m.last_round = clock.t
+    return m, clock, gone, relay
+
+
+def left_of(claim):
+    return {**claim, "state": MemberState.LEFT}
+
+
+def run_rounds(m, clock, ms):
+    """Time moves on `ms` with a probe round each interval (so no stall is seen); no probe answers."""
+    for _ in range(int(ms // CONFIG.probe_interval) + 1):
+        clock.advance(CONFIG.probe_interval)
+        m.last_round = clock.t
+    for t in m.tasks:
+        t.cancel()
+
+
+def test_a_relayed_left_about_a_live_member_is_a_suspicion_relayed_as_left_that_ends_in_left():
+    async def main():
+        m, clock, gone, relay = leaving_peer()
+        ep = gone["endpoint"]
+        m.on_probe(1, {"type": "probe", "from": relay["endpoint"], "target": ME, "updates": [left_of(gone)]})
+        held = m.table[ep]
+        assert (held.state, held.incarnation, held.leaving, held.by) == (MemberState.SUSPECT, gone["incarnation"], True, relay["endpoint"])
+        assert m.counts["suspected"] == 1
+        # Passed on as the left claim it came as: gossip and a SYNC's list alike, no `by`.
+        said = {"endpoint": ep, "incarnation": gone["incarnation"], "state": MemberState.LEFT, "meta": {}}
+        assert [c for c in m.piggyback() if c["endpoint"] == ep] == [said]
+        assert [c for c in m.claims() if c["endpoint"] == ep] == [said]
+        # Nobody refutes: when the suspicion runs out it has left, and no one died.
+        run_rounds(m, clock, CONFIG.suspicion_mult * CONFIG.probe_interval)
+        assert m.table[ep].state == MemberState.LEFT and m.table[ep].incarnation == gone["incarnation"]
+        assert (m.counts["died"], m.counts["left_relayed"]) == (0, 1)
+        assert m.members()[[x["endpoint"] for x in m.members()].index(ep)]["state"] == "left"
+    run(main)
+
+
+def test_a_relayed_left_refuted_before_its_suspicion_runs_out_keeps_the_member_alive():
+    async def main():
+        m, clock, gone, relay = leaving_peer()
+        ep = gone["endpoint"]
+        m.merge([left_of(gone)], relay["endpoint"], False)
+        assert m.table[ep].state == MemberState.SUSPECT and m.table[ep].leaving
+        clock.advance(CONFIG.probe_interval)
+        m.last_round = clock.t
+        m.merge([{**gone, "incarnation": gone["incarnation"] + 1}], ep, True)  # the member refutes
+        held = m.table[ep]
+        assert (held.state, held.incarnation, held.leaving) == (MemberState.ALIVE, gone["incarnation"] + 1, False)
+        run_rounds(m, clock, 2 * CONFIG.suspicion_mult * CONFIG.probe_interval)
+        assert m.table[ep].state == MemberState.ALIVE
+        assert (m.counts["died"], m.counts["left_relayed"]) == (0, 0)
+    run(main)
+
+
+def test_a_relayed_left_about_a_member_suspected_at_its_incarnation_makes_the_suspicion_a_leave():
+    async def main():
+        m, clock, gone, relay = leaving_peer()
+        ep = gone["endpoint"]
+        m.suspect(m.table[ep])  # its own probes went unanswered: a suspicion that would end in dead
+        assert m.table[ep].state == MemberState.SUSPECT and not m.table[ep].leaving
+        m.merge([left_of(gone)], "tcp://10.9.9.9:5555", False)  # a stranger's word changes nothing
+        assert not m.table[ep].leaving
+        m.merge([left_of(gone)], relay["endpoint"], False)
+        assert m.table[ep].leaving and m.table[ep].claim()["state"] == MemberState.LEFT
+        run_rounds(m, clock, CONFIG.suspicion_mult * CONFIG.probe_interval)
+        assert m.table[ep].state == MemberState.LEFT
+        assert (m.counts["died"], m.counts["left_relayed"]) == (0, 1)
+    run(main)
+
+
+def test_a_suspicion_not_a_leave_still_ends_in_dead_and_the_members_own_left_is_a_leave_at_once():
+    async def main():
+        m, clock, gone, relay = leaving_peer()
+        m.merge([{**gone, "state": MemberState.DEAD}], relay["endpoint"], False)  # a relayed death
+        assert m.table[gone["endpoint"]].state == MemberState.SUSPECT and not m.table[gone["endpoint"]].leaving
+        m.merge([left_of(relay)], relay["endpoint"], False)  # its own word
+        assert m.table[relay["endpoint"]].state == MemberState.LEFT
+        run_rounds(m, clock, CONFIG.suspicion_mult * CONFIG.probe_interval)
+        assert m.table[gone["endpoint"]].state == MemberState.DEAD
+        assert (m.counts["died"], m.counts["left_relayed"]) == (1, 0)
+    run(main)

@@ -11,8 +11,9 @@ Beside SWIM, what PROTOCOL.md 4.6 asks of every implementation, as the Node peer
 Lifeguard's local health (a peer whose own probes fail, whose rounds run late, or who must
 refute, waits longer before it suspects or declares dead), probes of members held dead (a healed
 partition converges in seconds), stall detection (a peer that was paused starts its suspicions
-over), SYNCs answered at a bounded rate (NACK past it), and samples for live members'
-anti-entropy."""
+over), SYNCs answered at a bounded rate (NACK past it), samples for live members' anti-entropy,
+and a leave heard second-hand read as a suspicion that, unrefuted, ends in left (not dead),
+relayed as the left claim it came as."""
 from __future__ import annotations
 
 import asyncio
@@ -70,8 +71,16 @@ class Member:
     since: float = 0.0  # monotonic ms of the last state change
     suspicion: Any = None  # its suspicion's timer handle, while suspect
     confirmations: set = field(default_factory=set)
+    leaving: bool = False  # while suspect: a leave heard second-hand, which ends in left (rule 3)
 
     def claim(self) -> dict:
+        if self.leaving and self.state == MemberState.SUSPECT:
+            # Relayed as the leave it is (each receiver reads it as a suspicion that ends in
+            # left), not as a suspicion that would end in a death elsewhere.
+            c = {"endpoint": self.endpoint, "incarnation": self.incarnation, "state": MemberState.LEFT, "meta": self.meta}
+            if self.service is not None:
+                c["service"] = self.service
+            return c
         c = {"endpoint": self.endpoint, "incarnation": self.incarnation, "state": self.state, "meta": self.meta}
         if self.by is not None and self.state == MemberState.SUSPECT:
             c["by"] = self.by
@@ -136,7 +145,7 @@ class Membership:
         self.reconnect: dict[str, float] = {}  # members reaped while dead -> when (monotonic ms)
         self.sync_tokens = 2.0 * self.config.max_syncs_per_second  # SYNC answers in store (a token bucket)
         self.sync_tokens_at = self.clock.now()
-        self.counts = {"probes": 0, "indirect": 0, "suspected": 0, "died": 0, "refuted": 0, "syncs": 0, "syncs_refused": 0, "candidates": 0, "refused": 0, "stalls": 0, "late_rounds": 0, "dead_probes": 0}
+        self.counts = {"probes": 0, "indirect": 0, "suspected": 0, "died": 0, "refuted": 0, "syncs": 0, "syncs_refused": 0, "left_relayed": 0, "candidates": 0, "refused": 0, "stalls": 0, "late_rounds": 0, "dead_probes": 0}
 
     # What it states.
 
@@ -205,11 +214,12 @@ class Membership:
         horizon = self.clock.wall() + INCARNATION_HORIZON_MS
         for c in claims:
             ep, inc, state = c["endpoint"], c["incarnation"], c["state"]
+            leave = False  # a left relayed by another: a suspicion that, unrefuted, ends in left
             if inc > horizon:  # 1. horizon
                 self.counts["refused"] += 1
                 continue
             if state == MemberState.LEFT and ep != sender:  # 3. left is the member's own word
-                state = MemberState.DEAD
+                state, leave = MemberState.DEAD, True
             if ep == self.endpoint:
                 if state != MemberState.ALIVE and not self.leaving and inc >= self.self.incarnation:
                     self.refute(inc)
@@ -229,11 +239,17 @@ class Membership:
                 continue
             if state == MemberState.DEAD and sender != ep:  # 4. dead is a suspicion
                 state = MemberState.SUSPECT
-                c = {**c, "by": c.get("by") or sender}
+                c = {**c, "by": c.get("by") or sender, "leaving": leave}
             if outranks(inc, state, held):
                 self.apply(held, inc, state, c)
             elif state == MemberState.SUSPECT and held.state == MemberState.SUSPECT and inc == held.incarnation:
-                held.confirmations.add(c.get("by") or sender)
+                by = c.get("by") or sender
+                held.confirmations.add(by)
+                # The suspicion was a leave after all, on the word of a member held live (a
+                # made-up name does not turn a death into a leave).
+                known = self.table.get(by)
+                if leave and (by == self.endpoint or (known is not None and known.state in (MemberState.ALIVE, MemberState.SUSPECT))):
+                    held.leaving = True
             if "service" in c and held.incarnation == inc:
                 held.service = c["service"]
 
@@ -255,6 +271,7 @@ class Membership:
         m.service = c.get("service", m.service)
         m.since = self.clock.now()
         m.by = c.get("by") if state == MemberState.SUSPECT else None
+        m.leaving = state == MemberState.SUSPECT and c.get("leaving") is True
         if m.suspicion is not None:
             m.suspicion.cancel()
             m.suspicion = None
@@ -333,6 +350,10 @@ class Membership:
             self.stalled()
             if m.suspicion is None:
                 self.start_suspicion(m, count=False)
+            return
+        if m.leaving:  # a leave heard second-hand, never refuted: it left
+            self.counts["left_relayed"] += 1
+            self.apply(m, inc, MemberState.LEFT, {"meta": m.meta, "service": m.service})
             return
         self.apply(m, inc, MemberState.DEAD, {"meta": m.meta, "service": m.service})
 
