@@ -377,11 +377,14 @@ export class Membership extends EventEmitter {
    */
   gossipRound () {
     if (this.queue.urgent === 0) return
-    // Members probed that are connected already: no handshake for a gossip, ever.
-    const connected = new Set(this.o.net.connected?.() ?? [])
-    const alive = this.probeable().filter((m) => m.state === State.ALIVE)
-    const near = alive.filter((m) => connected.has(m.endpoint))
-    const targets = this.shuffle(near.length > 0 || this.o.net.connected === undefined ? (near.length > 0 ? near : alive) : near).slice(0, this.c.gossipNodes)
+    // Subjects connected already: a gossip never costs a handshake (a network that cannot
+    // say what is connected gets any alive subject).
+    let pool = this.probeable().filter((m) => m.state === State.ALIVE)
+    if (this.o.net.connected !== undefined) {
+      const connected = new Set(this.o.net.connected())
+      pool = pool.filter((m) => connected.has(m.endpoint))
+    }
+    const targets = this.shuffle(pool).slice(0, this.c.gossipNodes)
     for (const t of targets) {
       const msg = this.message('probe', t.endpoint)
       if (msg.updates.length === 0) return
