@@ -61,6 +61,7 @@ export class ClientMesh {
       onMessage: (ep, frames) => this.onMessage(ep, frames),
       onUp: (ep) => this.connections.up(ep),
       onDown: (ep) => this.connections.down(ep, 'disconnected'),
+      onHeartbeat: (ep, meta) => { if (this.o.discover) this.discovery.seen(ep, meta.mv) }, // a PONG's mv, as a reply's: a client that sends nothing still hears a change
       credentials: o.security || null,
       onRefused: (ep, refusal) => this.connections.refused(ep, refusal),
     })

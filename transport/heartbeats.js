@@ -22,10 +22,16 @@ export const HEARTBEAT_PING = encodePing(HEARTBEAT_SEQ)
 
 const TYPE_AT = 4 // a frame's message type: after the signature (3 bytes) and the version
 
-/** Whether `frame` is a heartbeat's answer (a PONG with HEARTBEAT_SEQ): read by the connector, not passed on. */
-export function isHeartbeatAnswer (frame) {
-  if (frame.length <= TYPE_AT || frame[TYPE_AT] !== MessageType.PONG || !hasSignature(frame)) return false
-  try { return decode(frame).seq === HEARTBEAT_SEQ } catch { return false }
+/**
+ * The meta of `frame` when it is a heartbeat's answer (a PONG with HEARTBEAT_SEQ), else null.
+ * The connector reads it and passes only its meta on (onHeartbeat), never as a message.
+ */
+export function heartbeatAnswer (frame) {
+  if (frame.length <= TYPE_AT || frame[TYPE_AT] !== MessageType.PONG || !hasSignature(frame)) return null
+  try {
+    const msg = decode(frame)
+    return msg.seq === HEARTBEAT_SEQ ? (msg.meta ?? {}) : null
+  } catch { return null }
 }
 
 export class Heartbeats {

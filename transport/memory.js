@@ -17,7 +17,7 @@
 // - A frozen host runs nothing: its timers and deliveries wait for the thaw (SIGSTOP/SIGCONT).
 // Everything runs on the given clock and random source, so a seeded run replays exactly.
 
-import { Heartbeats, HEARTBEAT_PING, isHeartbeatAnswer } from './heartbeats.js'
+import { Heartbeats, HEARTBEAT_PING, heartbeatAnswer } from './heartbeats.js'
 import { RECONNECT_MS, RECONNECT_MAX_MS } from './settings.js' // as ZeroMQ's sockets dial again
 
 const TLP_MS = 10 //        Linux's tail-loss probe on a LAN: the first loss of a message costs this...
@@ -408,7 +408,8 @@ export class MemoryConnector {
     if (this.closed || !pipe.up) return
     if (this.heartbeats !== null) {
       this.heartbeats.heard(pipe.endpoint)
-      if (frames.length === 1 && isHeartbeatAnswer(frames[0])) return
+      const beat = frames.length === 1 ? heartbeatAnswer(frames[0]) : null
+      if (beat !== null) return this.o.onHeartbeat?.(pipe.endpoint, beat)
     }
     this.o.onMessage(pipe.endpoint, frames)
   }

@@ -7,7 +7,7 @@
 import * as zmq from 'zeromq'
 import { connectingRouterOptions, Aliases } from './settings.js'
 import { clientCurveOptions } from './security.js'
-import { Heartbeats, HEARTBEAT_PING, isHeartbeatAnswer } from './heartbeats.js'
+import { Heartbeats, HEARTBEAT_PING, heartbeatAnswer } from './heartbeats.js'
 import { systemClock } from '../runtime/clock.js'
 
 const RECONNECT_AFTER_REFUSAL_MS = 1000 //  a refused handshake is tried again after this...
@@ -24,6 +24,7 @@ export class ZmqConnector {
    * @param {(endpoint: string, frames: Buffer[]) => void} o.onMessage
    * @param {(endpoint: string) => void} [o.onUp]
    * @param {(endpoint: string) => void} [o.onDown]
+   * @param {(endpoint: string, meta: object) => void} [o.onHeartbeat]  a heartbeat's PONG came: its meta (PROTOCOL.md 4.4)
    * @param {{ serverKey: string, publicKey: string, secretKey: string }|null} [o.credentials]
    *   CURVE: the key every peer proves it holds, and this side's own keypair
    * @param {(endpoint: string, refusal: { kind: string, code: string|null, elapsedMs: number|null }) => void} [o.onRefused]
@@ -134,7 +135,8 @@ export class ZmqConnector {
         if (endpoint === undefined) continue
         if (this.heartbeats !== null) {
           this.heartbeats.heard(endpoint)
-          if (msg.length === 2 && isHeartbeatAnswer(msg[1])) continue
+          const beat = msg.length === 2 ? heartbeatAnswer(msg[1]) : null
+          if (beat !== null) { this.o.onHeartbeat?.(endpoint, beat); continue }
         }
         try { this.o.onMessage(endpoint, msg.slice(1)) } catch { /* onMessage handles its own errors */ }
         // The callers whose requests this message settled run first (and send their next

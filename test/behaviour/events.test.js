@@ -55,6 +55,14 @@ for (const W of WORLDS) {
       expect((await failure(w, c.publish('stuck', null, { timeout: 300 }))).code).to.equal('ERR_ZEROMESH_TIMEOUT')
     })
 
+    it('a subscription made later reaches a client that sends nothing, by its heartbeats (a PONG carries mv, PROTOCOL.md 4.6), with no periodic refresh', async () => {
+      const a = await w.peer({ events: { tick: () => {} } })
+      const c = await clientOf([a], { refreshInterval: 0 })
+      a.subscribe('later', () => {})
+      await w.until(() => expect(c.peers()[0].service.events.map((e) => e.event)).to.include('later'))
+      expect((await w.settle(c.publish('later', null, { timeout: 300 }))).delivered).to.deep.equal([{ group: 'later', endpoint: a.endpoint }])
+    })
+
     if (W.canKill) {
       it('a peer killed while its handler runs: the event is redelivered to another peer of its group, counted', async () => {
         const runs = []
