@@ -8,13 +8,14 @@ import { insideOf } from '../client/client.js'
 /**
  * A client of --seeds (and the security flags), and the members the first seed that answers
  * lists, each live one with what it serves (`serves`: asked of the member itself, null when
- * it did not say): for `members` and `describe`.
+ * it did not say): for `members` and `describe` (`flags`: a command's own, beside these).
  */
-export async function clusterServices (args, usage) {
+export async function clusterServices (args, usage, flags = {}) {
   const { values } = parse(args, {
     seeds: { type: 'string' },
     json: { type: 'boolean' },
     timeout: { type: 'string' },
+    ...flags,
     ...SECURITY_CLIENT_FLAGS,
   }, usage)
   if (values.help) return { values }

@@ -6,7 +6,7 @@ const SYNOPSIS = {
   peer: 'zeromesh peer [--bind EP] [--advertise EP] [--seeds EP,EP] [--handlers MODULE[,MODULE] | --demo-handlers] [--meta JSON] [--labels K=V,K=V] [--service-version SEMVER] [--capacity N] [--threads N] [--max-queue N] [--max-queue-ms MS] [--flow-header NAME] [--max-inflight-bytes SIZE] [--memory-limit SIZE|cgroup] [--drain-timeout MS] [--http [HOST:]PORT [--http-view on|off]] [--log-level LEVEL] [--dns-servers IP[:PORT],...] [--cluster-key FILE [--allow LIST] [--max-connections N] [--max-connections-per-address N] [--handshakes-per-second N] | --insecure]',
   request: 'zeromesh request --seeds EP[,EP] METHOD [JSON-ARGS] [--stream] [--timeout MS] [--no-idempotent] [--version RANGE] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   members: 'zeromesh members --seeds EP [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
-  describe: 'zeromesh describe --seeds EP[,EP] [--json] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
+  describe: 'zeromesh describe --seeds EP[,EP] [--json | --openapi | --asyncapi] [--timeout MS] [--cluster-pub FILE --key FILE | --insecure]',
   publish: 'zeromesh publish --seeds EP[,EP] EVENT [JSON-PAYLOAD] [--groups G,G] [--no-ack] [--timeout MS] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   broadcast: 'zeromesh broadcast --seeds EP[,EP] EVENT [JSON-PAYLOAD] [--timeout MS] [--where K=V,K=V] [--cluster-pub FILE --key FILE | --insecure]',
   demo: 'zeromesh demo [--duration S] [--peers N] [--no-chaos] [--secure]',
@@ -121,8 +121,9 @@ exits 0.
   --drain-timeout MS longest wait for in-flight requests when stopping (default 10000)
   --meta JSON        metadata gossiped with this peer, shown by "members", e.g. '{"rack":"r7"}'
                      (at most 512 bytes; routing uses --labels, not --meta)
-  --http [HOST:]PORT operations endpoint: /metrics (Prometheus), /healthz, /readyz; on
-                     127.0.0.1 unless HOST is given (0.0.0.0:9090 in a container)
+  --http [HOST:]PORT operations endpoint: /metrics (Prometheus), /healthz, /readyz, and what
+                     this peer serves as /openapi.json and /asyncapi.json; on 127.0.0.1
+                     unless HOST is given (0.0.0.0:9090 in a container)
   --http-view on|off the live view of the cluster at / of --http (default: on when --http is
                      on loopback, off otherwise; docs/guides/observing.md)
   --log-level LEVEL  trace, debug, info (default), warn, error, fatal or silent; logs are
@@ -162,10 +163,16 @@ Prints what the cluster's live peers serve, asked of each peer itself: each serv
 that say the same are grouped), with its methods, the contracts they implement and each
 method's input and output JSON Schema where the contract's schemas give one. With --json, an
 array of { endpoints, methods, version, labels, capacity, contracts } alone on stdout. Asks the
-first seed for the member list, and the next one when a seed does not answer.
+first seed for the member list, and the next one when a seed does not answer. With --openapi,
+the cluster's methods as one OpenAPI 3.1 document (the routes of zeromesh/http's gateway);
+with --asyncapi, its events and the groups that subscribe as one AsyncAPI 3 document
+(docs/guides/http-api.md); a schema a peer stated none for is open ({}), with a warning on
+stderr.
 
   --seeds EP,EP      the peers to ask, in order
   --json             machine-readable output
+  --openapi          print the OpenAPI 3.1 document of the cluster's methods
+  --asyncapi         print the AsyncAPI 3 document of the cluster's events
   --timeout MS       give up after this long (default 5000)
 
 ${CLIENT_SECURITY}`,

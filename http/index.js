@@ -5,4 +5,4 @@
 export { httpStatusOfCode, RETRY_AFTER_S, httpAnswerOf } from './answer.js'
 export { openapiOf } from './openapi.js'
 export { asyncapiOf } from './asyncapi.js'
-export { gateway } from './gateway.js'
+export { gateway, gatewayDefaults } from './gateway.js'

@@ -5,7 +5,9 @@
 // and /events, the view's state once a second as server-sent events (/state: one snapshot).
 // The view's routes answer only a Host naming this machine's loopback or the address bound
 // (a page of another site cannot read them through DNS rebinding), under a strict
-// Content-Security-Policy, to at most MAX_VIEWERS event streams at once.
+// Content-Security-Policy, to at most MAX_VIEWERS event streams at once. With `documents`,
+// the peer's own OpenAPI and AsyncAPI documents too (/openapi.json, /asyncapi.json: what it
+// serves, made when asked, as zeromesh/http makes them).
 import http from 'node:http'
 import { readFileSync } from 'node:fs'
 
@@ -27,9 +29,10 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
  * @param {import('prom-client').Registry} o.registry
  * @param {() => boolean} o.ready
  * @param {import('./view.js').ClusterView|null} [o.view]  the live view's state, or null: no page
+ * @param {Record<string, () => object>|null} [o.documents]  a path ('/openapi.json') -> the JSON document it answers, made when asked
  * @returns {Promise<{ port: number, close(): Promise<void> }>}
  */
-export async function startOpsServer ({ host, port, registry, ready, view = null }) {
+export async function startOpsServer ({ host, port, registry, ready, view = null, documents = null }) {
   const files = view === null ? null : Object.fromEntries(Object.entries(PAGE).map(([route, [file, type]]) => [route, [readFileSync(new URL(`./page/${file}`, import.meta.url)), type]]))
   const viewers = new Set()
   let hosts = null // the Host values the view answers, once the port is known
@@ -42,9 +45,14 @@ export async function startOpsServer ({ host, port, registry, ready, view = null
       registry.metrics().then((text) => send(res, 200, text, registry.contentType), (err) => send(res, 500, `${err?.message ?? err}\n`))
       return
     }
+    if (documents !== null && Object.hasOwn(documents, path)) {
+      let doc
+      try { doc = JSON.stringify(documents[path]()) } catch (err) { return send(res, 500, `${err?.message ?? err}\n`) }
+      return send(res, 200, doc, 'application/json')
+    }
     const page = files?.[path]
     if (view === null || (page === undefined && path !== '/events' && path !== '/state')) {
-      return send(res, 404, `not found: /metrics, /healthz, /readyz${view === null ? '' : ', / (the live view)'}\n`)
+      return send(res, 404, `not found: /metrics, /healthz, /readyz${documents === null ? '' : `, ${Object.keys(documents).join(', ')}`}${view === null ? '' : ', / (the live view)'}\n`)
     }
     if (!hosts.has((req.headers.host ?? '').toLowerCase())) return send(res, 421, `the live view answers only http://${[...hosts][0]}/ and other loopback names\n`)
     if (page !== undefined) return send(res, 200, page[0], page[1], SECURE_HEADERS)

@@ -1,11 +1,25 @@
-// zeromesh describe: what each live peer serves (methods, contracts with their schemas, events), each service once.
+// zeromesh describe: what each live peer serves (methods, contracts with their schemas, events),
+// each service once; with --openapi or --asyncapi, the mesh as an OpenAPI 3.1 or AsyncAPI 3
+// document (zeromesh/http), from what every live member said it serves.
 import process from 'node:process'
 import { USAGE } from '../usage.js'
+import { UsageError } from '../args.js'
 import { clusterServices } from '../cluster-services.js'
+import { openapiOf, asyncapiOf } from '../../http/index.js'
 
 export async function run (args) {
-  const { values, members } = await clusterServices(args, USAGE.describe)
+  const { values, members } = await clusterServices(args, USAGE.describe, { openapi: { type: 'boolean' }, asyncapi: { type: 'boolean' } })
   if (values.help) { process.stdout.write(USAGE.describe + '\n'); return 0 }
+  if (values.openapi || values.asyncapi) {
+    if (values.openapi && values.asyncapi) throw new UsageError(`--openapi and --asyncapi print one document each: give one\n\n${USAGE.describe}`)
+    const described = members.filter((m) => m.serves !== null && m.serves !== undefined && m.serves !== 'any').map((m) => m.serves)
+    const older = members.filter((m) => m.serves === 'any').length
+    const onWarning = (message) => process.stderr.write(`warning: ${message}\n`)
+    if (older > 0) onWarning(`${older} peer(s) older than service descriptors may serve any method: what they serve is not described`)
+    const doc = values.openapi ? openapiOf(described, { onWarning }) : asyncapiOf(described, { onWarning })
+    process.stdout.write(JSON.stringify(doc, null, 2) + '\n')
+    return 0
+  }
   // Each service once: peers whose answers are the same are grouped.
   const services = new Map()
   for (const m of members) {

@@ -97,7 +97,7 @@ export async function run (args) {
   // joins, rather than leaving a peer in the cluster without its endpoint.
   let opsServer = null
   if (ops !== null) {
-    const [{ peerMetrics }, { startOpsServer }, { ClusterView }, { Client }] = await Promise.all([import('../../ops/metrics.js'), import('../../ops/http.js'), import('../../ops/view.js'), import('../../client/index.js')])
+    const [{ peerMetrics }, { startOpsServer }, { ClusterView }, { Client }, { openapiOf, asyncapiOf }] = await Promise.all([import('../../ops/metrics.js'), import('../../ops/http.js'), import('../../ops/view.js'), import('../../client/index.js'), import('../../http/index.js')])
     const registry = peerMetrics(peer)
     // What other members serve, for the view: a client of the cluster asks them, while the page
     // is open (in a secured cluster this peer has no client key: only its own service shows).
@@ -107,7 +107,11 @@ export async function run (args) {
     }
     const view = ops.view ? new ClusterView(peer, insideOf(peer).latency, { watch }) : null
     try {
-      opsServer = await startOpsServer({ host: ops.host, port: ops.port, registry, ready: () => peer.ready, view })
+      // Its own documents: what it serves, as zeromesh/http describes it (a schema it states none for is open, warned once in the log).
+      const warned = new Set()
+      const onWarning = (m) => { if (!warned.has(m)) { warned.add(m); logger.warn(m) } }
+      const documents = { '/openapi.json': () => openapiOf(peer.service(), { onWarning }), '/asyncapi.json': () => asyncapiOf(peer.service(), { onWarning }) }
+      opsServer = await startOpsServer({ host: ops.host, port: ops.port, registry, ready: () => peer.ready, view, documents })
     } catch (err) {
       const why = err?.code === 'EADDRINUSE' ? 'address in use' : err?.code === 'EACCES' ? 'permission denied' : err?.code === 'EADDRNOTAVAIL' ? 'no such local address' : (err?.message ?? String(err))
       throw invalidArgument(`cannot listen on --http ${ops.host}:${ops.port}: ${why}`)
