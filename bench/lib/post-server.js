@@ -1,8 +1,10 @@
 // The blog post's app (issue 68): a plain node:http server whose GET / counts down from 1e7
 // (bench/lib/countdown-handlers.js, about 5 ms of CPU) and whose GET /cheap answers at once,
-// served the two ways bench/work/cpu.js --only post compares:
+// served the ways bench/work/cpu.js --only post compares:
 //   node bench/lib/post-server.js cluster N        node:cluster, N workers, the count inline
 //   node bench/lib/post-server.js zeromesh SEEDS   one process; the count runs on zeromesh peers
+//   node bench/lib/post-server.js gateway SEEDS    the same front written with zeromesh/http's
+//                                                  gateway (GET / mapped to countdown)
 // Prints the port once it listens; SIGTERM stops it.
 import { serveClustered } from './cluster-serve.js'
 import http from 'node:http'
@@ -30,7 +32,16 @@ if (mode === 'cluster') {
   const server = listen(() => client.request('countdown', null))
   server.on('listening', () => process.stdout.write(`${server.address().port}\n`))
   process.on('SIGTERM', () => { server.close(); client.close().then(() => process.exit(0)) })
+} else if (mode === 'gateway') {
+  // The front in a few lines (docs/guides/http-api.md): the gateway routes GET / to countdown, the rest to its next.
+  const { Client } = await import('zeromesh')
+  const { gateway } = await import('zeromesh/http')
+  const client = new Client({ seeds: arg.split(','), timeout: 30000 })
+  const front = gateway(client, { routes: { 'GET /': 'countdown' } })
+  const server = http.createServer((req, res) => front(req, res, () => { if (req.url !== '/cheap') res.statusCode = 404; res.end('ok') }))
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`))
+  process.on('SIGTERM', () => { server.close(); client.close().then(() => process.exit(0)) })
 } else {
-  console.error('usage: node bench/lib/post-server.js cluster N | zeromesh SEEDS')
+  console.error('usage: node bench/lib/post-server.js cluster N | zeromesh SEEDS | gateway SEEDS')
   process.exit(2)
 }

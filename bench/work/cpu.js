@@ -27,8 +27,10 @@
 // core, and as the same server whose count runs on one zeromesh peer of a thread per core
 // (the front and the peer in processes of their own), each started cold and driven by
 // autocannon -c --connections -d --http-seconds, GET /cheap at 50 a second beside it; --rounds
-// rounds, alternating which way goes first. Reports the heavy route's req/s and p99, the cheap
-// route's p99, errors, per-round ratios to cluster, and CPU per answered request by process
+// rounds, rotating which way goes first; the same front written with zeromesh/http's gateway
+// is a third way, its per-round ratio to the hand-written front beside. Reports the heavy
+// route's req/s and p99, the cheap route's p99, errors, per-round ratios to cluster (and the
+// gateway's to the hand-written front), and CPU per answered request by process
 // and thread (from /proc: the front's main thread and its others, the peer's main thread, its
 // handler threads and ZeroMQ's I/O threads; cluster's workers whole).
 //
@@ -328,7 +330,7 @@ function cpuByRole (pids, roleOf) {
  * the run, in us per answered heavy request.
  */
 async function measurePost (mode) {
-  const started = mode === 'zeromesh' ? [await child([BIN, 'peer', '--handlers', COUNTDOWN, '--threads', String(THREADS), '--log-level', 'error'])] : []
+  const started = mode !== 'cluster' ? [await child([BIN, 'peer', '--handlers', COUNTDOWN, '--threads', String(THREADS), '--log-level', 'error'])] : []
   const server = await child([POST_SERVER, mode, mode === 'cluster' ? String(THREADS) : started[0].line])
   const base = `http://127.0.0.1:${server.line}`
   const front = server.c.pid
@@ -442,12 +444,12 @@ if (values.only === undefined || values.only === 'nest') {
 }
 
 if (values.only === 'post') {
-  const ways = [[`cluster x${THREADS}`, 'cluster'], [`front + zeromesh, 1 peer x ${THREADS} threads`, 'zeromesh']]
+  const ways = [[`cluster x${THREADS}`, 'cluster'], [`front + zeromesh, 1 peer x ${THREADS} threads`, 'zeromesh'], [`gateway (zeromesh/http) + zeromesh, 1 peer x ${THREADS} threads`, 'gateway']]
   const got = ways.map(() => [])
   const rounds = Number(values.rounds)
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < ways.length; k++) {
-      const i = (k + r) % ways.length
+      const i = (k + r) % ways.length // rotated: no way always runs first, or after the same one
       got[i].push(await measurePost(ways[i][1]))
     }
   }
@@ -466,7 +468,9 @@ if (values.only === 'post') {
       each: runs,
     })),
     zeromeshVsCluster: { perSecond: perRound((x) => x.perSecond), heavyP99: perRound((x) => x.heavyP99) },
+    gatewayVsFront: got[2].map((run, r) => +(run.perSecond / got[1][r].perSecond).toFixed(3)),
   }
+  report.post.gatewayVsFrontMedian = med(report.post.gatewayVsFront)
 }
 
 if (values.json) console.log(JSON.stringify(report))
@@ -492,6 +496,7 @@ else {
     console.log('| --- | ---: | ---: | ---: | ---: |')
     for (const r of p.runs) console.log(`| ${r.name} | ${r.perSecond} | ${r.heavyP99} | ${r.cheapP99} | ${r.errors} |`)
     console.log(`zeromesh / cluster per round: req/s ${p.zeromeshVsCluster.perSecond.join(', ')}; GET / p99 ${p.zeromeshVsCluster.heavyP99.join(', ')}`)
+    console.log(`gateway / hand-written front per round: req/s ${p.gatewayVsFront.join(', ')}; median ${p.gatewayVsFrontMedian}`)
     for (const r of p.runs) for (const [i, e] of r.each.entries()) console.log(`CPU us per request, ${r.name}, round ${i + 1}: ${JSON.stringify(e.cpuUsPerRequest)}`)
   }
 }
