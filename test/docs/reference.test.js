@@ -1,5 +1,5 @@
 // The reference pages say what the code does: every default in docs/reference is the one
-// defined in code (peerDefaults, membershipDefaults, clientDefaults), the command line page is
+// defined in code (peerDefaults, membershipDefaults, clientDefaults, gatewayDefaults), the command line page is
 // what bin/usage.js prints, and every link in the README and docs/ leads somewhere: a relative
 // link to a file the npm package ships (its page on npm shows them), anything else absolute.
 import { expect } from 'chai'
@@ -9,6 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { peerDefaults, membershipDefaults, clientDefaults } from '../../index.js'
 import { cliReference } from '../../bin/usage.js'
+import { gatewayDefaults } from '../../http/index.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const read = (f) => readFileSync(path.join(ROOT, f), 'utf8')
@@ -51,6 +52,10 @@ describe('docs/reference holds to the code', () => {
 
   it('every Client default in docs/reference/client.md is clientDefaults\'', () => {
     expectDefaults('docs/reference/client.md', clientDefaults)
+  })
+
+  it('every gateway default in docs/reference/http.md is gatewayDefaults\'', () => {
+    expectDefaults('docs/reference/http.md', gatewayDefaults)
   })
 
   it('docs/reference/cli.md\'s generated part is what bin/usage.js makes, to the character', () => {
