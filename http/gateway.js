@@ -11,7 +11,8 @@
 // method: server-sent events). Errors answer by the one code -> HTTP map (answer.js), with
 // Retry-After on a 503. The routes are those of the contracts given and, with `mesh` (the
 // default), of what the client's peers say they serve, looked at again when a request finds
-// no route and the peers' statements changed.
+// no route (at most once a meshCheckMs) or a document is asked for, and made again when the
+// peers' statements changed.
 import { STATUS_CODES } from 'node:http'
 import { httpAnswerOf } from './answer.js'
 import { describedOf } from './described.js'
@@ -25,11 +26,12 @@ import { invalidArgument, InvalidInputError } from '../protocol/errors.js'
 export const gatewayDefaults = Object.freeze({
   maxTimeout: 60_000, //       the most a caller's x-zeromesh-timeout may ask, in ms
   maxBody: 1024 * 1024, //     the largest JSON body read, in bytes (413 beyond)
+  meshCheckMs: 1000, //        a request with no route looks at the peers' statements again at most this often (a route beside the gateway's costs nothing more)
   openapiPath: '/openapi.json',
   asyncapiPath: '/asyncapi.json',
 })
 
-const KNOWN = ['contracts', 'mesh', 'routes', 'timeout', 'maxTimeout', 'maxBody', 'openapiPath', 'asyncapiPath', 'problemJson', 'title', 'version', 'description', 'servers', 'strict', 'onWarning']
+const KNOWN = ['contracts', 'mesh', 'routes', 'timeout', 'maxTimeout', 'maxBody', 'meshCheckMs', 'openapiPath', 'asyncapiPath', 'problemJson', 'title', 'version', 'description', 'servers', 'strict', 'onWarning']
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 /**
@@ -41,12 +43,13 @@ export function gateway (client, options = {}) {
   if (client === null || typeof client !== 'object' || typeof client.request !== 'function' || typeof client.peers !== 'function') throw invalidArgument('gateway(client, options): client must be a zeromesh Client')
   checkOptions(options, KNOWN, 'gateway')
   const o = { ...gatewayDefaults, ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) }
-  const { contracts = [], mesh = true, timeout, maxTimeout, maxBody, openapiPath, asyncapiPath, problemJson = false } = o
+  const { contracts = [], mesh = true, timeout, maxTimeout, maxBody, meshCheckMs, openapiPath, asyncapiPath, problemJson = false } = o
   if (!Array.isArray(contracts)) throw invalidArgument('gateway: contracts must be an array of contracts (contract()) or implement() results')
   if (typeof mesh !== 'boolean') throw invalidArgument('gateway: mesh must be true or false')
   if (typeof problemJson !== 'boolean') throw invalidArgument('gateway: problemJson must be true or false')
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout > 0)) throw invalidArgument(`gateway: timeout must be a positive whole number of milliseconds, got ${timeout}`)
   if (!(Number.isInteger(maxTimeout) && maxTimeout > 0)) throw invalidArgument(`gateway: maxTimeout must be a positive whole number of milliseconds, got ${maxTimeout}`)
+  if (!(Number.isInteger(meshCheckMs) && meshCheckMs >= 0)) throw invalidArgument(`gateway: meshCheckMs must be a whole number of milliseconds, got ${meshCheckMs}`)
   if (!(Number.isInteger(maxBody) && maxBody >= 0)) throw invalidArgument(`gateway: maxBody must be a whole number of bytes, got ${maxBody}`)
   for (const [k, v] of [['openapiPath', openapiPath], ['asyncapiPath', asyncapiPath]]) if (v !== null && (typeof v !== 'string' || !v.startsWith('/'))) throw invalidArgument(`gateway: ${k} must be a path such as '/openapi.json', or null to serve none`)
   const mapped = routeOptions(o.routes)
@@ -70,9 +73,12 @@ export function gateway (client, options = {}) {
     table = new Map()
     for (const r of routesOf(described, mapped)) table.set(`${r.verb} ${r.path}`, { ...r, input: inputs.get(r.wire) ?? null, what: `invalid input for ${r.wire}` })
   }
-  /** Makes the table again when the peers' statements changed since it was made. */
-  const refresh = () => {
+  /** Makes the table again when the peers' statements changed since it was made (`always`: whenever it was last looked). */
+  let looked = -Infinity
+  const refresh = (always = true) => {
     if (!mesh && table !== null) return false
+    if (!always && performance.now() - looked < meshCheckMs) return false
+    looked = performance.now()
     const now = mesh ? statementsOf(client) : ''
     if (table !== null && now === seen) return false
     seen = now
@@ -80,6 +86,7 @@ export function gateway (client, options = {}) {
     return true
   }
   refresh()
+  looked = -Infinity // the first request with no route looks at once
 
   const answerError = (res, err) => {
     const { status, retryAfter, body } = err instanceof TooLarge ? { status: 413, retryAfter: null, body: { error: err.message, code: null } } : httpAnswerOf(err)
@@ -99,7 +106,7 @@ export function gateway (client, options = {}) {
     }
     const key = `${verb} ${path}`
     let route = table.get(key)
-    if (route === undefined && refresh()) route = table.get(key)
+    if (route === undefined && refresh(false)) route = table.get(key)
     if (route === undefined) {
       if (typeof next === 'function') return next()
       return send(res, 404, JSON.stringify({ error: `no route ${verb} ${path}`, code: null }), JSON_TYPE)
