@@ -175,6 +175,44 @@ describe('the HTTP gateway (real peers on loopback)', function () {
     expect(Object.keys((await r.json()).paths)).to.include('/orders/get')
   })
 
+  it('mounts on Fastify (the raw request and response, the body Fastify parsed) and on a NestJS app\'s Express adapter (app.use)', async () => {
+    const { client } = await ordersMesh()
+    const { default: Fastify } = await import('fastify')
+    const fastify = Fastify()
+    const api = gateway(client, { contracts: [orders] })
+    fastify.get('/mine', async () => ({ mine: true })) // the app's own route beside the gateway's
+    fastify.all('/*', (request, reply) => { reply.hijack(); request.raw.body = request.body; api(request.raw, reply.raw) })
+    await fastify.listen({ port: 0, host: '127.0.0.1' })
+    try {
+      const base = `http://127.0.0.1:${fastify.server.address().port}`
+      let r = await post(`${base}/orders/get`, { id: 'F-1', qty: 2 })
+      expect([r.status, await r.json()]).to.deep.equal([200, { id: 'F-1', qty: 2 }])
+      r = await post(`${base}/orders/get`, { id: '' })
+      expect([r.status, (await r.json()).code]).to.deep.equal([400, 'ERR_ZEROMESH_INVALID_INPUT'])
+      expect(await (await fetch(`${base}/mine`)).json()).to.deep.equal({ mine: true })
+      expect(Object.keys((await (await fetch(`${base}/openapi.json`)).json()).paths)).to.include('/orders/get')
+      expect((await fetch(`${base}/nothing`)).status).to.equal(404)
+    } finally {
+      await fastify.close()
+    }
+    await import('reflect-metadata')
+    const { NestFactory } = await import('@nestjs/core')
+    const { Module } = await import('@nestjs/common')
+    class AppModule {}
+    Module({})(AppModule)
+    const app = await NestFactory.create(AppModule, { logger: false })
+    app.use(api)
+    await app.listen(0, '127.0.0.1')
+    try {
+      const base = await app.getUrl()
+      const r = await post(`${base}/orders/get`, { id: 'N-1' })
+      expect([r.status, await r.json()]).to.deep.equal([200, { id: 'N-1', qty: 1 }])
+      expect((await fetch(`${base}/openapi.json`)).status).to.equal(200)
+    } finally {
+      await app.close()
+    }
+  })
+
   it('refuses wrong options, naming what to write', async () => {
     const peer = await h.peer({ handlers: { echo: (x) => x } })
     const client = h.client({ seeds: [peer.endpoint] })
