@@ -159,6 +159,7 @@ function fromStandard (schema, side) {
   }
 }
 
-function defaultWarning (message) {
+/** Where warnings go unless the caller says: process.emitWarning, code ZEROMESH_HTTP_SCHEMA. */
+export function defaultWarning (message) {
   process.emitWarning(message, { code: 'ZEROMESH_HTTP_SCHEMA' })
 }

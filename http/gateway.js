@@ -15,7 +15,7 @@
 // peers' statements changed.
 import { STATUS_CODES } from 'node:http'
 import { httpAnswerOf } from './answer.js'
-import { describedOf } from './described.js'
+import { describedOf, defaultWarning } from './described.js'
 import { routesOf, routeOptions, QUERY_VERBS } from './routes.js'
 import { openapiOfDescribed, checkOptions, TIMEOUT_HEADER } from './openapi.js'
 import { asyncapiOfDescribed } from './asyncapi.js'
@@ -54,7 +54,7 @@ export function gateway (client, options = {}) {
   for (const [k, v] of [['openapiPath', openapiPath], ['asyncapiPath', asyncapiPath]]) if (v !== null && (typeof v !== 'string' || !v.startsWith('/'))) throw invalidArgument(`gateway: ${k} must be a path such as '/openapi.json', or null to serve none`)
   const mapped = routeOptions(o.routes)
   const warned = new Set()
-  const onWarning = o.onWarning ?? ((m) => process.emitWarning(m, { code: 'ZEROMESH_HTTP_SCHEMA' }))
+  const onWarning = o.onWarning ?? defaultWarning
   const warnOnce = (m) => { if (!warned.has(m)) { warned.add(m); onWarning(m) } }
   const docOptions = { title: o.title, version: o.version, description: o.description, servers: o.servers, problemJson }
   // The input schema of each method whose contract is in hand: checked before the call.
