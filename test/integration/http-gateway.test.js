@@ -213,6 +213,32 @@ describe('the HTTP gateway (real peers on loopback)', function () {
     }
   })
 
+  it('openapiOf(client) and asyncapiOf(client) describe what the client\'s peers state, which the outside validators accept', async () => {
+    const { client } = await ordersMesh()
+    const { openapiOf, asyncapiOf } = await import('../../http/index.js')
+    const api = openapiOf(client, { onWarning: () => {} })
+    expect(await openapiErrors(api)).to.deep.equal([])
+    expect(Object.keys(api.paths).sort()).to.deep.equal(['/countdown', '/orders/get', '/orders/list', '/sleep', '/whoami'])
+    expect(api.components.schemas['orders.get.input'].properties.id).to.deep.equal({ type: 'string', minLength: 1 }) // the JSON Schema the peer stated
+    const events = asyncapiOf(client)
+    expect(await asyncapiErrors(events)).to.deep.equal([])
+    expect(events.components.schemas['orders.placed'].properties.id).to.deep.equal({ type: 'string' })
+  })
+
+  it('a caller that hangs up aborts its call: the client holds it no longer', async () => {
+    const { client } = await ordersMesh()
+    const base = await listen(gateway(client, { routes: { 'POST /sleep': 'sleep' } }))
+    const r = post(`${base}/sleep`, { ms: 1500 }, { 'x-zeromesh-timeout': '10000' })
+    await eventually(() => expect(client.stats().inflight).to.equal(1))
+    const hangUp = new AbortController()
+    const call = fetch(`${base}/sleep`, { method: 'POST', body: JSON.stringify({ ms: 5000 }), headers: { 'content-type': 'application/json', 'x-zeromesh-timeout': '10000' }, signal: hangUp.signal }).catch((err) => err.name)
+    await eventually(() => expect(client.stats().inflight).to.equal(2))
+    hangUp.abort()
+    expect(await call).to.equal('AbortError')
+    await eventually(() => expect(client.stats().inflight).to.equal(1), { timeout: 2000 }) // the other one, still waited for, runs on
+    expect(await (await r).json()).to.equal('slept')
+  })
+
   it('refuses wrong options, naming what to write', async () => {
     const peer = await h.peer({ handlers: { echo: (x) => x } })
     const client = h.client({ seeds: [peer.endpoint] })
