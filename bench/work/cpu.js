@@ -36,8 +36,9 @@
 //
 // Usage: node bench/work/cpu.js [--only threads|http|nest|post] [--n 15000000] [--seconds 8] [--threads 2]
 //        [--inflight N] [--limit 200000] [--connections 100] [--http-seconds 10]
-//        [--max-queue N] [--requests 1200] [--concurrency 400] [--rounds 1] [--json]
+//        [--max-queue N] [--requests 1200] [--concurrency 400] [--rounds 1] [--ways cluster,zeromesh,gateway] [--json]
 // (--rounds: for nest, the three ways in turn, rotated each round; medians and per-round ratios)
+// (--ways: for post, which of cluster, zeromesh (the hand-written front) and gateway to run; default all three)
 // (--max-queue: the zeromesh peers' queue, per peer; default the peer's, 64 per thread)
 // (--inflight: requests in flight for every threads measurement; default 2 per thread)
 import { spawn } from 'node:child_process'
@@ -62,6 +63,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '100' },
     'http-seconds': { type: 'string', default: '10' },
     'max-queue': { type: 'string' },
+    ways: { type: 'string', default: 'cluster,zeromesh,gateway' },
     requests: { type: 'string', default: '1200' },
     rounds: { type: 'string', default: '1' },
     concurrency: { type: 'string', default: '400' },
@@ -444,8 +446,12 @@ if (values.only === undefined || values.only === 'nest') {
 }
 
 if (values.only === 'post') {
-  const ways = [[`cluster x${THREADS}`, 'cluster'], [`front + zeromesh, 1 peer x ${THREADS} threads`, 'zeromesh'], [`gateway (zeromesh/http) + zeromesh, 1 peer x ${THREADS} threads`, 'gateway']]
+  const all = [[`cluster x${THREADS}`, 'cluster'], [`front + zeromesh, 1 peer x ${THREADS} threads`, 'zeromesh'], [`gateway (zeromesh/http) + zeromesh, 1 peer x ${THREADS} threads`, 'gateway']]
+  const asked = values.ways.split(',')
+  if (asked.length === 0 || asked.some((w) => !all.some(([, m]) => m === w))) throw new Error('--ways takes cluster, zeromesh and gateway, comma-separated')
+  const ways = all.filter(([, m]) => asked.includes(m))
   const got = ways.map(() => [])
+  const of = (mode) => got[ways.findIndex(([, m]) => m === mode)] ?? null
   const rounds = Number(values.rounds)
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < ways.length; k++) {
@@ -454,7 +460,7 @@ if (values.only === 'post') {
     }
   }
   const med = (xs) => { const v = xs.filter((x) => x !== null).sort((a, b) => a - b); return v.length === 0 ? null : v[Math.floor((v.length - 1) / 2)] }
-  const perRound = (f) => got[1].map((run, r) => +(f(run) / f(got[0][r])).toFixed(2))
+  const perRound = (f, a, b, digits = 2) => a === null || b === null ? [] : a.map((run, r) => +(f(run) / f(b[r])).toFixed(digits))
   report.post = {
     connections: Number(values.connections),
     seconds: Number(values['http-seconds']),
@@ -467,8 +473,8 @@ if (values.only === 'post') {
       errors: runs.reduce((a, x) => a + x.errors, 0),
       each: runs,
     })),
-    zeromeshVsCluster: { perSecond: perRound((x) => x.perSecond), heavyP99: perRound((x) => x.heavyP99) },
-    gatewayVsFront: got[2].map((run, r) => +(run.perSecond / got[1][r].perSecond).toFixed(3)),
+    zeromeshVsCluster: { perSecond: perRound((x) => x.perSecond, of('zeromesh'), of('cluster')), heavyP99: perRound((x) => x.heavyP99, of('zeromesh'), of('cluster')) },
+    gatewayVsFront: perRound((x) => x.perSecond, of('gateway'), of('zeromesh'), 3),
   }
   report.post.gatewayVsFrontMedian = med(report.post.gatewayVsFront)
 }
