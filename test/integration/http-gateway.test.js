@@ -50,7 +50,7 @@ describe('the HTTP gateway (real peers on loopback)', function () {
           get: ({ id, qty }) => { ran.get++; return { id, qty } },
           async * list ({ n }) { ran.list++; for (let i = 0; i < n; i++) yield { i } },
         }, { events: [] }),
-        { countdown: () => { ran.countdown++; return 'done' }, whoami: () => 'me', sleep: ({ ms }) => new Promise((resolve) => setTimeout(() => resolve('slept'), ms)) },
+        { countdown: () => { ran.countdown++; return 'done' }, whoami: () => 'me', async * ticks ({ n }) { for (let i = 0; i < n; i++) { await new Promise((resolve) => setTimeout(resolve, 50)); yield i } }, sleep: ({ ms }) => new Promise((resolve) => setTimeout(() => resolve('slept'), ms)) },
       ],
       events: { 'orders.placed': { group: 'billing', handler: () => {} } },
     })
@@ -126,6 +126,17 @@ describe('the HTTP gateway (real peers on loopback)', function () {
     expect(await r.json()).to.deep.include({ type: 'about:blank', title: 'Service Unavailable', status: 503, code: 'ERR_ZEROMESH_NO_PEERS' })
   })
 
+  it('a closed client answers 503 ERR_ZEROMESH_CLOSED with Retry-After, for a request and a stream', async () => {
+    const { client } = await ordersMesh()
+    const base = await listen(gateway(client, { contracts: [orders] }))
+    expect((await post(`${base}/whoami`, '')).status).to.equal(200)
+    await client.close()
+    for (const [path, body] of [['/whoami', ''], ['/orders/list', { n: 2 }]]) {
+      const r = await post(`${base}${path}`, body)
+      expect([r.status, r.headers.get('retry-after'), (await r.json()).code], path).to.deep.equal([503, '1', 'ERR_ZEROMESH_CLOSED'])
+    }
+  })
+
   it('a stream method answers server-sent events, one data: line of JSON per item', async () => {
     const { client } = await ordersMesh()
     const base = await listen(gateway(client, { contracts: [orders] }))
@@ -135,6 +146,14 @@ describe('the HTTP gateway (real peers on loopback)', function () {
     expect(await r.text()).to.equal('data: {"i":0}\n\ndata: {"i":1}\n\ndata: {"i":2}\n\n')
     const bad = await post(`${base}/orders/list`, { n: 1000 }) // refused before the first item: an ordinary 400
     expect(bad.status).to.equal(400)
+    // A caller that hangs up ends the stream (100 ticks of 50 ms would take 5 s).
+    const hangUp = new AbortController()
+    const ticking = await fetch(`${base}/ticks`, { method: 'POST', body: '{"n": 100}', headers: { 'content-type': 'application/json' }, signal: hangUp.signal })
+    const reader = ticking.body.getReader()
+    expect(new TextDecoder().decode((await reader.read()).value)).to.equal('data: 0\n\n')
+    expect(client.stats().inflight).to.equal(1)
+    hangUp.abort()
+    await eventually(() => expect(client.stats().inflight).to.equal(0), { timeout: 1000 })
   })
 
   it('serves /openapi.json and /asyncapi.json of its routes, which the outside validators accept, and learns a method a peer starts serving later', async () => {
@@ -225,9 +244,9 @@ describe('the HTTP gateway (real peers on loopback)', function () {
     expect(events.components.schemas['orders.placed'].properties.id).to.deep.equal({ type: 'string' })
   })
 
-  it('a caller that hangs up aborts its call: the client holds it no longer', async () => {
+  it('with abortOnClose, a caller that hangs up aborts its call: the client holds it no longer', async () => {
     const { client } = await ordersMesh()
-    const base = await listen(gateway(client, { routes: { 'POST /sleep': 'sleep' } }))
+    const base = await listen(gateway(client, { routes: { 'POST /sleep': 'sleep' }, abortOnClose: true }))
     const r = post(`${base}/sleep`, { ms: 4000 }, { 'x-zeromesh-timeout': '10000' }) // still running when the other is aborted
     await eventually(() => expect(client.stats().inflight).to.equal(1))
     const hangUp = new AbortController()
