@@ -138,15 +138,16 @@ export function gateway (client, options = {}) {
   }
 
   const send1 = (route, args, callTimeout, res) => {
-    const opts = {}
+    // Options only when there are some: the client checks every options object it is given (runtime/options.js), none costs nothing.
+    let opts
     let ac = null
     if (abortOnClose && !route.op.stream) {
       ac = new AbortController()
       res.once('close', () => { if (!res.writableFinished) ac.abort() })
-      opts.signal = ac.signal
+      opts = { signal: ac.signal }
     }
-    if (callTimeout !== undefined) opts.timeout = callTimeout
-    if (route.idempotent !== undefined) opts.idempotent = route.idempotent
+    if (callTimeout !== undefined) (opts ??= {}).timeout = callTimeout
+    if (route.idempotent !== undefined) (opts ??= {}).idempotent = route.idempotent
     let pending
     try {
       if (route.op.stream) return streamTo(res, client.stream(route.wire, args, opts), answerError)

@@ -162,7 +162,7 @@ describe('the HTTP gateway (real peers on loopback)', function () {
     const base = await listen(gw)
     const api = await (await fetch(`${base}/openapi.json`)).json()
     expect(await openapiErrors(api)).to.deep.equal([])
-    expect(Object.keys(api.paths).sort()).to.deep.equal(['/', '/orders/get', '/orders/list', '/sleep', '/whoami'])
+    expect(Object.keys(api.paths).sort()).to.deep.equal(['/', '/orders/get', '/orders/list', '/sleep', '/ticks', '/whoami'])
     expect(api.info.version).to.equal('1.2.0')
     const events = await (await fetch(`${base}/asyncapi.json`)).json()
     expect(await asyncapiErrors(events)).to.deep.equal([])
@@ -237,7 +237,7 @@ describe('the HTTP gateway (real peers on loopback)', function () {
     const { openapiOf, asyncapiOf } = await import('../../http/index.js')
     const api = openapiOf(client, { onWarning: () => {} })
     expect(await openapiErrors(api)).to.deep.equal([])
-    expect(Object.keys(api.paths).sort()).to.deep.equal(['/countdown', '/orders/get', '/orders/list', '/sleep', '/whoami'])
+    expect(Object.keys(api.paths).sort()).to.deep.equal(['/countdown', '/orders/get', '/orders/list', '/sleep', '/ticks', '/whoami'])
     expect(api.components.schemas['orders.get.input'].properties.id).to.deep.equal({ type: 'string', minLength: 1 }) // the JSON Schema the peer stated
     const events = asyncapiOf(client)
     expect(await asyncapiErrors(events)).to.deep.equal([])
