@@ -47,11 +47,13 @@ export class ZeromeshClient extends ClientProxy {
    * @param {object} [options]  a zeromesh Client's options (seeds, timeout, security, ...), and:
    * @param {number} [options.drainTimeout]  how long close() waits for the calls in flight (default: the client's timeout)
    * @param {number} [options.connectTimeout]  how long a call waits for a first peer to answer before it fails ECONNREFUSED (default 1000 ms, and never past the call's timeout)
+   * @param {boolean} [options.all]  every send() goes to every server that serves the pattern, as Nest's broker transports deliver it (default false: one server; a record's `all` overrides it)
    */
   constructor (options = {}) {
     super()
     if (options === null || typeof options !== 'object') throw invalidArgument('new ZeromeshClient(options): options must be an object of Client options, such as { seeds: [...] }')
-    const { drainTimeout, connectTimeout, ...clientOptions } = options
+    const { drainTimeout, connectTimeout, all = false, ...clientOptions } = options
+    if (typeof all !== 'boolean') throw invalidArgument(`new ZeromeshClient(options): all must be true or false, got ${JSON.stringify(all)}`)
     if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0)) throw invalidArgument(`new ZeromeshClient(options): drainTimeout must be a whole number of milliseconds, got ${JSON.stringify(drainTimeout)}`)
     if (connectTimeout !== undefined && !(Number.isInteger(connectTimeout) && connectTimeout >= 1 && connectTimeout <= 2 ** 31 - 1)) throw invalidArgument(`new ZeromeshClient(options): connectTimeout must be a whole number of milliseconds from 1, got ${JSON.stringify(connectTimeout)}`)
     // Checked now, as the zeromesh Client will check them: a missing seed or a bad option fails
@@ -64,6 +66,7 @@ export class ZeromeshClient extends ClientProxy {
     this.clientOptions = clientOptions
     this.drainTimeout = drainTimeout ?? null
     this.connectTimeout = connectTimeout ?? CONNECT_TIMEOUT_MS
+    this.all = all
     this.client = null
     this.inflight = 0
     this.idle = null // resolves when inflight reaches 0 (close() waits on it)
@@ -129,7 +132,7 @@ export class ZeromeshClient extends ClientProxy {
       try {
         const started = performance.now()
         const { method, data, options } = await callOf(packet.pattern, packet.data, this.normalizePattern.bind(this))
-        const { waitForPeer = false, all = false, ...rest } = options ?? {}
+        const { waitForPeer = false, all = this.all, ...rest } = options ?? {}
         if (typeof waitForPeer !== 'boolean') throw invalidArgument('ZeromeshRecord: waitForPeer must be true or false')
         if (typeof all !== 'boolean') throw invalidArgument('ZeromeshRecord: all must be true or false')
         const client = this.ensure()
@@ -206,7 +209,8 @@ export class ZeromeshClient extends ClientProxy {
       const { broadcast = false, ...rest } = c.options ?? {}
       if (typeof broadcast !== 'boolean') throw invalidArgument('ZeromeshRecord: broadcast must be true or false')
       const o = { ...rest, headers: withMetadata(rest.headers, packet.metadata) }
-      return broadcast ? this.ensure().broadcast(c.method, c.data, o) : this.ensure().publish(c.method, c.data, o)
+      if (broadcast) return this.ensure().broadcast(c.method, c.data, o)
+      return this.ensure().publish(c.method, c.data, o).catch((err) => { throw Array.isArray(rest.groups) ? withGroupHint(err, c.method, rest.groups) : err })
     }))
   }
 
@@ -262,6 +266,17 @@ function left (timeout, started) {
 function withMetadata (headers, metadata) {
   if (metadata === undefined || metadata === null || Object.keys(metadata).length === 0) return headers
   return { ...headers, [METADATA_HEADER]: JSON.stringify(metadata) }
+}
+
+/**
+ * A publish to named groups that none subscribes in: the message says how a server names the
+ * group of its events (nest/handlers.js) and what to write on the server for one of `groups`.
+ */
+function withGroupHint (err, event, groups) {
+  if (err?.code !== 'ERR_ZEROMESH_NO_SUBSCRIBERS') return err
+  const g = groups[0]
+  err.message += `. On zeromesh/nest an @EventPattern's group is its extras' group, else ZeromeshServer's group option, else one per server instance ("${event}@" and the instance's id): to reach group "${g}", give the servers new ZeromeshServer({ group: '${g}' }) or @EventPattern('${event}', { group: '${g}' }), or leave out groups to reach every instance`
+  return err
 }
 
 /** What Nest's TCP client gives when nothing listens: code ECONNREFUSED; the zeromesh error is its cause. */
