@@ -18,6 +18,7 @@ export class MethodWaiters {
   constructor (o) {
     this.o = o
     this.waiting = new Set()
+    this.onEnded = null // told after a waiter ends, while the client drains (core.js drained())
   }
 
   /** Resolves with the endpoints of the up peers that serve `method`, once there is one. */
@@ -47,6 +48,7 @@ export class MethodWaiters {
           this.o.clock.clearTimeout(w.timer)
           if (err === null) resolve(value)
           else reject(err)
+          this.onEnded?.()
         },
       }
       w.timer = this.o.clock.setTimeout(() => w.end(new TimeoutError(`zeromesh: no peer serving "${method}" came up within ${timeout} ms (${this.o.router.explain(method, version, where)})`)), timeout)
@@ -72,6 +74,7 @@ export class MethodWaiters {
           if (w.recheck !== null) this.o.clock.clearTimeout(w.recheck)
           if (err === null) resolve(value)
           else reject(err)
+          this.onEnded?.()
         },
         recheck: null,
       }

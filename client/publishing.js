@@ -3,6 +3,7 @@
 // when there is none yet, then make one call of the event kind (events.js) per delivery on the
 // one lifecycle (calls.js), all owned by one fan-out (fan-out.js) that answers the caller.
 import { Call } from './call.js'
+import { msLeft } from './deadline.js'
 import { Publish, Broadcast } from './fan-out.js'
 import { Roster } from './roster.js'
 import { NoSubscribersError, AbortError, invalidArgument } from '../protocol/errors.js'
@@ -124,7 +125,7 @@ export class Publishing {
     watch.promise.then((them) => {
       o.signal?.removeEventListener('abort', onAbort)
       const now = clock.now()
-      deliver(them, now, { ...o, timeout: Math.max(1, Math.round(o.timeout - (now - t0))) })
+      deliver(them, now, { ...o, timeout: msLeft(t0 + o.timeout, o.timeout, now) })
     }, (err) => {
       o.signal?.removeEventListener('abort', onAbort)
       owner.fail(err)

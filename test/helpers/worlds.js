@@ -69,6 +69,11 @@ function memoryWorld () {
         }
       }
     },
+    /** A new host's clock and transport, for parts the world does not make itself (a ZeromeshServer's peer, a ZeromeshClient's client). */
+    place () {
+      const host = net.host(`part-${nextHost++}`)
+      return { clock: host.clock, transport: host.transport }
+    },
     /** Moves the world's time `ms` forward. */
     async pass (ms) {
       for (let t = 0; t < ms; t += STEP_MS) await step()
