@@ -254,8 +254,9 @@ export class Calls {
   /** The worker thread running `call` on `peer` ended under it: the failover policy (failover.js, rule T) decides. */
   threadEnded (call, peer, err) {
     if (call.peer !== peer || call.committed) return this.answered(call, peer, err)
-    const d = decide(call, Outcome.THREAD_ENDED, { maxAttempts: this.o.maxAttempts, budget: this.o.budget, random: this.o.random, endpoint: peer.endpoint, error: err })
+    const d = decide(call, Outcome.THREAD_ENDED, { maxAttempts: this.o.maxAttempts, budgetLeft: this.o.budget.allows(), random: this.o.random, endpoint: peer.endpoint, error: err })
     if (d.budgetSpent === true) this.counts.budgetExhausted++
+    if (d.spend === true) this.o.budget.withdraw()
     if (d.action === 'fail') return this.answered(call, peer, d.error)
     call.endedThread = true
     call.lastError = err
@@ -346,8 +347,9 @@ export class Calls {
 
   /** Applies the failover policy (failover.js) to a call whose attempt on `peer` ended. */
   retryOrFail (call, outcome, peer) {
-    const d = decide(call, outcome, { maxAttempts: this.o.maxAttempts, budget: this.o.budget, random: this.o.random, endpoint: peer.endpoint })
+    const d = decide(call, outcome, { maxAttempts: this.o.maxAttempts, budgetLeft: this.o.budget.allows(), random: this.o.random, endpoint: peer.endpoint })
     if (d.budgetSpent === true) this.counts.budgetExhausted++
+    if (d.spend === true) this.o.budget.withdraw()
     if (d.action === 'fail') return this.settle(call, d.error)
     if (d.action === 'wait') return
     if (outcome !== Outcome.REFUSED) call.lost = true // the earlier attempt may still answer, or may have run
