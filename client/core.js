@@ -16,7 +16,7 @@ import { EntryCalls } from './entry-calls.js'
 import { requestCodec } from './requests.js'
 import { Streams } from './streams.js'
 import { eventCodec } from './events.js'
-import { Publishing } from './publishing.js'
+import { Publishing, checkEvent } from './publishing.js'
 import { contractProxy } from './contract-proxy.js'
 import { CallContext, pendingStream } from './call-context.js'
 import { runChain, middlewareOf } from '../runtime/middleware.js'
@@ -89,7 +89,7 @@ export class ClientCore {
       membersTimeout: o.membersTimeout,
       publishOptions: eventOptionsChecker(o, false),
       broadcastOptions: eventOptionsChecker(o, true),
-      refusal: () => this.refusal(),
+      admit: (event, options, check, what) => this.admit(event, options, check, (e) => checkEvent(e, what)),
       newId: () => this.newId(),
       kind: this.events,
       start: (call, now) => this.calls.start(call, now),
@@ -150,14 +150,13 @@ export class ClientCore {
    */
   gather (method, args, options) {
     try {
-      checkMethod(method)
-      if (options?.key !== undefined || options?.hedge != null || options?.endpoint != null) throw invalidArgument('gather reaches every peer that serves the method: leave out key, hedge and endpoint')
-      this.requestOptions(options) // checked once, before any peer is asked
+      this.admit(method, options, (given) => { // checked once, before any peer is asked
+        if (given?.key !== undefined || given?.hedge != null || given?.endpoint != null) throw invalidArgument('gather reaches every peer that serves the method: leave out key, hedge and endpoint')
+        return this.requestOptions(given)
+      })
     } catch (err) {
       return Promise.reject(err)
     }
-    const refused = this.refusal()
-    if (refused !== null) return Promise.reject(refused)
     return this.gathering.gather(method, args, options)
   }
 
@@ -165,13 +164,10 @@ export class ClientCore {
   send (method, args, options, report, pin = null) {
     let o
     try {
-      checkMethod(method)
-      o = this.requestOptions(options)
+      o = this.admit(method, options, this.requestOptions)
     } catch (err) {
       return Promise.reject(err)
     }
-    const refused = this.refusal()
-    if (refused !== null) return Promise.reject(refused)
     const now = this.options.clock.now()
     const call = this.requests.adopt(new Call(this.requests, this.newId(), method, args, o, now))
     call.report = report
@@ -197,10 +193,7 @@ export class ClientCore {
 
   /** stream() past the middleware; `pin` as request()'s. */
   openStream (method, args, options, pin = null) {
-    checkMethod(method)
-    const o = this.streamOptions(options)
-    const refused = this.refusal()
-    if (refused !== null) throw refused
+    const o = this.admit(method, options, this.streamOptions)
     const now = this.options.clock.now()
     const call = new Call(this.streams, this.newId(), method, args, o, now)
     const s = this.streams.adopt(call, o)
@@ -237,6 +230,19 @@ export class ClientCore {
     if (this.middleware.length === 0) return send(event, payload, options)
     const ctx = new CallContext(kind, event, payload, options)
     return runChain(this.middleware, ctx, () => send(ctx.method, ctx.args, ctx.sendOptions()))
+  }
+
+  /**
+   * The one prologue of every call, whatever its kind: its name checked (`nameCheck`, a
+   * method's by default), its options as `check` makes them, and the client's refusal (closed,
+   * or as many calls as it may hold); throws the first that fails, else returns the options.
+   */
+  admit (name, options, check, nameCheck = checkMethod) {
+    nameCheck(name)
+    const o = check(options)
+    const refused = this.refusal()
+    if (refused !== null) throw refused
+    return o
   }
 
   /** Why a new call is refused now (the client is closed, or holds as many calls as it may), or null. */
