@@ -1,7 +1,8 @@
 // What a zeromesh peer is inside (the Peer users hold, peer.js, is its face): the composition
-// root that makes its parts and gives each the few things it uses, the socket's message
-// switch (onMessage, onZeromesh: requests, events and streams go to the one intake, intake.js),
-// and its life: start, drain and stop. It answers 10/FLP pings and requests too.
+// root that makes its parts and gives each the few things it uses, the socket's message table
+// (onMessage, onZeromesh, messageTable(): each part routes the messages it takes; requests,
+// events and streams enter by the one intake, intake.js), and its life: start, drain and
+// stop. It answers 10/FLP pings and requests too.
 import { startMemoryPolicy, pressedMessage } from './memory-policy.js'
 import { middlewareOf } from '../runtime/middleware.js'
 import { METHOD } from '../runtime/contract.js'
@@ -38,7 +39,6 @@ import { ClosedError, ProtocolError } from '../protocol/errors.js'
 import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
 import { SILENT_LOGGER } from '../runtime/options.js'
 
-const NONE = Object.freeze([])
 // What members send each other: a connection that sends only these is not a client's (cc).
 const MEMBERSHIP_REQUESTS = new Set([MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC, MessageType.SEALED, MessageType.ACK, MessageType.NACK])
 
@@ -58,6 +58,7 @@ export class PeerCore {
     this.streams = null // PeerStreams, once started
     this.requests = null // PeerRequests, once started
     this.intake = null // the one way requests, events and streams enter (intake.js), once started
+    this.routes = [] //   the socket's message table, by type (messageTable()), once started
     this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
     this.clients = new ClientCount() //          how many connections clients hold now, for `cc` (client-count.js)
     this.flows = new Flows({ header: this.options.flowHeader }) // the flows that share it when it is busy (flows.js)
@@ -252,6 +253,7 @@ export class PeerCore {
       replies: this.replies,
     })
     this.intake = new Intake({ recent: this.recent, replies: this.replies, flows: this.flows, clock: o.clock, asked: (conn, now) => this.security.asked(conn, now) })
+    this.routes = this.messageTable()
     this.cluster = new PeerCluster({
       options: o,
       endpoint,
@@ -332,52 +334,48 @@ export class PeerCore {
     // A secured peer remembers every connection that has not proved its key: a revocation cuts them.
     if (this.security.keyProofs !== null && msg.type !== MessageType.KEY_PROOF && msg.type !== MessageType.SEALED) this.security.seen(conn)
     if (!MEMBERSHIP_REQUESTS.has(msg.type)) this.clients.heard(conn.key, this.options.clock.now())
-    switch (msg.type) {
-      case MessageType.REQUEST:
-        return this.intake.take(conn, this.requests, msg.requests, msg.invalid, frame.length)
-      case MessageType.PING:
-        // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a client
-        // that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4). A secured
-        // peer adds a challenge to prove the client's key with (4.9), except to a heartbeat (seq 0);
-        // a question is told how many clients this peer holds (4.4: client/rebalance.js).
-        return this.transport.send(clientId, [encodePong(msg.seq, msg.seq === 0 ? this.pongMeta() : { ...this.pongMeta(), cc: this.clients.count(this.options.clock.now()), ...(this.security.keyProofs === null ? {} : { ch: this.security.challenge(conn) }) })])
-      case MessageType.KEY_PROOF:
-        return this.security.prove(conn, msg)
-      case MessageType.PROBE:
-      case MessageType.PROBE_REQ:
-      case MessageType.SYNC:
-        // In a secured cluster clients connect too: membership requests count only sealed.
-        if (!this.security.takesUnsealed()) { this.counts.malformed++; return }
-        return this.onGossip(clientId, msg)
-      case MessageType.SEALED: {
-        const req = this.security.unseal(msg) // a sealed membership request: taken when its tag checks out
-        if (req === null) { this.counts.malformed++; return }
-        this.security.member(conn) // a member's connection, never cut
-        return this.onGossip(clientId, req)
+    // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's bound
+    // socket: no part takes them, they are counted and dropped.
+    const route = this.routes[msg.type]
+    if (route === undefined) this.counts.malformed++
+    else route(conn, msg, frame)
+  }
+
+  /**
+   * The socket's message table, by message type: each part gives the entries of the messages
+   * it takes (the kinds of work and the intake, the streams, the security), and the peer its
+   * own answers. Made once the parts are; a type two parts claimed would be a mistake here.
+   */
+  messageTable () {
+    const malformed = () => { this.counts.malformed++ }
+    const parts = [
+      this.requests.routes(this.intake),
+      this.events.routes(this.intake),
+      this.streams.routes(this.intake),
+      this.intake.routes({ streams: this.streams, dispatcher: this.dispatcher }),
+      this.security.routes((conn, req) => this.onGossip(conn.id, req), malformed),
+      this.answers(),
+    ]
+    const table = []
+    for (const part of parts) {
+      for (const [type, route] of Object.entries(part)) {
+        if (table[type] !== undefined) throw new Error(`zeromesh: message type ${type} has two routes`)
+        table[type] = route
       }
-      case MessageType.CANCEL: {
-        const recent = this.recent.of(conn)
-        for (const id of msg.ids) if (conn.streams === null || !this.streams.cancel(conn, id)) this.dispatcher.cancel(recent, id)
-        return
-      }
-      case MessageType.STREAM_OPEN:
-        return msg.invalid === null ? this.intake.take(conn, this.streams, [msg], NONE, 0) : this.intake.take(conn, this.streams, NONE, [msg], 0)
-      case MessageType.STREAM_CREDIT:
-        return this.streams.credit(conn, msg)
-      case MessageType.STREAM_ITEM:
-        return this.streams.items(conn, msg, frame.length)
-      case MessageType.STREAM_END:
-        return this.streams.inputEnd(conn, msg)
-      case MessageType.MEMBERS_GET:
-        return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
-      case MessageType.EVENT:
-        return this.intake.take(conn, this.events, msg.events, msg.invalid, frame.length)
-      case MessageType.SERVICE_GET:
-        return this.transport.send(clientId, [encodeService(msg.seq, this.own.descriptor, Feature.STREAMS | Feature.EVENTS)])
-      default:
-        // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's
-        // bound socket: counted and dropped.
-        this.counts.malformed++
+    }
+    return table
+  }
+
+  /** What the peer answers itself: PING, MEMBERS_GET and SERVICE_GET. */
+  answers () {
+    return {
+      // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a client
+      // that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4). A secured
+      // peer adds a challenge to prove the client's key with (4.9), except to a heartbeat (seq 0);
+      // a question is told how many clients this peer holds (4.4: client/rebalance.js).
+      [MessageType.PING]: (conn, msg) => this.transport.send(conn.id, [encodePong(msg.seq, msg.seq === 0 ? this.pongMeta() : { ...this.pongMeta(), cc: this.clients.count(this.options.clock.now()), ...(this.security.keyProofs === null ? {} : { ch: this.security.challenge(conn) }) })]),
+      [MessageType.MEMBERS_GET]: (conn, msg) => this.transport.send(conn.id, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())]),
+      [MessageType.SERVICE_GET]: (conn, msg) => this.transport.send(conn.id, [encodeService(msg.seq, this.own.descriptor, Feature.STREAMS | Feature.EVENTS)]),
     }
   }
 

@@ -7,7 +7,7 @@
 // event (the publisher's retry, after a lost connection or an attempt timeout) runs once on
 // this peer and gets the same ack again. An entry that asks for none is run once and
 // forgotten: nothing answers it.
-import { Status } from '../protocol/constants.js'
+import { Status, MessageType } from '../protocol/constants.js'
 import { ackValue } from './each-thread.js'
 
 export class PeerEvents {
@@ -26,6 +26,11 @@ export class PeerEvents {
     this.byEvent = new Map() // event -> { received, ok, errors }
     this.remembers = true // an acked event, as a request (ids are shared with requests)
     this.batched = true
+  }
+
+  /** Its part of the socket's message table (core.js): EVENT enters by the one intake (intake.js). */
+  routes (intake) {
+    return { [MessageType.EVENT]: (conn, msg, frame) => intake.take(conn, this, msg.events, msg.invalid, frame.length) }
   }
 
   // As a kind of work the intake takes (intake.js):

@@ -25,7 +25,7 @@
 //   refuse(conn, item, refusal)      answers a refusal
 //   run(conn, item, fn, flow, now, bytes, reply)   runs admitted work; `reply(entry)` once
 //   send(conn, item, entry)          sends a REPLY entry; returns what a duplicate gets (or null)
-import { Status } from '../protocol/constants.js'
+import { Status, MessageType } from '../protocol/constants.js'
 
 /** Whether a reply entry of `status` is a refusal: the work was not taken, so nothing is remembered. */
 export function refused (status) {
@@ -47,6 +47,19 @@ export class Intake {
     this.flows = o.flows
     this.clock = o.clock
     this.asked = o.asked
+  }
+
+  /**
+   * Its part of the socket's message table (core.js): CANCEL, for any kind, since ids are
+   * shared: an open stream's ends (streams.js), else running work's signal aborts (dispatch.js).
+   */
+  routes ({ streams, dispatcher }) {
+    return {
+      [MessageType.CANCEL]: (conn, msg) => {
+        const scope = this.recent.of(conn)
+        for (const id of msg.ids) if (conn.streams === null || !streams.cancel(conn, id)) dispatcher.cancel(scope, id)
+      },
+    }
   }
 
   /**

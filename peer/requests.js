@@ -2,6 +2,7 @@
 // (PROTOCOL.md 4.1). It is remembered for duplicates, admitted by its method's handler, run by
 // the dispatcher (dispatch.js execute()), and answered by a REPLY entry, a large binary result
 // in a bulk frame when the request accepts one (4.2.1).
+import { MessageType } from '../protocol/constants.js'
 
 export class PeerRequests {
   /**
@@ -24,6 +25,11 @@ export class PeerRequests {
     this.debug = o.debug ?? null
     this.remembers = true
     this.batched = true
+  }
+
+  /** Its part of the socket's message table (core.js): REQUEST enters by the one intake (intake.js). */
+  routes (intake) {
+    return { [MessageType.REQUEST]: (conn, msg, frame) => intake.take(conn, this, msg.requests, msg.invalid, frame.length) }
   }
 
   remembered () {

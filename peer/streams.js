@@ -26,12 +26,13 @@ import { Values } from '../runtime/values.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js'
-import { Status, Limits, STREAM_IDLE_MS } from '../protocol/constants.js'
+import { Status, Limits, STREAM_IDLE_MS, MessageType } from '../protocol/constants.js'
 import { DrainingError, ConnectionLostError, RemoteError, RemoteCode } from '../protocol/errors.js'
 import { isStream } from '../protocol/stream-producer.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
 import { channels, begun, answered } from '../runtime/diagnostics.js'
 
+const NONE = Object.freeze([])
 const SWEEP_MS = 1000 // how often streams waiting for credit are checked for a silent client
 
 export class PeerStreams {
@@ -54,6 +55,19 @@ export class PeerStreams {
     this.maxHeld = Math.floor(o.limits.maxInflightBytes / 2)
     this.waiting = new Set() //  streams whose handler paused for the cap on `held`
     this.counts = { opened: 0, ended: 0, failed: 0, cancelled: 0, refused: 0, reused: 0, stray: 0, violations: 0, silent: 0, drained: 0, cut: 0, expired: 0, undeliverable: 0, items: 0 }
+  }
+
+  /**
+   * Its part of the socket's message table (core.js): STREAM_OPEN enters by the one intake
+   * (intake.js); credit, the client's items and their end go to the stream they name.
+   */
+  routes (intake) {
+    return {
+      [MessageType.STREAM_OPEN]: (conn, msg) => msg.invalid === null ? intake.take(conn, this, [msg], NONE, 0) : intake.take(conn, this, NONE, [msg], 0),
+      [MessageType.STREAM_CREDIT]: (conn, msg) => this.credit(conn, msg),
+      [MessageType.STREAM_ITEM]: (conn, msg, frame) => this.items(conn, msg, frame.length),
+      [MessageType.STREAM_END]: (conn, msg) => this.inputEnd(conn, msg),
+    }
   }
 
   // As a kind of work the intake takes (intake.js): a STREAM_OPEN from `conn` (connections.js).
