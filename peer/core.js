@@ -162,7 +162,6 @@ export class PeerCore {
   }
 
   serviceChanged (what) {
-    this.admission?.changed()
     this.membership?.setService(this.own.descriptor.digest)
     if (this.state === 'running') this.options.logger.info({ methods: this.own.descriptor.methods, digest: this.own.descriptor.digest }, `${what}`)
   }
@@ -222,17 +221,16 @@ export class PeerCore {
     const endpoint = this.transport.endpoint
     const pool = this.pool
     this.admission = new Admission({
-      handlers,
       limits: o,
       places: pool === null ? undefined : () => pool.places(o.maxQueue, o.maxQueueMs),
       pressedMessage: () => pressedMessage(this.limiter, o.memoryLimit),
     })
-    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, publisher: this.publisher })
+    this.dispatcher = new Dispatcher({ middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, publisher: this.publisher })
     this.recent = new RecentRequests({ clock: o.clock, connections: this.connections })
     // The three kinds of work, and the one intake they all enter by (intake.js).
     this.requests = new PeerRequests({
       dispatcher: this.dispatcher,
-      admission: this.admission,
+      service: this.own,
       replies: this.replies,
       counts: this.counts,
       latency: () => this.latency,
@@ -241,6 +239,7 @@ export class PeerCore {
     })
     this.streams = new PeerStreams({
       dispatcher: this.dispatcher,
+      service: this.own,
       clock: o.clock,
       endpoint,
       send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
@@ -249,10 +248,9 @@ export class PeerCore {
     this.events = new PeerEvents({
       subscriptions: this.own.subscriptions,
       dispatcher: this.dispatcher,
-      admission: this.admission,
       replies: this.replies,
     })
-    this.intake = new Intake({ recent: this.recent, replies: this.replies, flows: this.flows, clock: o.clock, asked: (conn, now) => this.security.asked(conn, now) })
+    this.intake = new Intake({ recent: this.recent, replies: this.replies, flows: this.flows, admission: this.admission, clock: o.clock, asked: (conn, now) => this.security.asked(conn, now) })
     this.routes = this.messageTable()
     this.cluster = new PeerCluster({
       options: o,
@@ -439,7 +437,7 @@ export class PeerCore {
       ...(this.dispatcher?.stats() ?? {}),
       inflight: this.admission?.inflight ?? 0,
       inflightBytes: this.admission?.bytes ?? 0,
-      flows: { holding: this.admission?.flows ?? 0, byShare: this.admission?.counts.byShare ?? 0 },
+      flows: { holding: this.admission?.flows ?? 0, byShare: this.admission?.byShare ?? 0 },
       events: this.events?.stats() ?? null,
       streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held, awaitingCredit: this.streams.awaitingCredit },
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length, places: this.pool.places(this.options.maxQueue, this.options.maxQueueMs) },

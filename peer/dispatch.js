@@ -25,7 +25,6 @@ const OVERRUN_MS = 100
 export class Dispatcher {
   /**
    * @param {object} o
-   * @param {Record<string, Function>} o.handlers
    * @param {Function[]} [o.middleware]  the peer's middleware (peer.use(), handler modules'), in order: read at each request
    * @param {import('./admission.js').Admission} o.admission  whether new work is taken
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
@@ -33,7 +32,6 @@ export class Dispatcher {
    * @param {{ publish: Function, broadcast: Function }|null} [o.publisher]  how handlers publish events (ctx.publish)
    */
   constructor (o) {
-    this.handlers = o.handlers
     this.middleware = o.middleware ?? []
     this.admission = o.admission
     this.clock = o.clock
@@ -122,6 +120,12 @@ export class Dispatcher {
     return { ...this.counts, ok, errors }
   }
 
+  /** A request or a stream of served `method`, admitted: counted; returns its method's counters (requests, ok, errors). */
+  counted (method) {
+    this.counts.requests++
+    return this.method(method)
+  }
+
   /** The counters of a served method (requests, ok, errors), counting one more request. */
   method (name) {
     let mc = this.byMethod.get(name)
@@ -130,8 +134,9 @@ export class Dispatcher {
     return mc
   }
 
-  /** The reply entry of a refusal (admission.js), counted by its status. */
+  /** The reply entry of a request's or a stream's refusal (admission.js), counted by its status. */
   refusal (id, method, refused) {
+    this.counts.requests++
     if (refused.status === Status.UNKNOWN_METHOD) this.counts.unknown++
     else {
       this.method(method)
@@ -141,20 +146,7 @@ export class Dispatcher {
     return [id, refused.status, [refused.message, null]]
   }
 
-  /**
-   * A stream asks for its place among the work in flight (admission.js), holding `bytes` (a
-   * request stream's input) on connection `conn`, in `flow`: its handler when it is taken,
-   * until release(), or the refusal { status, message }, counted.
-   */
-  hold (method, bytes, conn, flow) {
-    this.counts.requests++
-    const fn = this.admission.take(method, bytes, conn, flow)
-    if (typeof fn !== 'function') { this.refusal(0, method, fn); return fn }
-    this.method(method)
-    return fn
-  }
-
-  /** A stream held by hold() in `flow` ended; `failed` counts it as a handler error of `method`. */
+  /** A stream admitted in `flow` ended; `failed` counts it as a handler error of `method`. */
   release (method, failed, bytes, flow) {
     this.admission.release(bytes, true, flow)
     const mc = this.byMethod.get(method)

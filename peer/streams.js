@@ -38,7 +38,8 @@ const SWEEP_MS = 1000 // how often streams waiting for credit are checked for a 
 export class PeerStreams {
   /**
    * @param {object} o
-   * @param {import('./dispatch.js').Dispatcher} o.dispatcher  admits a stream (hold: admission.js), and counts it
+   * @param {import('./dispatch.js').Dispatcher} o.dispatcher  runs it (its ctx, span, middleware) and counts it
+   * @param {{ handler(method: string): Function|undefined, unknown(method: string): object }} o.service  what this peer serves (service.js)
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
    * @param {string} o.endpoint
    * @param {(clientId: Buffer, frames: Buffer[], done?: (code: string|null) => void) => void} o.send  the listener's send (done: see ordered-sender.js)
@@ -48,6 +49,7 @@ export class PeerStreams {
     this.o = o
     this.remembers = false // streams keep no duplicates memory (PROTOCOL.md 4.10)
     this.batched = false //   their answers are frames of their own, in order (OrderedSender)
+    this.streamed = true //   held to the stream caps (admission.js)
     this.all = new Set() //      every open PeerStream (each also in its connection's `streams`, by id)
     this.size = 0
     this.sweeper = null
@@ -80,8 +82,14 @@ export class PeerStreams {
 
   duplicate () {}
 
-  /** Answers STREAM_OPEN `msg` with a STREAM_END of `status`: it is over before it began. */
+  /** The admission refused STREAM_OPEN `msg` (admission.js): counted, and answered. */
   refuse (conn, msg, refusal) {
+    this.o.dispatcher.refusal(msg.id, msg.method, refusal)
+    this.over(conn, msg, refusal)
+  }
+
+  /** Answers STREAM_OPEN `msg` with a STREAM_END of `status`: it is over before it began. */
+  over (conn, msg, refusal) {
     this.counts.refused++
     this.o.send(conn.id, [encodeStreamEnd(msg.id, refusal.status, [refusal.message, null], 0)])
   }
@@ -89,7 +97,7 @@ export class PeerStreams {
   invalid (conn, msg) {
     if (conn.streams?.has(msg.id)) { this.counts.reused++; return } // an id in use: dropped, the first stream goes on
     this.o.dispatcher.counts.invalid++
-    this.refuse(conn, msg, { status: Status.INVALID_REQUEST, message: `invalid stream: ${msg.invalid}` })
+    this.over(conn, msg, { status: Status.INVALID_REQUEST, message: `invalid stream: ${msg.invalid}` })
   }
 
   /**
@@ -99,19 +107,27 @@ export class PeerStreams {
   clash (conn, msg) {
     if (conn.streams?.has(msg.id)) { this.counts.reused++; return }
     this.o.dispatcher.counts.invalid++
-    this.refuse(conn, msg, { status: Status.INVALID_REQUEST, message: `stream id ${msg.id} is a request's on this connection (stream and request ids are shared)` })
+    this.over(conn, msg, { status: Status.INVALID_REQUEST, message: `stream id ${msg.id} is a request's on this connection (stream and request ids are shared)` })
   }
 
-  /** Its place among the work in flight (a request stream's input holds the peer's budget while it is open), or the refusal. */
-  admit (msg, bytes, conn, flow) {
-    return this.o.dispatcher.hold(msg.method, msg.input ? this.o.limits.inputWindow.bytes : 0, conn, flow)
+  handlerOf (msg) {
+    return this.o.service.handler(msg.method)
   }
 
-  /** Opens admitted stream `msg` and runs its handler `fn`, counted in `flow`. */
-  run (conn, msg, fn, flow, now) {
+  unknown (msg) {
+    return this.o.service.unknown(msg.method)
+  }
+
+  /** A request stream's input holds the peer's byte budget (its input window) while it is open. */
+  bytes (msg) {
+    return msg.input ? this.o.limits.inputWindow.bytes : 0
+  }
+
+  /** Opens admitted stream `msg` (holding `reserved` bytes) and runs its handler `fn`, counted in `flow`. */
+  run (conn, msg, fn, flow, now, reserved) {
     const d = this.o.dispatcher
     const l = this.o.limits
-    const reserved = msg.input ? l.inputWindow.bytes : 0
+    d.counted(msg.method)
     conn.streams ??= new Map()
     const s = new PeerStream(msg, conn, d.context({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, 'stream', flow, now), reserved, now)
     // Every frame of the stream from here on leaves through its own sender, in order: items,
