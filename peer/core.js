@@ -9,17 +9,11 @@ import { METHOD } from '../runtime/contract.js'
 import { readContracts } from '../protocol/contracts.js'
 import { PeerCluster } from './cluster.js'
 import { answerGossip } from './gossip-transport.js'
-import { Dispatcher } from './dispatch.js'
-import { Admission } from './admission.js'
 import { ConnectionTable } from './connections.js'
 import { ClientCount } from './client-count.js'
+import { buildWork } from './work.js'
 import { Flows } from './flows.js'
-import { RecentRequests } from './recent-requests.js'
-import { PeerStreams } from './streams.js'
-import { PeerEvents } from './events.js'
 import { finishInFlight, awaitQuiet, QUIET_MS } from './drain.js'
-import { PeerRequests } from './requests.js'
-import { Intake } from './intake.js'
 import { PeerPublisher } from './publisher.js'
 import { collectGarbage as collectThisHeap } from './collect.js'
 import { PeerSecurity } from './security.js'
@@ -58,6 +52,7 @@ export class PeerCore {
     this.streams = null // PeerStreams, once started
     this.requests = null // PeerRequests, once started
     this.intake = null // the one way requests, events and streams enter (intake.js), once started
+    this.recent = null // the duplicates memory, by connection (recent-requests.js), once started
     this.routes = [] //   the socket's message table, by type (messageTable()), once started
     this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
     this.clients = new ClientCount() //          how many connections clients hold now, for `cc` (client-count.js)
@@ -189,16 +184,62 @@ export class PeerCore {
     return this.starting
   }
 
+  /** The start, step by step: its handlers, its socket, the work it takes, the cluster; then it runs. */
   async startNow () {
     const o = this.options
+    this.pool = await this.orStopped(() => startHandlers(o, this.own, this.middleware, (err) => this.unhealthy(err), this.publisher))
+    this.transport = this.listener()
+    await this.orStopped(() => this.transport.bind(), () => this.pool?.stop())
+    const endpoint = this.transport.endpoint
+    // Its admission, dispatcher, duplicates memory, the three kinds of work and their one intake (work.js):
+    Object.assign(this, buildWork({
+      options: o,
+      endpoint,
+      own: this.own,
+      middleware: this.middleware,
+      pool: this.pool,
+      publisher: this.publisher,
+      connections: this.connections,
+      flows: this.flows,
+      replies: this.replies,
+      counts: this.counts,
+      latency: () => this.latency,
+      debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null,
+      pressedMessage: () => pressedMessage(this.limiter, o.memoryLimit),
+      send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
+      asked: (conn, now) => this.security.asked(conn, now),
+    }))
+    this.routes = this.messageTable()
+    this.cluster = this.clusterOf(endpoint)
+    this.gossip = this.cluster.gossip
+    this.membership = this.cluster.membership
+    await this.cluster.start() // the first DNS answer before joining
+    this.replyMeta = Object.freeze({ mv: this.membership.version })
+    this.state = 'running'
+    this.cluster.join()
+    this.startMemory()
+    this.announce(endpoint)
+    // The allow-list's files changed (a Kubernetes Secret or ConfigMap update sends no signal):
+    // read again, as on SIGHUP.
+    this.security.start(() => { this.reloadAllowList().catch(() => {}) })
+    return endpoint
+  }
+
+  /** A step of the start: what `step` resolves with, or, when it fails, `undo` runs and the peer is stopped. */
+  async orStopped (step, undo) {
     try {
-      this.pool = await startHandlers(o, this.own, this.middleware, (err) => this.unhealthy(err), this.publisher)
+      return await step()
     } catch (err) {
+      await undo?.()
       this.state = 'stopped'
       throw err
     }
-    const handlers = this.own.handlers
-    this.transport = o.transport.listener({
+  }
+
+  /** Its socket (not bound yet): every message it receives comes to onMessage. */
+  listener () {
+    const o = this.options
+    return o.transport.listener({
       clock: o.clock,
       bind: o.bind,
       advertise: o.advertise,
@@ -211,49 +252,12 @@ export class PeerCore {
       security: o.security,
       onRefused: (r) => this.reports.refused(r),
     })
-    try {
-      await this.transport.bind()
-    } catch (err) {
-      await this.pool?.stop()
-      this.state = 'stopped'
-      throw err
-    }
-    const endpoint = this.transport.endpoint
-    const pool = this.pool
-    this.admission = new Admission({
-      limits: o,
-      places: pool === null ? undefined : () => pool.places(o.maxQueue, o.maxQueueMs),
-      pressedMessage: () => pressedMessage(this.limiter, o.memoryLimit),
-    })
-    this.dispatcher = new Dispatcher({ middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, publisher: this.publisher })
-    this.recent = new RecentRequests({ clock: o.clock, connections: this.connections })
-    // The three kinds of work, and the one intake they all enter by (intake.js).
-    this.requests = new PeerRequests({
-      dispatcher: this.dispatcher,
-      service: this.own,
-      replies: this.replies,
-      counts: this.counts,
-      latency: () => this.latency,
-      clock: o.clock,
-      debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null,
-    })
-    this.streams = new PeerStreams({
-      dispatcher: this.dispatcher,
-      service: this.own,
-      clock: o.clock,
-      endpoint,
-      send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
-      limits: o,
-    })
-    this.events = new PeerEvents({
-      subscriptions: this.own.subscriptions,
-      dispatcher: this.dispatcher,
-      replies: this.replies,
-    })
-    this.intake = new Intake({ recent: this.recent, replies: this.replies, flows: this.flows, admission: this.admission, clock: o.clock, asked: (conn, now) => this.security.asked(conn, now) })
-    this.routes = this.messageTable()
-    this.cluster = new PeerCluster({
-      options: o,
+  }
+
+  /** Its gossip, membership and DNS seeds (cluster.js), for a peer bound at `endpoint`. */
+  clusterOf (endpoint) {
+    return new PeerCluster({
+      options: this.options,
       endpoint,
       service: this.own.descriptor.digest,
       seal: this.security.sealer,
@@ -262,30 +266,31 @@ export class PeerCore {
       tell: (e, p) => this.tell(e, p),
       onMember: (m) => this.onMember(m),
     })
-    this.gossip = this.cluster.gossip
-    this.membership = this.cluster.membership
-    await this.cluster.start() // the first DNS answer before joining
-    this.replyMeta = Object.freeze({ mv: this.membership.version })
-    this.state = 'running'
-    this.cluster.join()
+  }
+
+  /** What it does about its memory (memory-policy.js): with a memoryLimit, new work is taken by the room it leaves. */
+  startMemory () {
     this.memory = startMemoryPolicy({
-      options: o,
+      options: this.options,
       activity: () => this.counts.received,
       collect: () => this.collectGarbage(),
       shed: () => { this.closeConnections().catch(() => {}) },
       counts: this.counts.memory,
     })
     this.limiter = this.memory.limiter
-    if (this.limiter !== null) this.admission.memory = this.limiter // new work is taken by the room it leaves
+    if (this.limiter !== null) this.admission.memory = this.limiter
+  }
+
+  /** Says what it serves, where and how, once running. */
+  announce (endpoint) {
+    const o = this.options
     const sec = o.security
-    o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds, memoryLimit: o.memoryLimit },
-      `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
+    const methods = Object.keys(this.own.handlers)
+    const threads = this.pool?.threads.length ?? 0
+    o.logger.info({ endpoint, methods, threads, secured: Boolean(sec), seeds: o.seeds, memoryLimit: o.memoryLimit },
+      `peer ${endpoint} serving ${methods.join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${threads} thread${threads === 1 ? '' : 's'}`}`)
     if (sec) o.logger.info({ clusterKey: sec.cluster.publicKey, allowed: sec.allowed.size }, `secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed`)
-    // The allow-list's files changed (a Kubernetes Secret or ConfigMap update sends no signal):
-    // read again, as on SIGHUP.
-    this.security.start(() => { this.reloadAllowList().catch(() => {}) })
     if (sec === false) o.logger.warn({ secured: false }, 'INSECURE: plain traffic on purpose (security: false); anyone who reaches this port can call it and read its replies')
-    return endpoint
   }
 
   pongMeta () {
