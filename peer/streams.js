@@ -21,7 +21,6 @@
 // the peer's maxInflightBytes; past it, handlers pause (a thread's get no more credit) until
 // frames leave, so a peer holds at most that, plus a frame per stream, plus ZeroMQ's queues.
 import { remoteValue } from '../protocol/issues.js'
-import { runChain } from '../runtime/middleware.js'
 import { Values } from '../runtime/values.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
@@ -30,7 +29,7 @@ import { Status, Limits, STREAM_IDLE_MS, MessageType } from '../protocol/constan
 import { DrainingError, ConnectionLostError, RemoteError, RemoteCode } from '../protocol/errors.js'
 import { isStream } from '../protocol/stream-producer.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
-import { channels, begun, answered } from '../runtime/diagnostics.js'
+import { channels, answered } from '../runtime/diagnostics.js'
 
 const NONE = Object.freeze([])
 const SWEEP_MS = 1000 // how often streams waiting for credit are checked for a silent client
@@ -41,7 +40,6 @@ export class PeerStreams {
    * @param {import('./dispatch.js').Dispatcher} o.dispatcher  runs it (its ctx, span, middleware) and counts it
    * @param {{ handler(method: string): Function|undefined, unknown(method: string): object }} o.service  what this peer serves (service.js)
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
-   * @param {string} o.endpoint
    * @param {(clientId: Buffer, frames: Buffer[], done?: (code: string|null) => void) => void} o.send  the listener's send (done: see ordered-sender.js)
    * @param {object} o.limits  maxMessageSize, maxBatch, maxInflightBytes, streamIdleTimeout, inputWindow { items, bytes }
    */
@@ -129,7 +127,7 @@ export class PeerStreams {
     const l = this.o.limits
     d.counted(msg.method)
     conn.streams ??= new Map()
-    const s = new PeerStream(msg, conn, d.context({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, 'stream', flow, now), reserved, now)
+    const s = new PeerStream(msg, conn, d.begin(msg, 'stream', flow, now), reserved, now) // its ctx, span and diagnostics message
     // Every frame of the stream from here on leaves through its own sender, in order: items,
     // credit for its input, and its end after the items.
     s.out = new OrderedSender({
@@ -142,8 +140,6 @@ export class PeerStreams {
     })
     conn.streams.set(msg.id, s)
     this.all.add(s)
-    s.traced = d.tracing.start(msg, s.ctx)
-    s.diagnostics = begun(channels.peerStream, msg.method, 'stream', null, this.o.endpoint)
     this.size++
     this.counts.opened++
     if (msg.timeoutMs > 0) s.deadlineTimer = this.o.clock.setTimeout(() => { s.deadlineTimer = null; this.counts.expired++; this.stop(s, expiredEnd(s)) }, Math.min(msg.timeoutMs, 2 ** 31 - 1))
@@ -153,21 +149,19 @@ export class PeerStreams {
       s.out.push(encodeStreamCredit(msg.id, l.inputWindow.items, l.inputWindow.bytes))
     }
     this.sweep()
-    if (d.middleware.length === 0) return this.start(s, fn, msg.args)
-    // Behind the middleware: the handler starts when the last one calls next(), unless the
-    // stream was stopped meanwhile; a chain that ends without it ends the stream, empty.
-    s.ctx.args = msg.args
+    // The handler runs behind the middleware (dispatch.js call()): it starts when the last one
+    // calls next(), unless the stream was stopped meanwhile; a chain that ends without it ends
+    // the stream, empty. Its output is the stream's items (produce()).
     let started = false
-    const chain = () => runChain(d.middleware, s.ctx, () => {
+    const ran = d.call((args) => {
       started = true
-      if (conn.streams?.get(msg.id) === s) this.start(s, fn, s.ctx.args)
-    })
-    const ran = s.traced === null ? chain() : s.traced.run(chain, undefined, s.ctx)
-    ran.then(() => { if (!started) this.finish(s, null, 0) }, (err) => this.finish(s, err, 0))
+      if (conn.streams?.get(msg.id) === s) this.produce(s, fn, args)
+    }, msg.args, s.ctx)
+    if (ran !== undefined) ran.then(() => { if (!started) this.finish(s, null, 0) }, (err) => this.finish(s, err, 0)) // the chain's promise
   }
 
-  /** Runs stream `s`'s handler `fn` with `args`: its items go out under the client's credit. */
-  start (s, fn, args) {
+  /** Runs stream `s`'s handler `fn` with `args` (in its span, behind the middleware: call()): its output goes out as items under the client's credit. */
+  produce (s, fn, args) {
     const l = this.o.limits
     const msg = s.open
     s.open = null // its args and headers are the handler's now: not held for the stream's life
@@ -180,13 +174,14 @@ export class PeerStreams {
     }
     let out
     try {
-      out = s.traced === null ? fn(args, s.ctx) : s.traced.run(fn, args, s.ctx)
+      out = fn(args, s.ctx)
     } catch (err) {
       return this.finish(s, err, 0)
     }
     // The handler waits while a full pipe holds a frame's worth of its items here, or all
     // streams hold their cap (room()); a thread's producer waits for the credit lent to it.
-    s.producer = new StreamProducer({ id: msg.id, source: s.traced === null ? sourceOf(out) : s.traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, room: () => this.room(s) })
+    const traced = s.ctx.traced
+    s.producer = new StreamProducer({ id: msg.id, source: traced === null ? sourceOf(out) : traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, room: () => this.room(s) })
     s.producer.start()
   }
 
@@ -398,14 +393,12 @@ class PeerStream {
     this.input = null //     a StreamConsumer of the client's items, for a request stream
     this.deadlineTimer = null
     this.heardAt = now //    when the client last sent something for it
-    this.traced = null //    its SERVER span (peer/tracing.js), when traced
-    this.diagnostics = null // its message on zeromesh:peer:stream, while something subscribes (runtime/diagnostics.js)
   }
 
-  /** Its end, as STREAM_END says it (`status`, `value`, `count`): its span and its diagnostics message hear it. */
+  /** Its end, as STREAM_END says it (`status`, `value`, `count`): its span and its diagnostics message (dispatch.js begin()) hear it. */
   ended (status, value, count) {
-    this.traced?.endWith(status, value, count)
-    if (this.diagnostics !== null) answered(channels.peerStream, this.diagnostics, status, value, count)
+    this.ctx.traced?.endWith(status, value, count)
+    if (this.ctx._diagnostics !== null) answered(channels.peerStream, this.ctx._diagnostics, status, value, count)
   }
 }
 

@@ -41,7 +41,7 @@ export function buildWork (o) {
   const dispatcher = new Dispatcher({ middleware: o.middleware, admission, clock, endpoint, publisher: o.publisher })
   const recent = new RecentRequests({ clock, connections: o.connections })
   const requests = new PeerRequests({ dispatcher, service: own, replies, counts: o.counts, latency: o.latency, clock, debug: o.debug })
-  const streams = new PeerStreams({ dispatcher, service: own, clock, endpoint, send: o.send, limits: options })
+  const streams = new PeerStreams({ dispatcher, service: own, clock, send: o.send, limits: options })
   const events = new PeerEvents({ subscriptions: own.subscriptions, dispatcher, replies })
   const intake = new Intake({ recent, replies, flows: o.flows, admission, clock, asked: o.asked })
   return { admission, dispatcher, recent, requests, streams, events, intake }
