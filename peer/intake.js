@@ -9,8 +9,9 @@
 //   flow        the flow it is counted in when flows share a busy peer (flows.js);
 //   admission   its handler, looked up by its kind, given a place among the work in flight,
 //               or a refusal: the one door, admission.js take();
-//   run         its kind runs it: the context, span, diagnostics, middleware and handler
-//               (dispatch.js execute(); a stream's producer, streams.js);
+//   run         its kind runs it, every kind by the one run path: the context, span and
+//               diagnostics (dispatch.js begin()), the middleware and handler (call()); the
+//               handler's output a reply entry (execute()) or a stream's items (streams.js);
 //   reply and remember   the answer leaves, and a remembered entry keeps it for a duplicate.
 // One refusal rule for every kind: no refusal is remembered (BUSY, DRAINING, UNKNOWN_METHOD: a
 // peer may take the work later, or serve the method later), PROTOCOL.md section 5.
