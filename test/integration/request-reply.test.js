@@ -113,7 +113,10 @@ describe('request/reply over ZeroMQ', () => {
     await probe.stop()
     const c = h.client({ seeds: [ep] })
     const pending = c.request('echo', 'late peer', { timeout: 5000 })
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await eventually(() => { // it found no peer there, and waits
+      expect(c.peers().map((x) => x.state)).to.deep.equal(['down'])
+      expect(c.stats().inflight).to.equal(1)
+    })
     await h.peer({ bind: ep, handlers })
     expect(await pending).to.equal('late peer')
   })

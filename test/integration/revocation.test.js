@@ -200,8 +200,14 @@ describe('revocation cuts open connections', function () {
     const keys = p.stats().security.keys
     expect(keys.cutUnproven).to.be.at.least(1)
     expect(keys.resets, 'no connection closed').to.equal(0)
-    // The member and the proven client go on.
-    await delay(1000)
+    // The member and the proven client go on: ten probe rounds each way, none suspected.
+    const rounds = (x) => x.stats().membership
+    const at = { p: rounds(p), q: rounds(q) }
+    await eventually(() => {
+      expect(rounds(p).probes).to.be.at.least(at.p.probes + 10)
+      expect(rounds(q).probes).to.be.at.least(at.q.probes + 10)
+    }, { timeout: 10000 })
+    expect([rounds(p).suspected, rounds(q).suspected]).to.deep.equal([at.p.suspected, at.q.suspected])
     expect(p.members().find((m) => m.endpoint === q.endpoint).state).to.equal('alive')
     expect(q.members().find((m) => m.endpoint === p.endpoint).state).to.equal('alive')
     expect(await b.request('echo', 2)).to.equal(2)

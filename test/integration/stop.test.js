@@ -5,6 +5,8 @@ import { harness, rejectsWith } from '../helpers/cluster.js'
 import { Peer } from '../../index.js'
 import { eventually } from '../helpers/eventually.js'
 import * as zmq from 'zeromq'
+import { VirtualClock } from '../../testing/virtual-clock.js'
+import { QUIET_MS } from '../../peer/drain.js'
 import { encodeRequest, decode, Status } from '../../protocol/index.js'
 
 const handlers = {
@@ -65,17 +67,23 @@ describe('graceful stop', () => {
   })
 
   it('an idle peer that is stopping keeps answering DRAINING until no request came for 100 ms, so a client that has not heard loses nothing', async () => {
-    const p = await h.peer({ handlers })
+    // The peer's time is a virtual clock over its real sockets: its quiet window is moved to
+    // just short of its end, as long as a real wait would be, with no sleep.
+    const clock = new VirtualClock(performance.now())
+    const p = await h.peer({ handlers, clock })
     const raw = new zmq.Dealer({ linger: 0, receiveTimeout: 1000 })
     try {
       raw.connect(p.endpoint)
       await raw.send(encodeRequest([[1, 'whoami', null, 1000]]))
       expect(decode((await raw.receive())[0]).replies[0].status).to.equal(Status.OK)
       const stopped = p.stop() // nothing in flight: it used to close within a few ms
-      await new Promise((resolve) => setTimeout(resolve, 30))
+      await clock.advance(QUIET_MS - 10)
       await raw.send(encodeRequest([[2, 'whoami', null, 1000]]))
       const [frame] = await raw.receive() // before: EAGAIN after 1 s, the request lost
       expect(decode(frame).replies[0]).to.include({ id: 2, status: Status.DRAINING })
+      let done = false
+      stopped.then(() => { done = true })
+      for (let i = 0; i < 100 && !done; i++) await clock.advance(QUIET_MS) // its quiet comes, and it closes
       await stopped
     } finally {
       raw.close()
