@@ -36,7 +36,7 @@ for (const W of WORLDS) {
       expect((await failure(w, c.publish('orders.placed', {}, { timeout: 300 }))).code).to.equal('ERR_ZEROMESH_NO_SUBSCRIBERS')
       const got = []
       const waiting = c.publish('orders.placed', { n: 1 }, { timeout: 5000 })
-      await w.pass(100)
+      await w.pass(100) // the subject, not a condition: the subscriber comes a while into the publish's wait
       a.subscribe('orders.placed', (o) => { got.push(o.n) })
       expect((await w.settle(waiting)).delivered).to.deep.equal([{ group: 'orders.placed', endpoint: a.endpoint }])
       expect(got).to.deep.equal([1])

@@ -91,8 +91,7 @@ for (const W of WORLDS) {
       const held = c.request('hold', null, { timeout: 5000 })
       await w.until(() => expect(a.stats().inflight).to.equal(1))
       const waiting = c.request('echo', 'after', { timeout: 5000 })
-      await w.pass(200)
-      expect(a.stats().busy).to.be.at.least(1)
+      await w.until(() => expect(a.stats().busy).to.be.at.least(1)) // refused busy: it waits for the place
       release('done')
       expect(await w.settle(waiting)).to.equal('after')
       expect(await w.settle(held)).to.equal('done')
