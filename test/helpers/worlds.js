@@ -7,7 +7,8 @@
 //           the real transport with what the memory world shows.
 // A world gives: peer(options) (started), client(options), settle(promise) (its value, or
 // throws its error, within `ms` of the world's time), until(fn) (a condition, within `ms`),
-// kill(peer) (memory only: `canKill`), and cleanup().
+// now() (the world's time, ms), after(ms, value) (a promise of `value` `ms` later in the
+// world's time: a handler's work), kill(peer) (memory only: `canKill`), and cleanup().
 import { Peer, Client } from '../../index.js'
 import { insideOf } from '../../peer/peer.js'
 import { MemoryNetwork } from '../../transport/memory.js'
@@ -69,6 +70,8 @@ function memoryWorld () {
         }
       }
     },
+    now: () => clock.now(),
+    after: (ms, value) => new Promise((resolve) => clock.setTimeout(() => resolve(value), ms)),
     /** Moves the world's time `ms` forward. */
     async pass (ms) {
       for (let t = 0; t < ms; t += STEP_MS) await step()
@@ -98,6 +101,8 @@ function zeromqWorld () {
     until (fn, ms = 10000) {
       return eventually(fn, { timeout: ms })
     },
+    now: () => performance.now(),
+    after: (ms, value) => new Promise((resolve) => setTimeout(resolve, ms, value)),
     pass (ms) {
       return new Promise((resolve) => setTimeout(resolve, ms))
     },
