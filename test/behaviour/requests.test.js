@@ -1,8 +1,8 @@
 // What a request does, in every world (test/helpers/worlds.js: the in-memory network on a
 // virtual clock, and real ZeroMQ on 127.0.0.1): a reply of any value, the handler's context,
-// the errors by code, a deadline, a busy peer's place waited for, a stopping peer's refusal, a
-// caller's abort, closing, round robin, the peers' states; and in the memory world a peer
-// killed under load. Argument and size checks: request-checks.test.js.
+// the errors by code, a deadline, a busy peer's place waited for, a caller's abort, closing,
+// round robin, the peers' states; and in the memory world a peer killed under load. Argument
+// and size checks: request-checks.test.js; a stopping peer: stop.test.js.
 import { expect } from 'chai'
 import { WORLDS, failure } from '../helpers/worlds.js'
 import { Values } from '../../runtime/values.js'
@@ -120,24 +120,6 @@ for (const W of WORLDS) {
       expect(await w.settle(waiting)).to.equal('after')
       expect(await w.settle(held)).to.equal('done')
       expect(runs).to.equal(1)
-    })
-
-    it('a stopping peer: its call in flight finishes, new calls go to the other peer', async () => {
-      let release
-      const gate = new Promise((resolve) => { release = resolve })
-      const a = await w.peer({ handlers: { hold: () => gate, whoami: (args, ctx) => ctx.endpoint } })
-      const b = await w.peer({ seeds: [a.endpoint], handlers: { whoami: (args, ctx) => ctx.endpoint } })
-      const c = w.client({ seeds: [a.endpoint, b.endpoint], strategy: 'round-robin' })
-      await w.until(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(2))
-      const held = c.request('hold', null, { timeout: 5000 })
-      await w.until(() => expect(a.stats().inflight).to.equal(1))
-      const stopping = a.stop()
-      const after = []
-      for (let i = 0; i < 6; i++) after.push(await w.settle(c.request('whoami', null, { idempotent: false })))
-      expect(new Set(after)).to.deep.equal(new Set([b.endpoint]))
-      release('finished')
-      expect(await w.settle(held)).to.equal('finished')
-      await w.settle(stopping)
     })
 
     it('an abort: the call fails ERR_ZEROMESH_ABORTED at once with the reason as its cause, and the peer\'s handler hears it; a signal aborted before the call fails it too', async () => {
