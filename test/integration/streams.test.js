@@ -25,6 +25,11 @@ const handlers = {
       if (ctx.signal.aborted) log.aborted++
     }
   },
+  async * sum (a, ctx) {
+    let t = 0
+    for await (const x of ctx.input) t += x
+    yield t
+  },
   async * never (a, ctx) {
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
   },
