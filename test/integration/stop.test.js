@@ -4,6 +4,7 @@
 import { expect } from 'chai'
 import { harness, rejectsWith } from '../helpers/cluster.js'
 import { Peer } from '../../index.js'
+import { eventually } from '../helpers/eventually.js'
 import * as zmq from 'zeromq'
 import { VirtualClock } from '../../testing/virtual-clock.js'
 import { QUIET_MS } from '../../peer/drain.js'
@@ -11,6 +12,15 @@ import { encodeRequest, decode, Status } from '../../protocol/index.js'
 
 const handlers = {
   whoami: (args, ctx) => ctx.endpoint,
+}
+
+/** `promise`'s value, the virtual `clock` moved along in real time until it settles (within 10 s). */
+async function onClock (clock, promise) {
+  let out = null
+  promise.then((value) => { out = { value } }, (error) => { out = { error } })
+  await eventually(async () => { if (out === null) await clock.advance(5); expect(out).to.not.equal(null) }, { timeout: 10000, interval: 5 })
+  if ('error' in out) throw out.error
+  return out.value
 }
 
 describe('graceful stop over ZeroMQ', () => {
@@ -21,7 +31,7 @@ describe('graceful stop over ZeroMQ', () => {
     // The peer's time is a virtual clock over its real sockets: its quiet window is moved to
     // just short of its end, as long as a real wait would be, with no sleep.
     const clock = new VirtualClock(performance.now())
-    const p = await h.peer({ handlers, clock })
+    const p = await onClock(clock, h.peer({ handlers, clock })) // a bind tried again waits on it (zmq-listener.js)
     const raw = new zmq.Dealer({ linger: 0, receiveTimeout: 1000 })
     try {
       raw.connect(p.endpoint)
@@ -32,10 +42,7 @@ describe('graceful stop over ZeroMQ', () => {
       await raw.send(encodeRequest([[2, 'whoami', null, 1000]]))
       const [frame] = await raw.receive() // before: EAGAIN after 1 s, the request lost
       expect(decode(frame).replies[0]).to.include({ id: 2, status: Status.DRAINING })
-      let done = false
-      stopped.then(() => { done = true })
-      for (let i = 0; i < 100 && !done; i++) await clock.advance(QUIET_MS) // its quiet comes, and it closes
-      await stopped
+      await onClock(clock, stopped) // its quiet comes, and it closes
     } finally {
       raw.close()
     }
