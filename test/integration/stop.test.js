@@ -4,7 +4,7 @@
 import { expect } from 'chai'
 import { harness, rejectsWith } from '../helpers/cluster.js'
 import { Peer } from '../../index.js'
-import { eventually } from '../helpers/eventually.js'
+import { onClock } from '../helpers/virtual-time.js'
 import * as zmq from 'zeromq'
 import { VirtualClock } from '../../testing/virtual-clock.js'
 import { QUIET_MS } from '../../peer/drain.js'
@@ -12,15 +12,6 @@ import { encodeRequest, decode, Status } from '../../protocol/index.js'
 
 const handlers = {
   whoami: (args, ctx) => ctx.endpoint,
-}
-
-/** `promise`'s value, the virtual `clock` moved along in real time until it settles (within 10 s). */
-async function onClock (clock, promise) {
-  let out = null
-  promise.then((value) => { out = { value } }, (error) => { out = { error } })
-  await eventually(async () => { if (out === null) await clock.advance(5); expect(out).to.not.equal(null) }, { timeout: 10000, interval: 5 })
-  if ('error' in out) throw out.error
-  return out.value
 }
 
 describe('graceful stop over ZeroMQ', () => {
