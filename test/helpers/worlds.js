@@ -10,7 +10,7 @@
 // now() (the world's time, ms), after(ms, value) (a promise of `value` `ms` later in the
 // world's time: a handler's work), kill(peer) (memory only: `canKill`), and cleanup().
 import { Peer, Client } from '../../index.js'
-import { insideOf } from '../../peer/peer.js'
+import { stopAtOnce } from './insides.js'
 import { MemoryNetwork } from '../../transport/memory.js'
 import { VirtualClock } from '../../testing/virtual-clock.js'
 import { seededRandom } from '../../testing/random.js'
@@ -82,7 +82,7 @@ function memoryWorld () {
     },
     async cleanup () {
       const closing = clients.splice(0).map((c) => c.close())
-      const stopping = peers.splice(0).map((p) => { insideOf(p).options.drainTimeout = 0; return p.stop() })
+      const stopping = peers.splice(0).map(stopAtOnce)
       await this.settle(Promise.all([...closing, ...stopping]))
     },
   }

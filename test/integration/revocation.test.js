@@ -12,7 +12,7 @@ import { harness } from '../helpers/cluster.js'
 import { eventually, delay } from '../helpers/eventually.js'
 import { newKeyPair, z85Decode } from '../../transport/keys.js'
 import { encodeRequest, encodePing, encodeKeyProof, encodeMembersGet, decode, MessageType } from '../../protocol/index.js'
-import { insideOf } from '../../client/client.js'
+import { wrapSends } from '../helpers/insides.js'
 import { figure } from '../helpers/figures.js'
 
 describe('revocation cuts open connections', function () {
@@ -217,14 +217,12 @@ describe('revocation cuts open connections', function () {
     const { p, dir } = await securedPeer()
     const b = h.client({ seeds: p.endpoint, security: as(bob) })
     // The client's KEY_PROOF takes 300 ms to leave: the revocation comes inside that window.
-    const mesh = insideOf(b).mesh
-    const send = mesh.transport.send.bind(mesh.transport)
     let proofs = 0
-    mesh.transport.send = (ep, frames, done) => {
+    wrapSends(b, (send) => (ep, frames, done) => {
       if (frames[0][4] !== MessageType.KEY_PROOF) return send(ep, frames, done)
       proofs++
       setTimeout(() => send(ep, frames, done), 300)
-    }
+    })
     const answers = Promise.all(Array.from({ length: 5 }, (_, i) => b.request('echo', i, { timeout: 5000 })))
     await eventually(() => expect(proofs).to.equal(1), { timeout: 3000 })
     fs.rmSync(path.join(dir, 'carol.pub'))

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { startPeer, killAll, rssOf, steadyRss } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
-import { insideOf } from '../../client/client.js'
+import { servingPeer } from '../helpers/insides.js'
 import { figure } from '../helpers/figures.js'
 
 const READER = fileURLToPath(new URL('../fixtures/stream-reader.mjs', import.meta.url))
@@ -35,7 +35,7 @@ describe('streams across processes', function () {
         for await (const item of c.stream('count', { n: 1000, ms: 5 }, { idleTimeout: 20000 })) {
           got.push(item.i)
           if (got.length === 20) {
-            victim = insideOf(c).streams.open.values().next().value.call.peer.endpoint // the peer serving this stream
+            victim = servingPeer(c) // the peer serving this stream
             process.kill(victim === a.endpoint ? a.pid : b.pid, signal)
             t0.at = Date.now()
           }
