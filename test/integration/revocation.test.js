@@ -33,7 +33,7 @@ describe('revocation cuts open connections', function () {
   const ended = [] // the ticks generators that ran their finally, by who
   async function * ticks (who, ctx) {
     try {
-      for (let i = 0; ; i++) { yield i; await delay(20) }
+      for (let i = 0; ; i++) { yield i; await delay(20) } // a tick every 20 ms: the handler's pace
     } finally {
       ended.push({ who, aborted: ctx.signal.aborted })
     }
@@ -55,7 +55,7 @@ describe('revocation cuts open connections', function () {
     r.done = (async () => {
       while (r.running) {
         try { await client.request('echo', 'x', { timeout: 1500 }); r.ok++; r.lastOkAt = Date.now() } catch (err) { r.failed++; r.codes[err.code] = (r.codes[err.code] ?? 0) + 1 }
-        await delay(5)
+        await delay(5) // a request every 5 ms or so: the load's pace
       }
     })()
     r.stop = async () => { r.running = false; await r.done }

@@ -118,7 +118,7 @@ describe('attacks against real peer processes', function () {
     const seen = new Set()
     for (let i = 0; i < 20; i++) { // and never dead or left in between
       for (const s of Object.values(await viewsOf(observer, peers, victim.endpoint))) seen.add(s)
-      await delay(50)
+      await delay(50) // sampled every 50 ms for a second: the subject, not a condition
     }
     // A suspicion may come and go on a loaded machine (a probe answered late: CI once saw
     // one); what the forgeries must never do is take the victim out of a view.
