@@ -82,10 +82,10 @@ describe('failover under load across peer processes', function () {
     await client.request('whoami')
     process.kill(a.pid, 'SIGSTOP')
     const load = startLoad(16, () => client.request('echo', 'x'.repeat(200)).catch(() => {}))
-    // Requests, retries and checks pile up on the frozen peer's connection: five times what
+    // Requests, retries and checks pile up on the frozen peer's connection: six times what
     // the peer takes in from one connection (its receive high-water mark) at the least.
     const takesIn = queueLimit(Limits.maxMessageSize)
-    await eventually(() => { const s = client.stats(); expect(s.requests + s.retries).to.be.at.least(5 * takesIn) }, { timeout: 10000 })
+    await eventually(() => { const s = client.stats(); expect(s.requests + s.retries).to.be.at.least(6 * takesIn) }, { timeout: 10000 })
     await load.stop()
     await h.cleanup() // the client hangs up while the peer is frozen
     process.kill(a.pid, 'SIGCONT')
