@@ -50,6 +50,8 @@ function memoryWorld () {
       clients.push(c)
       return c
     },
+    now: () => clock.now(),
+    after: (ms, value) => new Promise((resolve) => clock.setTimeout(() => resolve(value), ms)),
     async settle (promise, ms = 60000) {
       let out = null
       promise.then((value) => { out = { value } }, (error) => { out = { error } })
@@ -70,8 +72,6 @@ function memoryWorld () {
         }
       }
     },
-    now: () => clock.now(),
-    after: (ms, value) => new Promise((resolve) => clock.setTimeout(() => resolve(value), ms)),
     /** Moves the world's time `ms` forward. */
     async pass (ms) {
       for (let t = 0; t < ms; t += STEP_MS) await step()
