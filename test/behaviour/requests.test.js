@@ -98,7 +98,7 @@ for (const W of WORLDS) {
       expect(err.code).to.equal('ERR_ZEROMESH_TIMEOUT')
       expect(err).to.be.instanceOf(TimeoutError)
       expect(err.retryable).to.equal(true)
-      await w.until(() => expect(abortedAfter).to.be.within(250, 500))
+      await w.until(() => expect(abortedAfter).to.be.within(150, 400)) // from the handler's start, which may come after the request's arrival
       await w.until(() => expect(a.stats().inflight).to.equal(0))
       const t0 = w.now()
       expect((await failure(w, c.request('slow', 400, { timeout: 100 }))).code).to.equal('ERR_ZEROMESH_TIMEOUT')
