@@ -3,7 +3,6 @@ import { Client } from '../index.js'
 import { UsageError, parse, wholeOption } from './args.js'
 import { SECURITY_CLIENT_FLAGS, clientSecurity } from './security-flags.js'
 import { InvalidArgumentError } from '../protocol/errors.js'
-import { insideOf } from '../client/client.js'
 
 /**
  * A client of --seeds (and the security flags), and the members the first seed that answers
@@ -25,12 +24,14 @@ export async function clusterServices (args, usage, flags = {}) {
   try {
     // The first seed that answers; the next one when it does not.
     let members
-    for (const [i, from] of insideOf(client).options.seeds.entries()) {
+    const seen = client.peers().map((p) => p.endpoint) // its seeds, in order, as the client wrote them (none yet for a DNS name: any peer up)
+    const tries = seen.length === 0 ? [undefined] : seen
+    for (const [i, from] of tries.entries()) {
       try {
         members = await client.members(from)
         break
       } catch (err) {
-        if (i === insideOf(client).options.seeds.length - 1 || err.code === InvalidArgumentError.code) throw err
+        if (i === tries.length - 1 || err.code === InvalidArgumentError.code) throw err
       }
     }
     // What each live member serves, asked of the member itself (the list carries only digests).

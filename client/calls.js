@@ -26,6 +26,7 @@
 //   detached(call) the current attempt is over (its sender, if it keeps one, can go)
 import { IdTable } from '../runtime/id-table.js'
 import { TimerLists } from './timer-lists.js'
+import { msLeft } from './deadline.js'
 import { PeakEwma } from './peak-ewma.js'
 import { decide, Outcome } from './failover.js'
 import { attemptLimit, queuedLimit, answering, nextStep, queuedWaves } from './attempt-limit.js'
@@ -68,6 +69,7 @@ export class Calls {
     this.clock = o.clock
     this.pending = new IdTable() // id -> Call, every kind (why not a Map: id-table.js)
     this.parked = new Set() //      calls waiting for any peer that may take them to come up
+    this.onSettled = null //        told after each call settles, while the client drains (core.js drained())
     this.pendingBytes = 0 //        bytes of the pending calls' requests, as encoded
     this.latency = null //          a LatencyHistogram (ops/metrics.js) once metrics are on: each request's whole time
     this.methodLatency = new Map() // method -> PeakEwma, for adaptive attempt timeouts
@@ -252,8 +254,9 @@ export class Calls {
   /** The worker thread running `call` on `peer` ended under it: the failover policy (failover.js, rule T) decides. */
   threadEnded (call, peer, err) {
     if (call.peer !== peer || call.committed) return this.answered(call, peer, err)
-    const d = decide(call, Outcome.THREAD_ENDED, { maxAttempts: this.o.maxAttempts, budget: this.o.budget, random: this.o.random, endpoint: peer.endpoint, error: err })
+    const d = decide(call, Outcome.THREAD_ENDED, { maxAttempts: this.o.maxAttempts, budgetLeft: this.o.budget.allows(), random: this.o.random, endpoint: peer.endpoint, error: err })
     if (d.budgetSpent === true) this.counts.budgetExhausted++
+    if (d.spend === true) this.o.budget.withdraw()
     if (d.action === 'fail') return this.answered(call, peer, d.error)
     call.endedThread = true
     call.lastError = err
@@ -344,8 +347,9 @@ export class Calls {
 
   /** Applies the failover policy (failover.js) to a call whose attempt on `peer` ended. */
   retryOrFail (call, outcome, peer) {
-    const d = decide(call, outcome, { maxAttempts: this.o.maxAttempts, budget: this.o.budget, random: this.o.random, endpoint: peer.endpoint })
+    const d = decide(call, outcome, { maxAttempts: this.o.maxAttempts, budgetLeft: this.o.budget.allows(), random: this.o.random, endpoint: peer.endpoint })
     if (d.budgetSpent === true) this.counts.budgetExhausted++
+    if (d.spend === true) this.o.budget.withdraw()
     if (d.action === 'fail') return this.settle(call, d.error)
     if (d.action === 'wait') return
     if (outcome !== Outcome.REFUSED) call.lost = true // the earlier attempt may still answer, or may have run
@@ -496,6 +500,7 @@ export class Calls {
       else { kind.counts.failed++; this.counts.failed[err.code] = (this.counts.failed[err.code] ?? 0) + 1 }
     }
     kind.deliver(call, err, value)
+    if (this.onSettled !== null) this.onSettled()
   }
 
   /** Tells the peers still holding a settled call to drop it: their handler's ctx.signal aborts. */
@@ -515,14 +520,9 @@ export class Calls {
   }
 }
 
-/**
- * The whole milliseconds a call has left at `now`, as its attempts carry them (0: no
- * deadline): at least 1, and never more than its timeout ((now + t) - now is not always t in
- * floating point).
- */
+/** The whole milliseconds a call has left at `now`, as its attempts carry them (deadline.js; 0: no deadline). */
 function timeLeft (call, now) {
-  if (call.deadline === Infinity) return 0
-  return Math.min(call.timeout, Math.max(1, Math.ceil(call.deadline - now)))
+  return msLeft(call.deadline, call.timeout, now)
 }
 
 /** Waves of work queued ahead of a new call at `peer` (attempt-limit.js queuedWaves): this call is on its list already. */

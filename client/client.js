@@ -5,6 +5,7 @@
 // out, and the exports map has no way to this file).
 import { EventEmitter } from 'node:events'
 import { ClientCore } from './core.js'
+import { resolveClientOptions } from './options.js'
 import { insides } from '../runtime/insides.js'
 
 const table = insides('Client') // Client -> its ClientCore, for insideOf()
@@ -89,9 +90,29 @@ export class Client extends EventEmitter {
     return this.#core.describe(endpoint)
   }
 
-  /** Rejects every pending call with ClosedError and closes the socket. */
-  close () {
-    return this.#core.close()
+  /** A deadline of `timeout` ms (the client's timeout by default) on this client's clock: { timeout, at, left(), passed }. */
+  deadline (timeout) {
+    return this.#core.deadline(timeout)
+  }
+
+  /** How `method` is served: 'stream', 'request', or null when no peer serves it nor may one come. */
+  howServed (method, options) {
+    return this.#core.howServed(method, options)
+  }
+
+  /** The endpoints of every peer that serves `method`, as gather() reaches them. */
+  serversOf (method, options) {
+    return this.#core.serversOf(method, options)
+  }
+
+  /** Takes no new call and, with `drain` ms, lets the calls in flight settle first; then rejects the rest with ClosedError and closes the socket. */
+  close (options) {
+    return this.#core.close(options)
+  }
+
+  /** Checks Client options as the constructor does, without making a client: throws InvalidArgumentError naming the option. */
+  static checkOptions (options) {
+    resolveClientOptions(options)
   }
 }
 

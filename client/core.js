@@ -16,16 +16,18 @@ import { EntryCalls } from './entry-calls.js'
 import { requestCodec } from './requests.js'
 import { Streams } from './streams.js'
 import { eventCodec } from './events.js'
-import { Publishing } from './publishing.js'
+import { Publishing, checkEvent } from './publishing.js'
 import { contractProxy } from './contract-proxy.js'
 import { CallContext, pendingStream } from './call-context.js'
 import { runChain, middlewareOf } from '../runtime/middleware.js'
 import { MAX_REQUEST_ID } from '../protocol/constants.js'
-import { ClosedError, invalidArgument } from '../protocol/errors.js'
+import { ClosedError, NoPeersError, invalidArgument } from '../protocol/errors.js'
 import { Gather } from './gather.js'
 import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
 import { deprecated } from '../runtime/deprecated.js'
 import { SILENT_LOGGER, checkMethod } from '../runtime/options.js'
+import { MAX_TIMER_MS } from '../runtime/clock.js'
+import { Deadline } from './deadline.js'
 
 export class ClientCore {
   /**
@@ -87,7 +89,7 @@ export class ClientCore {
       membersTimeout: o.membersTimeout,
       publishOptions: eventOptionsChecker(o, false),
       broadcastOptions: eventOptionsChecker(o, true),
-      refusal: () => this.refusal(),
+      admit: (event, options, check, what) => this.admit(event, options, check, (e) => checkEvent(e, what)),
       newId: () => this.newId(),
       kind: this.events,
       start: (call, now) => this.calls.start(call, now),
@@ -148,14 +150,13 @@ export class ClientCore {
    */
   gather (method, args, options) {
     try {
-      checkMethod(method)
-      if (options?.key !== undefined || options?.hedge != null) throw invalidArgument('gather reaches every peer that serves the method: leave out key and hedge')
-      this.requestOptions(options) // checked once, before any peer is asked
+      this.admit(method, options, (given) => { // checked once, before any peer is asked
+        if (given?.key !== undefined || given?.hedge != null || given?.endpoint != null) throw invalidArgument('gather reaches every peer that serves the method: leave out key, hedge and endpoint')
+        return this.requestOptions(given)
+      })
     } catch (err) {
       return Promise.reject(err)
     }
-    const refused = this.refusal()
-    if (refused !== null) return Promise.reject(refused)
     return this.gathering.gather(method, args, options)
   }
 
@@ -163,17 +164,15 @@ export class ClientCore {
   send (method, args, options, report, pin = null) {
     let o
     try {
-      checkMethod(method)
-      o = this.requestOptions(options)
+      o = this.admit(method, options, this.requestOptions)
     } catch (err) {
       return Promise.reject(err)
     }
-    const refused = this.refusal()
-    if (refused !== null) return Promise.reject(refused)
     const now = this.options.clock.now()
     const call = this.requests.adopt(new Call(this.requests, this.newId(), method, args, o, now))
     call.report = report
-    call.pin = pin
+    call.pin = pin ?? o.endpoint
+    if (pin === null && o.endpoint !== null) this.mesh.reach(o.endpoint) // a peer it does not know is dialled for it
     this.mesh.called(method)
     this.calls.start(call, now)
     return call.promise
@@ -194,14 +193,12 @@ export class ClientCore {
 
   /** stream() past the middleware; `pin` as request()'s. */
   openStream (method, args, options, pin = null) {
-    checkMethod(method)
-    const o = this.streamOptions(options)
-    const refused = this.refusal()
-    if (refused !== null) throw refused
+    const o = this.admit(method, options, this.streamOptions)
     const now = this.options.clock.now()
     const call = new Call(this.streams, this.newId(), method, args, o, now)
     const s = this.streams.adopt(call, o)
-    call.pin = pin
+    call.pin = pin ?? o.endpoint
+    if (pin === null && o.endpoint !== null) this.mesh.reach(o.endpoint)
     this.mesh.called(method)
     this.calls.start(call, now)
     return s
@@ -233,6 +230,19 @@ export class ClientCore {
     if (this.middleware.length === 0) return send(event, payload, options)
     const ctx = new CallContext(kind, event, payload, options)
     return runChain(this.middleware, ctx, () => send(ctx.method, ctx.args, ctx.sendOptions()))
+  }
+
+  /**
+   * The one prologue of every call, whatever its kind: its name checked (`nameCheck`, a
+   * method's by default), its options as `check` makes them, and the client's refusal (closed,
+   * or as many calls as it may hold); throws the first that fails, else returns the options.
+   */
+  admit (name, options, check, nameCheck = checkMethod) {
+    nameCheck(name)
+    const o = check(options)
+    const refused = this.refusal()
+    if (refused !== null) throw refused
+    return o
   }
 
   /** Why a new call is refused now (the client is closed, or holds as many calls as it may), or null. */
@@ -297,13 +307,41 @@ export class ClientCore {
   }
 
   /**
-   * For zeromesh/nest, which knows a method by its name only: resolves once this client can
-   * tell how `method` is served, with true (a stream) or false (a request) when an up peer
-   * serves it, or null when none does nor may one come (the peers known said what they serve).
-   * Rejects with `timedOut(unreached)` after `timeout` ms, or after `connect` ms when no peer
-   * came up by then (`unreached` true: no peer was ever up).
+   * A deadline of `timeout` ms on this client's clock (its `timeout` when left out), checked
+   * as a request's timeout is: { timeout, at, left(), passed } (docs/reference/client.md).
    */
-  howServed (method, timeout, timedOut, connect = timeout) {
+  deadline (timeout) {
+    const o = timeout === undefined ? this.requestOptions(undefined) : this.requestOptions({ timeout })
+    return new Deadline(this.options.clock, o.timeout)
+  }
+
+  /**
+   * How `method` is served, for a caller that knows it by its name only (zeromesh/nest):
+   * resolves with 'stream' or 'request' once an up peer serves it, or null when none does nor
+   * may one come (the peers known said what they serve). Rejects with NoPeersError after
+   * `timeout` ms, or after `connectTimeout` ms when no peer came up by then (`neverUp` true
+   * on the error: no peer was ever up) (docs/reference/client.md).
+   */
+  howServed (method, options) {
+    let timeout, connect
+    try {
+      checkMethod(method, 'howServed(method): method')
+      const { connectTimeout, ...rest } = options ?? {}
+      timeout = this.deadline(rest.timeout).timeout
+      if (Object.keys(rest).some((k) => k !== 'timeout')) throw invalidArgument(`howServed(method, options): known options are timeout and connectTimeout, got ${Object.keys(options).join(', ')}`)
+      connect = connectTimeout === undefined ? timeout : Math.min(timeout, this.deadline(connectTimeout).timeout)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    const tried = () => this.mesh.table.snapshot().map((p) => p.endpoint).join(', ') || 'no seed'
+    const timedOut = (neverUp) => neverUp
+      ? Object.assign(new NoPeersError(`zeromesh: no peer answered within ${connect} ms (tried ${tried()})`), { neverUp: true })
+      : Object.assign(new NoPeersError(`zeromesh: no peer serving "${method}" was up within ${timeout} ms`), { neverUp: false })
+    return this.served(method, timeout, timedOut, connect).then((s) => s === null ? null : s ? 'stream' : 'request')
+  }
+
+  /** howServed() past its options: true (a stream), false (a request) or null; `timedOut(neverUp)` its error. */
+  served (method, timeout, timedOut, connect) {
     if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
     const { mesh } = this
     const probe = { method, version: null, where: null, group: undefined, kind: { unroutable: () => true } }
@@ -321,8 +359,21 @@ export class ClientCore {
     return w.promise.then((v) => v === 'none' ? null : v).finally(() => { if (connecting !== null) clock.clearTimeout(connecting) })
   }
 
-  /** For zeromesh/nest: the endpoints of every peer that serves `method` (gather()'s), each dialled, within `timeout`. */
-  serversOf (method, timeout) {
+  /**
+   * The endpoints of every peer that serves `method`, as gather() reaches them (members
+   * outside the subset included, each dialled), once this client knows the cluster; rejects
+   * with NoPeersError when none serves it within `timeout` (docs/reference/client.md).
+   */
+  serversOf (method, options) {
+    let timeout
+    try {
+      checkMethod(method, 'serversOf(method): method')
+      if (Object.keys(options ?? {}).some((k) => k !== 'timeout')) throw invalidArgument('serversOf(method, options): the one option is timeout')
+      timeout = this.deadline(options?.timeout).timeout
+    } catch (err) {
+      return Promise.reject(err)
+    }
+    if (this.closing !== null) return Promise.reject(new ClosedError('zeromesh: the client is closed'))
     return this.gathering.servers(method, timeout).then((them) => { for (const ep of them) this.mesh.reach(ep); return them })
   }
 
@@ -342,15 +393,54 @@ export class ClientCore {
     return this.mesh.describe(endpoint)
   }
 
-  /** Rejects every pending call with ClosedError and closes the socket. */
-  close () {
+  /**
+   * Takes no new call (ClosedError) and, with `drain` ms, lets the calls in flight (sent, or
+   * waiting for a peer, a place or a subscriber) settle for up to that long; then rejects
+   * what is left with ClosedError and closes the socket (docs/reference/client.md).
+   */
+  close (options) {
     if (this.closing !== null) return this.closing
+    let drain
+    try {
+      if (options !== undefined && (options === null || typeof options !== 'object' || Object.keys(options).some((k) => k !== 'drain'))) throw invalidArgument('close(options): the one option is drain, the longest wait in ms for the calls in flight')
+      drain = options?.drain ?? 0
+      if (!Number.isInteger(drain) || drain < 0 || drain > MAX_TIMER_MS) throw invalidArgument(`close({ drain }): drain must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${JSON.stringify(drain)}`)
+    } catch (err) {
+      return Promise.reject(err)
+    }
     const err = new ClosedError('zeromesh: the client was closed')
     this.closing = (async () => {
+      if (drain > 0) await this.drained(drain)
       this.mesh.stop(err)
       this.calls.close(err)
       await this.mesh.close()
     })()
     return this.closing
+  }
+
+  /**
+   * Resolves once no call is pending (calls.js) nor waiting to become one (a publish for its
+   * subscribers, a gather for its servers: method-waiters.js), or after `ms`. Looked at a
+   * timer's turn after each change, so a wait that turns into calls is seen as calls.
+   */
+  drained (ms) {
+    const { calls, mesh } = this
+    const clock = this.options.clock
+    const idle = () => calls.pending.size === 0 && mesh.methodWaiters.waiting.size === 0
+    if (idle()) return Promise.resolve()
+    return new Promise((resolve) => {
+      let look = null
+      const done = () => {
+        clock.clearTimeout(limit)
+        if (look !== null) clock.clearTimeout(look)
+        calls.onSettled = null
+        mesh.methodWaiters.onEnded = null
+        resolve()
+      }
+      const limit = clock.setTimeout(done, ms)
+      calls.onSettled = mesh.methodWaiters.onEnded = () => {
+        if (look === null) look = clock.setTimeout(() => { look = null; if (idle()) done() }, 0)
+      }
+    })
   }
 }

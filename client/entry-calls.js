@@ -44,7 +44,6 @@ export class EntryCalls {
     this.long = false
     this.counts = codec.counts
     this.replySizes = codec.learnsSizes ? new ReplySizes() : null // method -> bytes per reply
-    this.lone = false // the attempt pack() made last is a whole frame, to leave at once (send)
     // Calls for one peer made in the same turn leave together (coalescing); each in a frame
     // still fails over on its own.
     this.outbox = new Outbox({
@@ -64,12 +63,13 @@ export class EntryCalls {
   }
 
   /**
-   * The attempt's bytes. A lone call (nothing else of this client's on its way to the peer),
-   * or one whose method's replies are large (reply-sizes.js), is packed as its whole frame, to
-   * leave at once as it is; any other as an entry, to be joined with the others of this turn.
+   * The attempt's bytes, as send() takes them. A lone call (nothing else of this client's on
+   * its way to the peer), or one whose method's replies are large (reply-sizes.js), is packed
+   * as its whole frame, in the frames array it leaves in at once; any other as an entry (a
+   * Buffer), to be joined with the others of this turn.
    */
   pack (call, peer, remaining) {
-    const lone = this.lone = this.outbox.lone(peer, peer.calls.size) || (this.replySizes !== null && this.replySizes.large(call.method))
+    const lone = this.outbox.lone(peer, peer.calls.size) || (this.replySizes !== null && this.replySizes.large(call.method))
     const entry = this.codec.entry(call, remaining)
     let packed
     try {
@@ -80,12 +80,13 @@ export class EntryCalls {
     const size = lone ? packed.length : FRAME_OVERHEAD + packed.length
     if (size > this.o.maxMessageSize) throw invalidArgument(`${this.noun} "${call.method}" is ${size} bytes, larger than maxMessageSize ${this.o.maxMessageSize}`)
     if (call.size === 0) call.size = size
-    return packed
+    return lone ? [packed] : packed
   }
 
+  /** Sends what pack() gave: a lone frame at once, an entry through the outbox. */
   send (call, peer, packed) {
-    if (this.lone) {
-      this.o.send(peer.endpoint, [packed], (code) => this.o.calls.sent(call, peer, code))
+    if (Array.isArray(packed)) {
+      this.o.send(peer.endpoint, packed, (code) => this.o.calls.sent(call, peer, code))
       return
     }
     this.outbox.add(peer, peer, packed, call, peer.calls.size)

@@ -25,8 +25,10 @@
 // "Refused" means the peer certainly did not run it: busy, draining, not serving the method,
 // not connected, or the frame was refused by ZeroMQ. Those are retried whether the request is
 // idempotent or not, as the refusal's error allows (its `retryable`: protocol/errors.js).
-// decide() writes to nothing: it reads the call and returns the decision, and says when the
-// retry budget was what stopped it (`budgetSpent`), for the caller to count.
+// decide() writes to nothing: it reads the call and whether the retry budget has a retry left,
+// and returns the decision: a retry that draws on the budget says so (`spend`), for the caller
+// to take, and one the budget stopped says so (`budgetSpent`), for the caller to count. The
+// table of cases both languages' tests read is protocol/failover-table.json.
 import { ConnectionLostError } from '../protocol/errors.js'
 
 export const Outcome = Object.freeze({ REFUSED: 'refused', LOST: 'lost', ATTEMPT_TIMEOUT: 'attempt-timeout', THREAD_ENDED: 'thread-ended' })
@@ -36,8 +38,8 @@ const JITTER_MS = 20 // in-doubt retries spread over this, so a crowd of them do
 /**
  * @param {{ attempts: number, losses: number, endedThread: boolean, idempotent: boolean, method: string, lastError: Error|null }} call  read, never written
  * @param {string} outcome  one of Outcome
- * @param {{ maxAttempts: number, budget: { withdraw(): boolean }, random: () => number, endpoint: string, error?: Error }} ctx  `error`: the peer's, for THREAD_ENDED
- * @returns {{ action: 'retry', delay: number } | { action: 'wait', budgetSpent?: true } | { action: 'fail', error: Error, budgetSpent?: true }}
+ * @param {{ maxAttempts: number, budgetLeft: boolean, random: () => number, endpoint: string, error?: Error }} ctx  `budgetLeft`: whether the retry budget allows one more; `error`: the peer's, for THREAD_ENDED
+ * @returns {{ action: 'retry', delay: number, spend?: true } | { action: 'wait', budgetSpent?: true } | { action: 'fail', error: Error, budgetSpent?: true }}
  */
 export function decide (call, outcome, ctx) {
   const refused = outcome === Outcome.REFUSED
@@ -48,14 +50,14 @@ export function decide (call, outcome, ctx) {
   if (refused && call.lastError?.retryable === false) return { action: 'fail', error: call.lastError }
   if (outcome === Outcome.THREAD_ENDED) {
     if (!call.idempotent || call.endedThread || call.attempts - (call.losses > 0 ? 1 : 0) >= ctx.maxAttempts) return { action: 'fail', error: ctx.error }
-    if (!ctx.budget.withdraw()) return { action: 'fail', error: ctx.error, budgetSpent: true }
-    return { action: 'retry', delay: 0 }
+    if (!ctx.budgetLeft) return { action: 'fail', error: ctx.error, budgetSpent: true }
+    return { action: 'retry', delay: 0, spend: true }
   }
   // The first attempt lost with its connection is not counted: its peer went away holding it.
   if (call.attempts - (call.losses > 0 ? 1 : 0) >= ctx.maxAttempts) return giveUp(`it used its ${ctx.maxAttempts} attempts (maxAttempts), besides one lost with its peer`)
   if (outcome === Outcome.LOST && !call.idempotent) return { action: 'fail', error: lost('it is not idempotent, so it was not retried') }
   if (outcome === Outcome.ATTEMPT_TIMEOUT && !call.idempotent) return { action: 'wait' }
   if (outcome === Outcome.LOST && call.losses === 0) return { action: 'retry', delay: jitter() }
-  if (!ctx.budget.withdraw()) return { ...giveUp('the retry budget was spent (many retries lately: a sick cluster is not stormed), so it was not retried'), budgetSpent: true }
-  return { action: 'retry', delay: refused ? 0 : jitter() }
+  if (!ctx.budgetLeft) return { ...giveUp('the retry budget was spent (many retries lately: a sick cluster is not stormed), so it was not retried'), budgetSpent: true }
+  return { action: 'retry', delay: refused ? 0 : jitter(), spend: true }
 }

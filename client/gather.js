@@ -5,6 +5,7 @@
 // before the deadline, the connection lost, busy or draining to the end).
 import { NoPeersError } from '../protocol/errors.js'
 import { UNREACHED } from './fan-out.js'
+import { msLeft } from './deadline.js'
 
 export class Gather {
   /**
@@ -42,7 +43,7 @@ export class Gather {
     const timeout = options?.timeout ?? this.o.timeout
     const t0 = clock.now()
     const targets = await this.servers(method, timeout)
-    const o = { ...options, timeout: Math.max(1, Math.round(timeout - (clock.now() - t0))) }
+    const o = { ...options, timeout: msLeft(t0 + timeout, timeout, clock.now()) }
     const out = { replies: [], failed: [], unreached: [] }
     await Promise.all(targets.map((endpoint) => {
       this.o.view.reach(endpoint)

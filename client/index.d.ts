@@ -149,6 +149,8 @@ export interface RequestOptions {
   headers?: Record<string, string>
   /** Resolve with every result the handler answered, in order (an array: a NestJS handler's Observable values, PROTOCOL.md 4.2.3); a one-result handler gives [result]. Default false: the last result. */
   values?: boolean
+  /** The one peer this call may go to (dialled if the client does not know it); default: any peer the balancer picks. */
+  endpoint?: string
 }
 
 export interface StreamOptions {
@@ -172,17 +174,19 @@ export interface StreamOptions {
   signal?: AbortSignal
   /** Request headers, as for a request. */
   headers?: Record<string, string>
+  /** The one peer this stream may go to, as for a request. */
+  endpoint?: string
 }
 
 /** client.publish()'s options: a request's, without hedge (an event is never hedged). */
-export interface PublishOptions extends Omit<RequestOptions, 'hedge' | 'values'> {
+export interface PublishOptions extends Omit<RequestOptions, 'hedge' | 'values' | 'endpoint'> {
   /** Wait for each group's handler to finish (true, the default), or resolve once each delivery left (false: at most once). */
   ack?: boolean
   /** The groups that must each get the event, whether they subscribe yet or not; default: every group subscribing now (or the first to come). */
   groups?: string[]
 }
 /** client.broadcast()'s options: a request's, without hedge and key. */
-export interface BroadcastOptions extends Omit<RequestOptions, 'hedge' | 'key' | 'values'> {
+export interface BroadcastOptions extends Omit<RequestOptions, 'hedge' | 'key' | 'values' | 'endpoint'> {
   /** Wait for each peer's handlers to finish (true, the default), or count a delivery once it left (false). */
   ack?: boolean
 }
@@ -317,13 +321,27 @@ export interface GatherResult<T = unknown> {
   unreached: Array<{ endpoint: string, reason: string }>
 }
 
+/** A deadline on a client's clock (client.deadline()). */
+export interface Deadline {
+  /** Its length in ms. */
+  readonly timeout: number
+  /** When it passes, on the client's clock. */
+  readonly at: number
+  /** Whole ms left, at least 1: what to give the next call as its timeout. */
+  left(): number
+  /** Whether it passed. */
+  readonly passed: boolean
+  /** Settles as `promise` does, or resolves with undefined once the deadline passes, whichever comes first. */
+  within<T>(promise: PromiseLike<T>): Promise<T | undefined>
+}
+
 export declare class Client extends EventEmitter {
   constructor(options: ClientOptions)
   request<T = unknown>(method: string, args: unknown, options: RequestOptions & { values: true }): Promise<T[]>
   request<T = unknown>(method: string, args?: unknown, options?: RequestOptions): Promise<T>
   /** Sends `method(args)` to every peer that serves it (connected or not), each pinned to its peer, under one deadline: each one's outcome. Rejects with ERR_ZEROMESH_NO_PEERS when none serves it within the timeout. */
-  gather<T = unknown>(method: string, args: unknown, options: Omit<RequestOptions, 'hedge' | 'key'> & { values: true }): Promise<GatherResult<T[]>>
-  gather<T = unknown>(method: string, args?: unknown, options?: Omit<RequestOptions, 'hedge' | 'key'>): Promise<GatherResult<T>>
+  gather<T = unknown>(method: string, args: unknown, options: Omit<RequestOptions, 'hedge' | 'key' | 'endpoint'> & { values: true }): Promise<GatherResult<T[]>>
+  gather<T = unknown>(method: string, args?: unknown, options?: Omit<RequestOptions, 'hedge' | 'key' | 'endpoint'>): Promise<GatherResult<T>>
   /** Adds a middleware to the end of this client's chain; returns the client. */
   use(fn: ClientMiddleware): this
   /** Opens a stream of `method(args)` on a peer that takes streams (docs/guides/streams.md). Throws at once on bad options. */
@@ -348,7 +366,16 @@ export declare class Client extends EventEmitter {
   service<C extends import('../runtime/contract.js').Contract>(contract: C, options?: { validateInput?: boolean, validateOutput?: boolean }): ContractProxy<C>
   /** What the peer at `endpoint` serves, asked of it (connecting if needed); 'any' for an older peer. */
   describe(endpoint: string): Promise<import('../protocol/index.js').ServiceDescriptor | 'any'>
-  close(): Promise<void>
+  /** A deadline of `timeout` ms (default: the client's timeout) on this client's clock, checked as a request's timeout (InvalidArgumentError). */
+  deadline(timeout?: number): Deadline
+  /** How `method` is served: 'stream', 'request', or null when the peers known serve it not and none may come. Rejects with NoPeersError after `timeout`, or after `connectTimeout` when no peer was ever up (then the error's `neverUp` is true). */
+  howServed(method: string, options?: { timeout?: number, connectTimeout?: number }): Promise<'stream' | 'request' | null>
+  /** The endpoints of every peer that serves `method`, as gather() reaches them (members outside the subset too, each dialled), once the client knows the cluster; NoPeersError when none within `timeout`. */
+  serversOf(method: string, options?: { timeout?: number }): Promise<string[]>
+  /** Takes no new call (ClosedError); with `drain`, lets the calls in flight settle for up to that many ms; then rejects what is left with ClosedError and closes the socket. */
+  close(options?: { drain?: number }): Promise<void>
+  /** Checks Client options as the constructor does, without making a client: throws InvalidArgumentError naming the option. */
+  static checkOptions(options: ClientOptions): void
   on(event: 'peer', listener: (peer: PeerInfo) => void): this
   /** Code you gave (strategy, listener, logger) threw: a UserCodeError whose cause is what it threw. */
   on(event: 'error', listener: (err: Error) => void): this

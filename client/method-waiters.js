@@ -18,6 +18,7 @@ export class MethodWaiters {
   constructor (o) {
     this.o = o
     this.waiting = new Set()
+    this.onEnded = null // told after a waiter ends, while the client drains (core.js drained())
   }
 
   /** Resolves with the endpoints of the up peers that serve `method`, once there is one. */
@@ -36,23 +37,11 @@ export class MethodWaiters {
     } catch (err) {
       return Promise.reject(err)
     }
-    return new Promise((resolve, reject) => {
-      const w = {
-        check: () => {
-          const list = this.o.router.candidates(method, version, where)
-          if (list.length > 0) w.end(null, list.map((p) => p.endpoint))
-        },
-        end: (err, value) => {
-          this.waiting.delete(w)
-          this.o.clock.clearTimeout(w.timer)
-          if (err === null) resolve(value)
-          else reject(err)
-        },
-      }
-      w.timer = this.o.clock.setTimeout(() => w.end(new TimeoutError(`zeromesh: no peer serving "${method}" came up within ${timeout} ms (${this.o.router.explain(method, version, where)})`)), timeout)
-      this.waiting.add(w)
-      w.check()
-    })
+    const test = () => {
+      const list = this.o.router.candidates(method, version, where)
+      return list.length > 0 ? list.map((p) => p.endpoint) : null
+    }
+    return this.watch(test, timeout, () => new TimeoutError(`zeromesh: no peer serving "${method}" came up within ${timeout} ms (${this.o.router.explain(method, version, where)})`)).promise
   }
 
   /**
@@ -72,6 +61,7 @@ export class MethodWaiters {
           if (w.recheck !== null) this.o.clock.clearTimeout(w.recheck)
           if (err === null) resolve(value)
           else reject(err)
+          this.onEnded?.()
         },
         recheck: null,
       }

@@ -9,6 +9,7 @@ import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
 import { zmqTransport } from '../transport/index.js'
 import { deprecated } from '../runtime/deprecated.js'
 import { versionRange, whereProblem } from '../protocol/service.js'
+import { normalizeRemote } from '../protocol/endpoint.js'
 
 export const clientDefaults = Object.freeze({
   timeout: 5000, //            whole deadline of a request, retries included
@@ -131,6 +132,7 @@ export function requestOptionsChecker (defaults) {
       return range
     },
     where: whereOption(defaults.where),
+    endpoint: (v, name) => v === undefined || v === null ? null : normalizeRemote(v, name), // the one peer it may go to
     values: bool(false),
     headers: (v, name) => {
       if (v === undefined || v === null) return null
@@ -139,7 +141,7 @@ export function requestOptionsChecker (defaults) {
       return Object.keys(v).length === 0 ? null : Object.freeze({ ...v })
     },
   }
-  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined, version: null, where: defaults.where, values: false, headers: null })
+  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined, version: null, where: defaults.where, endpoint: null, values: false, headers: null })
   return (given) => given === undefined ? none : checkOptions('request options', given, spec)
 }
 
@@ -182,6 +184,7 @@ export function eventOptionsChecker (defaults, broadcast) {
     const { groups, ack, ...rest } = given ?? {}
     if (rest.hedge !== undefined) throw invalidArgument(`${name}: events are never hedged: leave out hedge`)
     if (rest.values !== undefined) throw invalidArgument(`${name}: an event has no result: leave out values (a request's option)`)
+    if (rest.endpoint !== undefined) throw invalidArgument(`${name}: an event goes to its subscribers: leave out endpoint (a request's and a stream's option)`)
     if (broadcast && groups !== undefined) throw invalidArgument('broadcast reaches every subscriber in every group: leave out groups (publish takes them)')
     if (broadcast && rest.key !== undefined) throw invalidArgument('broadcast reaches every subscriber: leave out key')
     const o = { ...request(rest), hedge: null }

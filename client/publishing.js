@@ -3,6 +3,7 @@
 // when there is none yet, then make one call of the event kind (events.js) per delivery on the
 // one lifecycle (calls.js), all owned by one fan-out (fan-out.js) that answers the caller.
 import { Call } from './call.js'
+import { msLeft } from './deadline.js'
 import { Publish, Broadcast } from './fan-out.js'
 import { Roster } from './roster.js'
 import { NoSubscribersError, AbortError, invalidArgument } from '../protocol/errors.js'
@@ -16,7 +17,7 @@ export class Publishing {
    * @param {number} o.membersTimeout  how long a fresh client waits to learn who subscribes
    * @param {(given: object|undefined) => object} o.publishOptions  checks publish()'s options
    * @param {(given: object|undefined) => object} o.broadcastOptions  checks broadcast()'s options
-   * @param {() => Error|null} o.refusal  why a new call is refused now (closed, full), or null
+   * @param {(event: string, options: object|undefined, check: Function, what: string) => object} o.admit  the client's one prologue (core.js admit()): the event's name, its options by `check`, the client's refusal
    * @param {() => number} o.newId  a call id
    * @param {object} o.kind  the event kind (events.js)
    * @param {(call: Call, now: number) => void} o.start  starts a call on the lifecycle
@@ -79,13 +80,9 @@ export class Publishing {
     return waiting.promise
   }
 
-  /** The options of `what` (publish or broadcast) as `check` makes them; throws when the event name or an option is wrong, or the client takes no new call now. */
+  /** The options of `what` (publish or broadcast) as `check` makes them, by the client's prologue. */
   admit (event, options, what, check) {
-    checkEvent(event, what)
-    const o = check(options)
-    const refused = this.o.refusal()
-    if (refused !== null) throw refused
-    return o
+    return this.o.admit(event, options, check, what)
   }
 
   /**
@@ -124,7 +121,7 @@ export class Publishing {
     watch.promise.then((them) => {
       o.signal?.removeEventListener('abort', onAbort)
       const now = clock.now()
-      deliver(them, now, { ...o, timeout: Math.max(1, Math.round(o.timeout - (now - t0))) })
+      deliver(them, now, { ...o, timeout: msLeft(t0 + o.timeout, o.timeout, now) })
     }, (err) => {
       o.signal?.removeEventListener('abort', onAbort)
       owner.fail(err)
@@ -135,6 +132,7 @@ export class Publishing {
 const LEARNT = () => true
 
 /** An event name given to publish() or broadcast(): 1 to Limits.maxEventLength characters. */
-function checkEvent (event, what) {
+/** Throws when `event` is not an event's name (`what`: publish or broadcast, for the message). */
+export function checkEvent (event, what) {
   if (!isName(event)) throw invalidArgument(`${what}(event, payload): event must be a string of 1 to ${Limits.maxEventLength} characters, got ${typeof event === 'string' ? JSON.stringify(event) : typeof event}`)
 }

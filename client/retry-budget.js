@@ -35,14 +35,18 @@ export class RetryBudget {
     this.requests[this.roll(at)]++
   }
 
-  /** Takes one retry from the budget; false when it is spent. */
-  withdraw () {
-    const b = this.roll()
+  /** Whether one more retry fits the budget now (takes nothing). */
+  allows () {
+    this.roll()
     let requests = 0; let retries = 0
     for (let i = 0; i < this.size; i++) { requests += this.requests[i]; retries += this.retries[i] }
-    const allowed = this.o.minPerSecond * this.size + this.o.percent * requests
-    if (retries + 1 > allowed) return false
-    this.retries[b]++
+    return retries + 1 <= this.o.minPerSecond * this.size + this.o.percent * requests
+  }
+
+  /** Takes one retry from the budget; false when it is spent. */
+  withdraw () {
+    if (!this.allows()) return false
+    this.retries[this.second % this.size]++
     return true
   }
 }

@@ -22,8 +22,7 @@
 // - close() (Nest calls it at application shutdown) lets the calls in flight finish, within
 //   drainTimeout, before it closes the client; calls made meanwhile still go out.
 import { ClientProxy } from '@nestjs/microservices'
-import { Client, insideOf } from '../client/client.js'
-import { resolveClientOptions } from '../client/options.js'
+import { Client } from '../client/index.js'
 import { check } from '../runtime/contract.js'
 import { METADATA_HEADER } from './context.js'
 import { invalidArgument, NoPeersError, UnknownMethodError } from '../protocol/errors.js'
@@ -47,23 +46,26 @@ export class ZeromeshClient extends ClientProxy {
    * @param {object} [options]  a zeromesh Client's options (seeds, timeout, security, ...), and:
    * @param {number} [options.drainTimeout]  how long close() waits for the calls in flight (default: the client's timeout)
    * @param {number} [options.connectTimeout]  how long a call waits for a first peer to answer before it fails ECONNREFUSED (default 1000 ms, and never past the call's timeout)
+   * @param {boolean} [options.all]  every send() goes to every server that serves the pattern, as Nest's broker transports deliver it (default false: one server; a record's `all` overrides it)
    */
   constructor (options = {}) {
     super()
     if (options === null || typeof options !== 'object') throw invalidArgument('new ZeromeshClient(options): options must be an object of Client options, such as { seeds: [...] }')
-    const { drainTimeout, connectTimeout, ...clientOptions } = options
+    const { drainTimeout, connectTimeout, all = false, ...clientOptions } = options
+    if (typeof all !== 'boolean') throw invalidArgument(`new ZeromeshClient(options): all must be true or false, got ${JSON.stringify(all)}`)
     if (drainTimeout !== undefined && !(Number.isInteger(drainTimeout) && drainTimeout >= 0)) throw invalidArgument(`new ZeromeshClient(options): drainTimeout must be a whole number of milliseconds, got ${JSON.stringify(drainTimeout)}`)
     if (connectTimeout !== undefined && !(Number.isInteger(connectTimeout) && connectTimeout >= 1 && connectTimeout <= 2 ** 31 - 1)) throw invalidArgument(`new ZeromeshClient(options): connectTimeout must be a whole number of milliseconds from 1, got ${JSON.stringify(connectTimeout)}`)
     // Checked now, as the zeromesh Client will check them: a missing seed or a bad option fails
     // where the module is declared, not at the first call.
     try {
-      resolveClientOptions(clientOptions)
+      Client.checkOptions(clientOptions)
     } catch (err) {
       throw invalidArgument(`new ZeromeshClient(options): ${err.message.replace(/^zeromesh: /, '')}`)
     }
     this.clientOptions = clientOptions
     this.drainTimeout = drainTimeout ?? null
     this.connectTimeout = connectTimeout ?? CONNECT_TIMEOUT_MS
+    this.all = all
     this.client = null
     this.inflight = 0
     this.idle = null // resolves when inflight reaches 0 (close() waits on it)
@@ -89,20 +91,16 @@ export class ZeromeshClient extends ClientProxy {
     return this.client
   }
 
-  /** Lets the calls in flight finish (within drainTimeout), then closes the client. */
+  /** Lets the calls in flight finish (within drainTimeout, on the client's clock), then closes the client. */
   close () {
     if (this.closing !== null) return this.closing
     const client = this.client
     if (client === null) return Promise.resolve()
     this.closing = (async () => {
-      const limit = this.drainTimeout ?? insideOf(client).options.timeout
-      if (this.inflight > 0) {
-        let timer
-        await Promise.race([this.whenIdle(), new Promise((resolve) => { timer = setTimeout(resolve, limit) })])
-        clearTimeout(timer)
-      }
+      const limit = this.drainTimeout ?? client.deadline().timeout
+      if (limit > 0 && this.inflight > 0) await client.deadline(limit).within(this.whenIdle())
       this.client = null
-      await client.close()
+      await client.close() // what is left past drainTimeout fails ClosedError
       this._status$.next('disconnected')
     })().finally(() => { this.closing = null })
     return this.closing
@@ -127,24 +125,23 @@ export class ZeromeshClient extends ClientProxy {
     const abort = new AbortController()
     this.track((async () => {
       try {
-        const started = performance.now()
-        const { method, data, options } = await callOf(packet.pattern, packet.data, this.normalizePattern.bind(this))
-        const { waitForPeer = false, all = false, ...rest } = options ?? {}
-        if (typeof waitForPeer !== 'boolean') throw invalidArgument('ZeromeshRecord: waitForPeer must be true or false')
-        if (typeof all !== 'boolean') throw invalidArgument('ZeromeshRecord: all must be true or false')
         const client = this.ensure()
         // The record's timeout, checked by the client's own rule before any time is counted
         // against it (0: a stream's "none"; a request refuses it where it is sent).
-        if (rest.timeout !== undefined && rest.timeout !== 0) insideOf(client).requestOptions({ timeout: rest.timeout })
-        const timeout = rest.timeout || insideOf(client).options.timeout
+        const record = packet.data instanceof ZeromeshRecord ? packet.data.options : undefined
+        const deadline = client.deadline(record?.timeout === 0 ? undefined : record?.timeout)
+        const { method, data, options } = await callOf(packet.pattern, packet.data, this.normalizePattern.bind(this))
+        const { waitForPeer = false, all = this.all, ...rest } = options ?? {}
+        if (typeof waitForPeer !== 'boolean') throw invalidArgument('ZeromeshRecord: waitForPeer must be true or false')
+        if (typeof all !== 'boolean') throw invalidArgument('ZeromeshRecord: all must be true or false')
         const o = { ...rest, headers: withMetadata(rest.headers, packet.metadata), signal: rest.signal === undefined ? abort.signal : AbortSignal.any([rest.signal, abort.signal]) }
-        if (all) return await this.fromEvery(client, method, data, o, timeout, started, callback)
-        const streams = await this.howServed(client, method, timeout, waitForPeer, started)
+        if (all) return await this.fromEvery(client, method, data, o, deadline, callback)
+        const streams = await this.howServed(client, method, deadline, waitForPeer)
         if (streams) { // a stream has no deadline unless its record gives one (a feed)
-          const so = { ...o, timeout: rest.timeout === undefined || rest.timeout === 0 ? rest.timeout : left(timeout, started) }
+          const so = { ...o, timeout: rest.timeout === undefined || rest.timeout === 0 ? rest.timeout : deadline.left() }
           for await (const item of client.stream(method, data, so)) callback({ response: item })
         } else {
-          for (const value of await client.request(method, data, { ...o, timeout: rest.timeout === 0 ? 0 : left(timeout, started), values: true })) callback({ response: value })
+          for (const value of await client.request(method, data, { ...o, timeout: rest.timeout === 0 ? 0 : deadline.left(), values: true })) callback({ response: value })
         }
         callback({ isDisposed: true })
       } catch (err) {
@@ -161,12 +158,11 @@ export class ZeromeshClient extends ClientProxy {
    * completed, fails with the first server's error (a server that never completes ends at
    * the deadline, ERR_ZEROMESH_TIMEOUT, unless the caller stopped reading before).
    */
-  async fromEvery (client, method, data, o, timeout, started, callback) {
-    const core = insideOf(client)
-    const servers = await core.serversOf(method, left(timeout, started))
-    const so = { ...o, timeout: left(timeout, started) }
+  async fromEvery (client, method, data, o, deadline, callback) {
+    const servers = await client.serversOf(method, { timeout: deadline.left() })
+    const so = { ...o, timeout: deadline.left() }
     await Promise.all(servers.map(async (endpoint) => {
-      for await (const item of core.stream(method, data, so, endpoint)) callback({ response: item })
+      for await (const item of client.stream(method, data, { ...so, endpoint })) callback({ response: item })
     }))
     callback({ isDisposed: true })
   }
@@ -177,18 +173,22 @@ export class ZeromeshClient extends ClientProxy {
    * ECONNREFUSED; live peers none of which serves it fail at once with Nest's no-handler
    * error, unless `waitForPeer` (then one serving it is waited for).
    */
-  async howServed (client, method, timeout, waitForPeer, started) {
+  async howServed (client, method, deadline, waitForPeer) {
     const now = client.streaming(method)
     if (now !== null) return now
-    const connect = Math.min(this.connectTimeout, timeout)
-    const timedOut = (unreached) => unreached
-      ? connectionRefused(connect, client.peers().map((p) => p.endpoint))
-      : new NoPeersError(`zeromesh: no peer serving "${method}" was up within ${timeout} ms`)
-    const served = await insideOf(client).howServed(method, left(timeout, started), timedOut, connect)
-    if (served !== null) return served
+    const timeout = deadline.timeout
+    let served
+    try {
+      served = await client.howServed(method, { timeout: deadline.left(), connectTimeout: this.connectTimeout })
+    } catch (err) {
+      if (err?.neverUp === true) throw connectionRefused(err)
+      if (err?.code === 'ERR_ZEROMESH_NO_PEERS') throw new NoPeersError(`zeromesh: no peer serving "${method}" was up within ${timeout} ms`)
+      throw err
+    }
+    if (served !== null) return served === 'stream'
     if (!waitForPeer) throw noHandler(method)
     try {
-      await client.waitFor(method, { timeout: left(timeout, started) })
+      await client.waitFor(method, { timeout: deadline.left() })
     } catch (err) {
       if (err?.code === 'ERR_ZEROMESH_TIMEOUT') throw new NoPeersError(`zeromesh: no peer serving "${method}" was up within ${timeout} ms`)
       throw err
@@ -206,7 +206,8 @@ export class ZeromeshClient extends ClientProxy {
       const { broadcast = false, ...rest } = c.options ?? {}
       if (typeof broadcast !== 'boolean') throw invalidArgument('ZeromeshRecord: broadcast must be true or false')
       const o = { ...rest, headers: withMetadata(rest.headers, packet.metadata) }
-      return broadcast ? this.ensure().broadcast(c.method, c.data, o) : this.ensure().publish(c.method, c.data, o)
+      if (broadcast) return this.ensure().broadcast(c.method, c.data, o)
+      return this.ensure().publish(c.method, c.data, o).catch((err) => { throw Array.isArray(rest.groups) ? withGroupHint(err, c.method, rest.groups) : err })
     }))
   }
 
@@ -253,21 +254,26 @@ function contractSchema (p) {
   return s?.['~standard'] !== undefined ? s : null
 }
 
-/** The whole milliseconds left of `timeout` since `started` (at least 1). */
-function left (timeout, started) {
-  return Math.max(1, Math.floor(timeout - (performance.now() - started)))
-}
-
 /** Request headers with Nest's packet metadata (Nest 12) in METADATA_HEADER, as JSON. */
 function withMetadata (headers, metadata) {
   if (metadata === undefined || metadata === null || Object.keys(metadata).length === 0) return headers
   return { ...headers, [METADATA_HEADER]: JSON.stringify(metadata) }
 }
 
-/** What Nest's TCP client gives when nothing listens: code ECONNREFUSED; the zeromesh error is its cause. */
-function connectionRefused (ms, endpoints) {
-  const cause = new NoPeersError(`zeromesh: no peer answered within ${ms} ms (tried ${endpoints.join(', ') || 'no seed'})`)
-  const err = new Error(`connect ECONNREFUSED: no zeromesh peer answered within ${ms} ms (tried ${endpoints.join(', ') || 'no seed'})`, { cause })
+/**
+ * A publish to named groups that none subscribes in: the message says how a server names the
+ * group of its events (nest/handlers.js) and what to write on the server for one of `groups`.
+ */
+function withGroupHint (err, event, groups) {
+  if (err?.code !== 'ERR_ZEROMESH_NO_SUBSCRIBERS') return err
+  const g = groups[0]
+  err.message += `. On zeromesh/nest an @EventPattern's group is its extras' group, else ZeromeshServer's group option, else one per server instance ("${event}@" and the instance's id): to reach group "${g}", give the servers new ZeromeshServer({ group: '${g}' }) or @EventPattern('${event}', { group: '${g}' }), or leave out groups to reach every instance`
+  return err
+}
+
+/** What Nest's TCP client gives when nothing listens: code ECONNREFUSED; the zeromesh error (client.howServed()'s) is its cause. */
+function connectionRefused (cause) {
+  const err = new Error(`connect ECONNREFUSED: ${cause.message.replace(/^zeromesh: no peer/, 'no zeromesh peer')}`, { cause })
   err.code = 'ECONNREFUSED'
   return err
 }

@@ -18,13 +18,15 @@
 // - A pattern tied to a contract (ContractPattern(), ContractEventPattern()) is checked as
 //   implement() and on() check it: every method of that contract needs a pattern.
 // - An RpcException (or any error the handler's exception filters leave) reaches the caller
-//   as a REMOTE error with its message and, when the error object has one, its code.
+//   as a REMOTE error with its message and, when the error object has one, its code; one
+//   whose object carries Standard Schema `issues` (invalidInput(), for a validation pipe's
+//   exceptionFactory) reaches it as InvalidInputError with them.
 import { isObservable } from 'rxjs'
 import { ZeromeshContext } from './context.js'
 import { implement } from '../peer/implement.js'
 import { on, isContract } from '../runtime/contract.js'
 import { STREAMING } from '../runtime/stream-marker.js'
-import { invalidArgument } from '../protocol/errors.js'
+import { invalidArgument, RemoteCode } from '../protocol/errors.js'
 import { Values } from '../runtime/values.js'
 
 /** The transport id of zeromesh's strategies: @MessagePattern('x', ZEROMESH_TRANSPORT) serves 'x' through zeromesh alone in a hybrid app. */
@@ -175,6 +177,10 @@ export function remoteError (e) {
     const message = typeof e.message === 'string' ? e.message : JSON.stringify(e.message ?? e)
     const err = new Error(message)
     if (typeof e.code === 'string' || typeof e.code === 'number') err.code = String(e.code)
+    if (Array.isArray(e.issues)) { // a refused payload (invalidInput(), a pipe's exceptionFactory): the caller gets InvalidInputError with them
+      err.issues = e.issues
+      err.code ??= RemoteCode.INVALID_INPUT
+    }
     return err
   }
   return new Error(String(e))

@@ -1,5 +1,5 @@
 // Types of zeromesh/nest (docs/guides/nestjs.md). The Nest packages are the application's.
-import { Server, ClientProxy, BaseRpcContext, ReadPacket, WritePacket } from '@nestjs/microservices'
+import { Server, ClientProxy, BaseRpcContext, ReadPacket, WritePacket, RpcException } from '@nestjs/microservices'
 import type { ExceptionFilter, ArgumentsHost } from '@nestjs/common'
 import type { Observable } from 'rxjs'
 import type { Peer, PeerOptions, RequestContext } from '../peer/index.js'
@@ -45,6 +45,8 @@ export interface ZeromeshClientOptions extends ClientOptions {
   drainTimeout?: number
   /** Milliseconds a call waits for a first peer to answer before it fails with code ECONNREFUSED (never past its timeout). Default 1000. */
   connectTimeout?: number
+  /** Every send() goes to every server that serves the pattern, as Nest's broker transports (NATS, Redis, MQTT) deliver one send() to every subscribed server; a record's `all` overrides it. Default false: one server, as Nest's TCP transport. */
+  all?: boolean
 }
 
 /** A ZeromeshRecord's options: a request's, and for send() waitForPeer, for emit() groups, ack and broadcast. */
@@ -116,3 +118,10 @@ export declare class ZeromeshExceptionFilter implements ExceptionFilter<Zeromesh
 export declare function ContractPattern<C extends Contract>(contract: C, method: keyof C['methods'] & string, extras?: Record<string, any>): MethodDecorator
 /** @EventPattern for a contract's event: its wire name, its payload checked. */
 export declare function ContractEventPattern<C extends Contract>(contract: C, event: keyof C['events'] & string, extras?: Record<string, any>): MethodDecorator
+
+/**
+ * A validation pipe's exceptionFactory for zeromesh/nest payloads:
+ * `new StandardSchemaValidationPipe({ exceptionFactory: invalidInput })`. The caller gets
+ * InvalidInputError with the issues, as for a contract's refusal (HTTP 400 through zeromesh/http).
+ */
+export declare function invalidInput(issues: ReadonlyArray<{ readonly message: string, readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> }>): RpcException

@@ -1,9 +1,10 @@
 // zeromesh/nest: NestJS on zeromesh (docs/guides/nestjs.md). Nothing here loads unless this
 // entry is imported; @nestjs/common, @nestjs/core, @nestjs/microservices and rxjs are the
 // application's (optional peer dependencies of zeromesh).
-import { MessagePattern, EventPattern } from '@nestjs/microservices'
+import { MessagePattern, EventPattern, RpcException } from '@nestjs/microservices'
 import { isContract } from '../runtime/contract.js'
-import { invalidArgument } from '../protocol/errors.js'
+import { invalidArgument, RemoteCode } from '../protocol/errors.js'
+import { wireIssues, readIssues, issuesText } from '../protocol/issues.js'
 
 export { ZeromeshServer } from './server.js'
 export { ZEROMESH_TRANSPORT } from './handlers.js'
@@ -26,4 +27,15 @@ export function ContractPattern (contract, method, extras = {}) {
 export function ContractEventPattern (contract, event, extras = {}) {
   if (!isContract(contract) || contract.events[event] === undefined) throw invalidArgument(`ContractEventPattern(contract, event): ${isContract(contract) ? `${contract.name} has no event ${JSON.stringify(event)} (it has ${Object.keys(contract.events).join(', ') || 'none'})` : 'contract must be made by contract()'}`)
   return EventPattern(contract.events[event].wire, { ...extras, zeromeshContract: { contract, name: event } })
+}
+
+/**
+ * A validation pipe's exceptionFactory for zeromesh/nest payloads, e.g.
+ * `new StandardSchemaValidationPipe({ exceptionFactory: invalidInput })` (Nest 12.5): the
+ * refused payload's Standard Schema issues reach the caller as InvalidInputError with
+ * `issues` [{ path, message }] (an HTTP 400 through zeromesh/http), as a contract's refusal does.
+ */
+export function invalidInput (issues) {
+  const them = readIssues(wireIssues(issues)) ?? []
+  return new RpcException({ message: `invalid input: ${issuesText(them)}`, code: RemoteCode.INVALID_INPUT, issues: them })
 }

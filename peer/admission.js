@@ -1,8 +1,10 @@
 // Whether a peer takes new work now: one decision for every kind of work (a request, a
-// stream, an event), as Envoy's overload manager is one decision point. In order:
+// stream, an event), taken at one door, take(), by the one intake (intake.js), as Envoy's
+// overload manager is one decision point. It decides and holds; what was taken or refused is
+// counted by the kinds that answer it. In order:
 //   - a draining peer takes nothing new (DRAINING: the client goes elsewhere);
-//   - a method it does not serve, never (UNKNOWN_METHOD; an event's subscription is looked up
-//     by its caller, events.js, which says so in the same status);
+//   - work with no handler here, never (UNKNOWN_METHOD: a method it does not serve, an event
+//     it does not subscribe to; the kind, which looked the handler up, names what it lacks);
 //   - past its memory limit's shedding point (memory-limit.js), nothing (BUSY, naming the limit);
 //   - the work's bytes must fit the byte budget: maxInflightBytes, shrinking as the process
 //     nears its memory limit (BUSY);
@@ -20,11 +22,12 @@
 import { Status } from '../protocol/constants.js'
 
 const DRAINING = Object.freeze({ status: Status.DRAINING, message: 'peer is draining' })
+/** The refusal of work with no handler here: its kind says what it lacks (intake.js). */
+export const UNKNOWN = Object.freeze({ status: Status.UNKNOWN_METHOD, message: 'no handler' })
 
 export class Admission {
   /**
    * @param {object} o
-   * @param {Record<string, Function>} o.handlers  the peer's, by method (read at each decision: serve() changes it)
    * @param {{ maxInflight: number, maxInflightBytes: number, maxStreams: number, maxStreamsPerConnection: number }} o.limits
    * @param {() => string} o.pressedMessage  why a peer near its memory limit refuses work
    * @param {() => number} [o.places]  the places its threads may hold now (worker-pool.js), when fewer than maxInflight
@@ -36,42 +39,19 @@ export class Admission {
     this.bytes = 0 //    bytes held: requests' and request streams' input
     this.streams = 0 //  streams open
     this.flows = 0 //    flows holding places
-    this.counts = { byShare: 0 } // taken past maxInflight for a flow below its share
+    this.byShare = 0 //  places taken past maxInflight for a flow below its share (the one fact only this decision knows)
     this.memory = null // the memory limit's watch once started (memory-limit.js: pressed, room), or null
-    this.servedText = undefined
-  }
-
-  /** The handlers changed (Peer.serve, unserve). */
-  changed () {
-    this.servedText = undefined
-  }
-
-  /** The methods this peer serves, for an unknown method's message (at most 20 named). */
-  served () {
-    if (this.servedText === undefined) {
-      const h = this.o.handlers
-      const names = Object.keys(h).filter((k) => typeof h[k] === 'function').sort()
-      this.servedText = names.length === 0 ? 'no methods' : names.length <= 20 ? names.join(', ') : `${names.slice(0, 20).join(', ')} and ${names.length - 20} more`
-    }
-    return this.servedText
   }
 
   /**
-   * The verdict on new work for `method` holding `bytes` in `flow`: its handler when it is
-   * taken (its place and bytes are held until release()), or the refusal { status, message }.
-   * `conn`: the connection a stream opens on (its own cap), or null for a request.
+   * The verdict on new work run by `fn` (undefined: nothing here runs it) holding `bytes` in
+   * `flow`: `fn` when it is taken (its place and bytes are held until release()), or the
+   * refusal { status, message } (UNKNOWN: no handler). `conn`: the connection a stream opens
+   * on (its own cap), or null for a request or an event.
    */
-  take (method, bytes, conn, flow) {
+  take (fn, bytes, conn, flow) {
     if (this.draining) return DRAINING
-    const h = this.o.handlers
-    const fn = Object.hasOwn(h, method) ? h[method] : undefined
-    if (typeof fn !== 'function') return { status: Status.UNKNOWN_METHOD, message: `unknown method "${method}"; this peer serves ${this.served()}` }
-    return this.admit(fn, bytes, conn, flow)
-  }
-
-  /** The same verdict for work whose handler `fn` its caller found (an event's subscription): `fn` when taken, or the refusal. */
-  admit (fn, bytes, conn, flow) {
-    if (this.draining) return DRAINING
+    if (typeof fn !== 'function') return UNKNOWN
     const l = this.o.limits
     const memory = this.memory
     if (memory !== null && memory.pressed) return { status: Status.BUSY, message: this.o.pressedMessage() }
@@ -89,7 +69,7 @@ export class Admission {
     const places = this.places(conn)
     if (this.inflight >= places) {
       if (this.inflight >= 2 * places || flow.held >= this.share(flow, places)) return { status: Status.BUSY, message: `peer busy: ${this.inflight} requests in flight${places < l.maxInflight ? ` (${places} places: maxQueueMs of work queued)` : ''}` }
-      this.counts.byShare++
+      this.byShare++
     }
     this.inflight++
     this.bytes += bytes

@@ -1,24 +1,19 @@
 // What a zeromesh peer is inside (the Peer users hold, peer.js, is its face): the composition
-// root that makes its parts and gives each the few things it uses, the socket's message
-// switch (onMessage, onZeromesh: requests, events and streams go to the one intake, intake.js),
-// and its life: start, drain and stop. It answers 10/FLP pings and requests too.
+// root that makes its parts and gives each the few things it uses, the socket's message table
+// (onMessage, onZeromesh, messageTable(): each part routes the messages it takes; requests,
+// events and streams enter by the one intake, intake.js), and its life: start, drain and
+// stop. It answers 10/FLP pings and requests too.
 import { startMemoryPolicy, pressedMessage } from './memory-policy.js'
 import { middlewareOf } from '../runtime/middleware.js'
 import { METHOD } from '../runtime/contract.js'
 import { readContracts } from '../protocol/contracts.js'
 import { PeerCluster } from './cluster.js'
 import { answerGossip } from './gossip-transport.js'
-import { Dispatcher } from './dispatch.js'
-import { Admission } from './admission.js'
 import { ConnectionTable } from './connections.js'
 import { ClientCount } from './client-count.js'
+import { buildWork } from './work.js'
 import { Flows } from './flows.js'
-import { RecentRequests } from './recent-requests.js'
-import { PeerStreams } from './streams.js'
-import { PeerEvents } from './events.js'
 import { finishInFlight, awaitQuiet, QUIET_MS } from './drain.js'
-import { PeerRequests } from './requests.js'
-import { Intake } from './intake.js'
 import { PeerPublisher } from './publisher.js'
 import { collectGarbage as collectThisHeap } from './collect.js'
 import { PeerSecurity } from './security.js'
@@ -38,7 +33,6 @@ import { ClosedError, ProtocolError } from '../protocol/errors.js'
 import { userFault, safeEmit, safeLogger } from '../runtime/user-code.js'
 import { SILENT_LOGGER } from '../runtime/options.js'
 
-const NONE = Object.freeze([])
 // What members send each other: a connection that sends only these is not a client's (cc).
 const MEMBERSHIP_REQUESTS = new Set([MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC, MessageType.SEALED, MessageType.ACK, MessageType.NACK])
 
@@ -58,6 +52,8 @@ export class PeerCore {
     this.streams = null // PeerStreams, once started
     this.requests = null // PeerRequests, once started
     this.intake = null // the one way requests, events and streams enter (intake.js), once started
+    this.recent = null // the duplicates memory, by connection (recent-requests.js), once started
+    this.routes = [] //   the socket's message table, by type (messageTable()), once started
     this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
     this.clients = new ClientCount() //          how many connections clients hold now, for `cc` (client-count.js)
     this.flows = new Flows({ header: this.options.flowHeader }) // the flows that share it when it is busy (flows.js)
@@ -161,7 +157,6 @@ export class PeerCore {
   }
 
   serviceChanged (what) {
-    this.admission?.changed()
     this.membership?.setService(this.own.descriptor.digest)
     if (this.state === 'running') this.options.logger.info({ methods: this.own.descriptor.methods, digest: this.own.descriptor.digest }, `${what}`)
   }
@@ -189,16 +184,62 @@ export class PeerCore {
     return this.starting
   }
 
+  /** The start, step by step: its handlers, its socket, the work it takes, the cluster; then it runs. */
   async startNow () {
     const o = this.options
+    this.pool = await this.orStopped(() => startHandlers(o, this.own, this.middleware, (err) => this.unhealthy(err), this.publisher))
+    this.transport = this.listener()
+    await this.orStopped(() => this.transport.bind(), () => this.pool?.stop())
+    const endpoint = this.transport.endpoint
+    // Its admission, dispatcher, duplicates memory, the three kinds of work and their one intake (work.js):
+    Object.assign(this, buildWork({
+      options: o,
+      endpoint,
+      own: this.own,
+      middleware: this.middleware,
+      pool: this.pool,
+      publisher: this.publisher,
+      connections: this.connections,
+      flows: this.flows,
+      replies: this.replies,
+      counts: this.counts,
+      latency: () => this.latency,
+      debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null,
+      pressedMessage: () => pressedMessage(this.limiter, o.memoryLimit),
+      send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
+      asked: (conn, now) => this.security.asked(conn, now),
+    }))
+    this.routes = this.messageTable()
+    this.cluster = this.clusterOf(endpoint)
+    this.gossip = this.cluster.gossip
+    this.membership = this.cluster.membership
+    await this.cluster.start() // the first DNS answer before joining
+    this.replyMeta = Object.freeze({ mv: this.membership.version })
+    this.state = 'running'
+    this.cluster.join()
+    this.startMemory()
+    this.announce(endpoint)
+    // The allow-list's files changed (a Kubernetes Secret or ConfigMap update sends no signal):
+    // read again, as on SIGHUP.
+    this.security.start(() => { this.reloadAllowList().catch(() => {}) })
+    return endpoint
+  }
+
+  /** A step of the start: what `step` resolves with, or, when it fails, `undo` runs and the peer is stopped. */
+  async orStopped (step, undo) {
     try {
-      this.pool = await startHandlers(o, this.own, this.middleware, (err) => this.unhealthy(err), this.publisher)
+      return await step()
     } catch (err) {
+      await undo?.()
       this.state = 'stopped'
       throw err
     }
-    const handlers = this.own.handlers
-    this.transport = o.transport.listener({
+  }
+
+  /** Its socket (not bound yet): every message it receives comes to onMessage. */
+  listener () {
+    const o = this.options
+    return o.transport.listener({
       clock: o.clock,
       bind: o.bind,
       advertise: o.advertise,
@@ -211,49 +252,12 @@ export class PeerCore {
       security: o.security,
       onRefused: (r) => this.reports.refused(r),
     })
-    try {
-      await this.transport.bind()
-    } catch (err) {
-      await this.pool?.stop()
-      this.state = 'stopped'
-      throw err
-    }
-    const endpoint = this.transport.endpoint
-    const pool = this.pool
-    this.admission = new Admission({
-      handlers,
-      limits: o,
-      places: pool === null ? undefined : () => pool.places(o.maxQueue, o.maxQueueMs),
-      pressedMessage: () => pressedMessage(this.limiter, o.memoryLimit),
-    })
-    this.dispatcher = new Dispatcher({ handlers, middleware: this.middleware, admission: this.admission, clock: o.clock, endpoint, publisher: this.publisher })
-    this.recent = new RecentRequests({ clock: o.clock, connections: this.connections })
-    // The three kinds of work, and the one intake they all enter by (intake.js).
-    this.requests = new PeerRequests({
-      dispatcher: this.dispatcher,
-      admission: this.admission,
-      replies: this.replies,
-      counts: this.counts,
-      latency: () => this.latency,
-      clock: o.clock,
-      debug: this.debugging ? requestReporter(o.logger, this.reports, o.clock) : null,
-    })
-    this.streams = new PeerStreams({
-      dispatcher: this.dispatcher,
-      clock: o.clock,
-      endpoint,
-      send: (clientId, frames, done) => this.transport.send(clientId, frames, done),
-      limits: o,
-    })
-    this.events = new PeerEvents({
-      subscriptions: this.own.subscriptions,
-      dispatcher: this.dispatcher,
-      admission: this.admission,
-      replies: this.replies,
-    })
-    this.intake = new Intake({ recent: this.recent, replies: this.replies, flows: this.flows, clock: o.clock, asked: (conn, now) => this.security.asked(conn, now) })
-    this.cluster = new PeerCluster({
-      options: o,
+  }
+
+  /** Its gossip, membership and DNS seeds (cluster.js), for a peer bound at `endpoint`. */
+  clusterOf (endpoint) {
+    return new PeerCluster({
+      options: this.options,
       endpoint,
       service: this.own.descriptor.digest,
       seal: this.security.sealer,
@@ -262,30 +266,31 @@ export class PeerCore {
       tell: (e, p) => this.tell(e, p),
       onMember: (m) => this.onMember(m),
     })
-    this.gossip = this.cluster.gossip
-    this.membership = this.cluster.membership
-    await this.cluster.start() // the first DNS answer before joining
-    this.replyMeta = Object.freeze({ mv: this.membership.version })
-    this.state = 'running'
-    this.cluster.join()
+  }
+
+  /** What it does about its memory (memory-policy.js): with a memoryLimit, new work is taken by the room it leaves. */
+  startMemory () {
     this.memory = startMemoryPolicy({
-      options: o,
+      options: this.options,
       activity: () => this.counts.received,
       collect: () => this.collectGarbage(),
       shed: () => { this.closeConnections().catch(() => {}) },
       counts: this.counts.memory,
     })
     this.limiter = this.memory.limiter
-    if (this.limiter !== null) this.admission.memory = this.limiter // new work is taken by the room it leaves
+    if (this.limiter !== null) this.admission.memory = this.limiter
+  }
+
+  /** Says what it serves, where and how, once running. */
+  announce (endpoint) {
+    const o = this.options
     const sec = o.security
-    o.logger.info({ endpoint, methods: Object.keys(handlers), threads: this.pool?.threads.length ?? 0, secured: Boolean(sec), seeds: o.seeds, memoryLimit: o.memoryLimit },
-      `peer ${endpoint} serving ${Object.keys(handlers).join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${this.pool.threads.length} thread${this.pool.threads.length === 1 ? '' : 's'}`}`)
+    const methods = Object.keys(this.own.handlers)
+    const threads = this.pool?.threads.length ?? 0
+    o.logger.info({ endpoint, methods, threads, secured: Boolean(sec), seeds: o.seeds, memoryLimit: o.memoryLimit },
+      `peer ${endpoint} serving ${methods.join(', ') || 'no methods'} ${this.pool === null ? 'on the main thread' : `on ${threads} thread${threads === 1 ? '' : 's'}`}`)
     if (sec) o.logger.info({ clusterKey: sec.cluster.publicKey, allowed: sec.allowed.size }, `secured: CURVE with cluster key ${sec.cluster.publicKey}, ${sec.allowed.size} client key${sec.allowed.size === 1 ? '' : 's'} allowed`)
-    // The allow-list's files changed (a Kubernetes Secret or ConfigMap update sends no signal):
-    // read again, as on SIGHUP.
-    this.security.start(() => { this.reloadAllowList().catch(() => {}) })
     if (sec === false) o.logger.warn({ secured: false }, 'INSECURE: plain traffic on purpose (security: false); anyone who reaches this port can call it and read its replies')
-    return endpoint
   }
 
   pongMeta () {
@@ -332,52 +337,48 @@ export class PeerCore {
     // A secured peer remembers every connection that has not proved its key: a revocation cuts them.
     if (this.security.keyProofs !== null && msg.type !== MessageType.KEY_PROOF && msg.type !== MessageType.SEALED) this.security.seen(conn)
     if (!MEMBERSHIP_REQUESTS.has(msg.type)) this.clients.heard(conn.key, this.options.clock.now())
-    switch (msg.type) {
-      case MessageType.REQUEST:
-        return this.intake.take(conn, this.requests, msg.requests, msg.invalid, frame.length)
-      case MessageType.PING:
-        // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a client
-        // that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4). A secured
-        // peer adds a challenge to prove the client's key with (4.9), except to a heartbeat (seq 0);
-        // a question is told how many clients this peer holds (4.4: client/rebalance.js).
-        return this.transport.send(clientId, [encodePong(msg.seq, msg.seq === 0 ? this.pongMeta() : { ...this.pongMeta(), cc: this.clients.count(this.options.clock.now()), ...(this.security.keyProofs === null ? {} : { ch: this.security.challenge(conn) }) })])
-      case MessageType.KEY_PROOF:
-        return this.security.prove(conn, msg)
-      case MessageType.PROBE:
-      case MessageType.PROBE_REQ:
-      case MessageType.SYNC:
-        // In a secured cluster clients connect too: membership requests count only sealed.
-        if (!this.security.takesUnsealed()) { this.counts.malformed++; return }
-        return this.onGossip(clientId, msg)
-      case MessageType.SEALED: {
-        const req = this.security.unseal(msg) // a sealed membership request: taken when its tag checks out
-        if (req === null) { this.counts.malformed++; return }
-        this.security.member(conn) // a member's connection, never cut
-        return this.onGossip(clientId, req)
+    // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's bound
+    // socket: no part takes them, they are counted and dropped.
+    const route = this.routes[msg.type]
+    if (route === undefined) this.counts.malformed++
+    else route(conn, msg, frame)
+  }
+
+  /**
+   * The socket's message table, by message type: each part gives the entries of the messages
+   * it takes (the kinds of work and the intake, the streams, the security), and the peer its
+   * own answers. Made once the parts are; a type two parts claimed would be a mistake here.
+   */
+  messageTable () {
+    const malformed = () => { this.counts.malformed++ }
+    const parts = [
+      this.requests.routes(this.intake),
+      this.events.routes(this.intake),
+      this.streams.routes(this.intake),
+      this.intake.routes({ streams: this.streams, dispatcher: this.dispatcher }),
+      this.security.routes((conn, req) => this.onGossip(conn.id, req), malformed),
+      this.answers(),
+    ]
+    const table = []
+    for (const part of parts) {
+      for (const [type, route] of Object.entries(part)) {
+        if (table[type] !== undefined) throw new Error(`zeromesh: message type ${type} has two routes`)
+        table[type] = route
       }
-      case MessageType.CANCEL: {
-        const recent = this.recent.of(conn)
-        for (const id of msg.ids) if (conn.streams === null || !this.streams.cancel(conn, id)) this.dispatcher.cancel(recent, id)
-        return
-      }
-      case MessageType.STREAM_OPEN:
-        return msg.invalid === null ? this.intake.take(conn, this.streams, [msg], NONE, 0) : this.intake.take(conn, this.streams, NONE, [msg], 0)
-      case MessageType.STREAM_CREDIT:
-        return this.streams.credit(conn, msg)
-      case MessageType.STREAM_ITEM:
-        return this.streams.items(conn, msg, frame.length)
-      case MessageType.STREAM_END:
-        return this.streams.inputEnd(conn, msg)
-      case MessageType.MEMBERS_GET:
-        return this.transport.send(clientId, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())])
-      case MessageType.EVENT:
-        return this.intake.take(conn, this.events, msg.events, msg.invalid, frame.length)
-      case MessageType.SERVICE_GET:
-        return this.transport.send(clientId, [encodeService(msg.seq, this.own.descriptor, Feature.STREAMS | Feature.EVENTS)])
-      default:
-        // REPLY, PONG, ERROR, ACK, NACK and MEMBERS are answers, never sent to a peer's
-        // bound socket: counted and dropped.
-        this.counts.malformed++
+    }
+    return table
+  }
+
+  /** What the peer answers itself: PING, MEMBERS_GET and SERVICE_GET. */
+  answers () {
+    return {
+      // The answer carries this peer's own incarnation and state (0 alive, 3 leaving): a client
+      // that read in a list that it is gone asks it, and believes it (PROTOCOL.md 4.4). A secured
+      // peer adds a challenge to prove the client's key with (4.9), except to a heartbeat (seq 0);
+      // a question is told how many clients this peer holds (4.4: client/rebalance.js).
+      [MessageType.PING]: (conn, msg) => this.transport.send(conn.id, [encodePong(msg.seq, msg.seq === 0 ? this.pongMeta() : { ...this.pongMeta(), cc: this.clients.count(this.options.clock.now()), ...(this.security.keyProofs === null ? {} : { ch: this.security.challenge(conn) }) })]),
+      [MessageType.MEMBERS_GET]: (conn, msg) => this.transport.send(conn.id, [encodeMembers(msg.seq, this.membership.version, this.membership.fullState())]),
+      [MessageType.SERVICE_GET]: (conn, msg) => this.transport.send(conn.id, [encodeService(msg.seq, this.own.descriptor, Feature.STREAMS | Feature.EVENTS)]),
     }
   }
 
@@ -441,7 +442,7 @@ export class PeerCore {
       ...(this.dispatcher?.stats() ?? {}),
       inflight: this.admission?.inflight ?? 0,
       inflightBytes: this.admission?.bytes ?? 0,
-      flows: { holding: this.admission?.flows ?? 0, byShare: this.admission?.counts.byShare ?? 0 },
+      flows: { holding: this.admission?.flows ?? 0, byShare: this.admission?.byShare ?? 0 },
       events: this.events?.stats() ?? null,
       streams: this.streams === null ? null : { ...this.streams.counts, open: this.streams.size, held: this.streams.held, awaitingCredit: this.streams.awaitingCredit },
       threads: this.pool === null ? null : { ...this.pool.counts, size: this.pool.threads.length, load: this.pool.load, queued: this.pool.queue.length, places: this.pool.places(this.options.maxQueue, this.options.maxQueueMs) },

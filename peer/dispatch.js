@@ -1,8 +1,10 @@
 // Runs work the intake admitted (intake.js) against inline handlers (or a thread's, through
 // the pool) and turns every outcome into a reply entry: a result, a thrown error (message and
 // code kept), or the admission's refusal (an unknown method, busy, draining: admission.js).
-// Each run gets its ctx, its span, its diagnostics message and the middleware chain. Knows
-// nothing of sockets: it is handed a `reply(entry)` callback per run.
+// Every kind of work, a stream too, begins and runs here, once: its ctx, its span, its
+// diagnostics message (begin()), the middleware chain and the handler (call()); what differs
+// is what the handler's output becomes: a reply entry (execute()) or a stream's items
+// (streams.js). Knows nothing of sockets: it is handed a `reply(entry)` callback per run.
 import { remoteValue } from '../protocol/issues.js'
 import { runChain } from '../runtime/middleware.js'
 import { Status } from '../protocol/constants.js'
@@ -25,7 +27,6 @@ const OVERRUN_MS = 100
 export class Dispatcher {
   /**
    * @param {object} o
-   * @param {Record<string, Function>} o.handlers
    * @param {Function[]} [o.middleware]  the peer's middleware (peer.use(), handler modules'), in order: read at each request
    * @param {import('./admission.js').Admission} o.admission  whether new work is taken
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
@@ -33,7 +34,6 @@ export class Dispatcher {
    * @param {{ publish: Function, broadcast: Function }|null} [o.publisher]  how handlers publish events (ctx.publish)
    */
   constructor (o) {
-    this.handlers = o.handlers
     this.middleware = o.middleware ?? []
     this.admission = o.admission
     this.clock = o.clock
@@ -52,35 +52,50 @@ export class Dispatcher {
     return this.admission.inflight
   }
 
-  /** The `ctx` of work of `kind` ('request', 'event', 'stream') for `req`, arrived `now`, counted in `flow`. */
-  context (req, kind, flow, now) {
+  /**
+   * Begins work of `kind` ('request', 'event', 'stream') for `req` ({ id, method, timeoutMs,
+   * trace, headers, group }), arrived `now`, counted in `flow`: its ctx, its span (ctx.traced,
+   * when a tracer is registered) and its message on its kind's diagnostics channel
+   * (ctx._diagnostics, while something subscribes). Every kind begins here.
+   */
+  begin (req, kind, flow, now) {
     const ctx = new RequestContext(req, this.endpoint, this.clock, now)
     ctx.kind = kind
     ctx.publisher = this.publisher
     ctx.flow = flow
+    this.tracing.start(req, ctx)
+    ctx._diagnostics = begun(channelOf(kind), req.method, kind, ctx.group, this.endpoint)
     return ctx
   }
 
   /**
+   * Calls `fn(args, ctx)` for work begun with `ctx`: behind the middleware (the chain runs
+   * with the handler's ctx, whose `args` a middleware may change; the handler last), in its
+   * span. Returns what it returns; throws what it throws. Every kind runs its handler here: a
+   * request's or an event's outcome becomes a reply entry (execute()), a stream's the items of
+   * its producer (streams.js produce()).
+   */
+  call (fn, args, ctx) {
+    const run = this.middleware.length === 0 ? fn : this.chained(fn)
+    return ctx.traced === null ? run(args, ctx) : ctx.traced.run(run, args, ctx)
+  }
+
+  /**
    * Runs `fn`, work the admission took already (holding `bytes`), for `req` ({ id, method,
-   * args, timeoutMs, trace, headers }): its ctx (of `kind`: 'request', 'event'), its span,
-   * the middleware, then `reply` once with the entry of its outcome, counted in `tally`
-   * ({ ok, errors }: its method's, or its event's). The admission's place and bytes (in
-   * `flow`) are given back before the reply is made, so the load the reply reports
-   * (reply-outbox.js) is the work still running.
+   * args, timeoutMs, trace, headers }): begun (its ctx of `kind`: 'request', 'event'; its
+   * span and diagnostics), called behind the middleware, then `reply` once with the entry of
+   * its outcome, counted in `tally` ({ ok, errors }: its method's, or its event's). The
+   * admission's place and bytes (in `flow`) are given back before the reply is made, so the
+   * load the reply reports (reply-outbox.js) is the work still running.
    */
   execute (req, fn, reply, scope, now, bytes, tally, kind, flow) {
     const admission = this.admission
-    const ctx = this.context(req, kind, flow, now)
-    const traced = this.tracing.start(req, ctx) // null unless traced: then the reply ends the span
-    if (traced !== null) reply = traced.replying(reply)
-    const channel = kind === 'event' ? channels.peerEvent : channels.peerRequest
-    const diag = begun(channel, req.method, kind, req.group ?? null, this.endpoint)
-    if (diag !== null) reply = diagnosed(channel, diag, reply)
+    const ctx = this.begin(req, kind, flow, now)
+    if (ctx.traced !== null) reply = ctx.traced.replying(reply) // the reply ends the span
+    if (ctx._diagnostics !== null) reply = diagnosed(channelOf(kind), ctx._diagnostics, reply)
     let out
     try {
-      const run = this.middleware.length === 0 ? fn : this.chained(fn)
-      out = traced === null ? run(req.args, ctx) : traced.run(run, req.args, ctx)
+      out = this.call(fn, req.args, ctx)
     } catch (err) {
       ctx.done()
       admission.release(bytes, false, flow)
@@ -122,6 +137,12 @@ export class Dispatcher {
     return { ...this.counts, ok, errors }
   }
 
+  /** A request or a stream of served `method`, admitted: counted; returns its method's counters (requests, ok, errors). */
+  counted (method) {
+    this.counts.requests++
+    return this.method(method)
+  }
+
   /** The counters of a served method (requests, ok, errors), counting one more request. */
   method (name) {
     let mc = this.byMethod.get(name)
@@ -130,8 +151,9 @@ export class Dispatcher {
     return mc
   }
 
-  /** The reply entry of a refusal (admission.js), counted by its status. */
+  /** The reply entry of a request's or a stream's refusal (admission.js), counted by its status. */
   refusal (id, method, refused) {
+    this.counts.requests++
     if (refused.status === Status.UNKNOWN_METHOD) this.counts.unknown++
     else {
       this.method(method)
@@ -141,20 +163,7 @@ export class Dispatcher {
     return [id, refused.status, [refused.message, null]]
   }
 
-  /**
-   * A stream asks for its place among the work in flight (admission.js), holding `bytes` (a
-   * request stream's input) on connection `conn`, in `flow`: its handler when it is taken,
-   * until release(), or the refusal { status, message }, counted.
-   */
-  hold (method, bytes, conn, flow) {
-    this.counts.requests++
-    const fn = this.admission.take(method, bytes, conn, flow)
-    if (typeof fn !== 'function') { this.refusal(0, method, fn); return fn }
-    this.method(method)
-    return fn
-  }
-
-  /** A stream held by hold() in `flow` ended; `failed` counts it as a handler error of `method`. */
+  /** A stream admitted in `flow` ended; `failed` counts it as a handler error of `method`. */
   release (method, failed, bytes, flow) {
     this.admission.release(bytes, true, flow)
     const mc = this.byMethod.get(method)
@@ -217,6 +226,11 @@ export class Dispatcher {
     this.idleWaiters = []
     for (const resolve of w) resolve()
   }
+}
+
+/** The diagnostics channel of work of `kind`. */
+function channelOf (kind) {
+  return kind === 'request' ? channels.peerRequest : kind === 'event' ? channels.peerEvent : channels.peerStream
 }
 
 /** `reply` that first publishes its entry's outcome on the diagnostics `channel` (null: cancelled by the client). */

@@ -1,13 +1,13 @@
 // The events a peer receives (PROTOCOL.md 4.11): each EVENT entry runs the handler of the
 // subscription it names (its event and group), or every subscription to its event on this
-// peer (a broadcast: no group), through the one admission and the one way work runs
+// peer (a broadcast: no group), through the one admission door and the one way work runs
 // (dispatch.js execute(): its ctx, span, middleware), entering as every kind of work does
 // (intake.js). An entry that asks for an ack gets a REPLY entry once its handlers finished (OK,
 // or REMOTE with the handler's error), and is remembered as a request is, so a redelivered
 // event (the publisher's retry, after a lost connection or an attempt timeout) runs once on
 // this peer and gets the same ack again. An entry that asks for none is run once and
 // forgotten: nothing answers it.
-import { Status } from '../protocol/constants.js'
+import { Status, MessageType } from '../protocol/constants.js'
 import { ackValue } from './each-thread.js'
 
 export class PeerEvents {
@@ -15,7 +15,6 @@ export class PeerEvents {
    * @param {object} o
    * @param {import('./subscriptions.js').Subscriptions} o.subscriptions  what this peer subscribes to
    * @param {import('./dispatch.js').Dispatcher} o.dispatcher  runs admitted work (execute)
-   * @param {import('./admission.js').Admission} o.admission
    * @param {{ answer(conn, entry): unknown }} o.replies  the reply outbox
    */
   constructor (o) {
@@ -26,6 +25,12 @@ export class PeerEvents {
     this.byEvent = new Map() // event -> { received, ok, errors }
     this.remembers = true // an acked event, as a request (ids are shared with requests)
     this.batched = true
+    this.streamed = false
+  }
+
+  /** Its part of the socket's message table (core.js): EVENT enters by the one intake (intake.js). */
+  routes (intake) {
+    return { [MessageType.EVENT]: (conn, msg, frame) => intake.take(conn, this, msg.events, msg.invalid, frame.length) }
   }
 
   // As a kind of work the intake takes (intake.js):
@@ -53,21 +58,19 @@ export class PeerEvents {
     if (ev.ack) this.o.replies.answer(conn, [ev.id, Status.INVALID_REQUEST, [`event id ${ev.id} is an open stream's on this connection (ids are shared)`, null]])
   }
 
-  /** The handler of `ev` admitted, or the refusal: not subscribed here (UNKNOWN_METHOD), draining or busy (admission.js). */
-  admit (ev, bytes, conn, flow) {
-    const { admission } = this.o
-    const handler = this.handlerOf(ev)
-    if (handler === undefined) {
-      this.counts.unknown++
-      if (admission.draining) return { status: Status.DRAINING, message: 'peer is draining' }
-      return { status: Status.UNKNOWN_METHOD, message: `no subscription to "${ev.event}"${ev.group === null ? '' : ` in group "${ev.group}"`}; this peer subscribes to ${this.o.subscriptions.text()}` }
-    }
-    const fn = admission.admit(handler, bytes, null, flow)
-    if (typeof fn !== 'function') this.counts.refused++
-    return fn
+  /** Not subscribed here (UNKNOWN_METHOD), naming what it subscribes to. */
+  unknown (ev) {
+    return { status: Status.UNKNOWN_METHOD, message: `no subscription to "${ev.event}"${ev.group === null ? '' : ` in group "${ev.group}"`}; this peer subscribes to ${this.o.subscriptions.text()}` }
   }
 
+  bytes (ev, share) {
+    return share
+  }
+
+  /** Refused (admission.js): counted `unknown` when nothing here subscribes to it (a draining peer's refusal too), else `refused`. */
   refuse (conn, ev, refusal) {
+    if (this.handlerOf(ev) === undefined) this.counts.unknown++
+    else this.counts.refused++
     if (ev.ack) this.o.replies.answer(conn, [ev.id, refusal.status, [refusal.message, null]])
   }
 

@@ -7,9 +7,11 @@
 //   duplicates  an entry that is remembered (a request, an acked event; never a stream, 4.10)
 //               and runs or ran already is dropped, or answered again from memory;
 //   flow        the flow it is counted in when flows share a busy peer (flows.js);
-//   admission   a place among the work in flight, or a refusal (admission.js);
-//   run         its kind runs it: the context, span, diagnostics, middleware and handler
-//               (dispatch.js execute(); a stream's producer, streams.js);
+//   admission   its handler, looked up by its kind, given a place among the work in flight,
+//               or a refusal: the one door, admission.js take();
+//   run         its kind runs it, every kind by the one run path: the context, span and
+//               diagnostics (dispatch.js begin()), the middleware and handler (call()); the
+//               handler's output a reply entry (execute()) or a stream's items (streams.js);
 //   reply and remember   the answer leaves, and a remembered entry keeps it for a duplicate.
 // One refusal rule for every kind: no refusal is remembered (BUSY, DRAINING, UNKNOWN_METHOD: a
 // peer may take the work later, or serve the method later), PROTOCOL.md section 5.
@@ -21,11 +23,14 @@
 //   received(item), duplicate()   counted
 //   invalid(conn, bad)   an entry that failed validation: answered INVALID_REQUEST, never run
 //   clash(conn, item)    its id is taken by another kind of work on this connection
-//   admit(item, bytes, conn, flow)   its handler, admitted (a place held), or the refusal
-//   refuse(conn, item, refusal)      answers a refusal
+//   handlerOf(item)      what runs it here, or undefined (refused UNKNOWN_METHOD, named by unknown(item))
+//   bytes(item, share)   the bytes it holds while it runs (`share`: its share of its frame's)
+//   streamed             whether it is a stream (held to the stream caps, its connection's too)
+//   refuse(conn, item, refusal)      answers a refusal, and counts it
 //   run(conn, item, fn, flow, now, bytes, reply)   runs admitted work; `reply(entry)` once
 //   send(conn, item, entry)          sends a REPLY entry; returns what a duplicate gets (or null)
-import { Status } from '../protocol/constants.js'
+import { Status, MessageType } from '../protocol/constants.js'
+import { UNKNOWN } from './admission.js'
 
 /** Whether a reply entry of `status` is a refusal: the work was not taken, so nothing is remembered. */
 export function refused (status) {
@@ -38,6 +43,7 @@ export class Intake {
    * @param {import('./recent-requests.js').RecentRequests} o.recent  the duplicates memory, by connection
    * @param {{ enter(conn, count: number): void, leave(): void, send(conn, packed): void }} o.replies  the reply outbox
    * @param {{ of(conn, headers): object }} o.flows
+   * @param {import('./admission.js').Admission} o.admission  the one door new work passes
    * @param {{ now(): number }} o.clock
    * @param {(conn, now: number) => void} o.asked  a connection asked for work (a secured peer remembers it: key-proofs.js)
    */
@@ -45,8 +51,22 @@ export class Intake {
     this.recent = o.recent
     this.replies = o.replies
     this.flows = o.flows
+    this.admission = o.admission
     this.clock = o.clock
     this.asked = o.asked
+  }
+
+  /**
+   * Its part of the socket's message table (core.js): CANCEL, for any kind, since ids are
+   * shared: an open stream's ends (streams.js), else running work's signal aborts (dispatch.js).
+   */
+  routes ({ streams, dispatcher }) {
+    return {
+      [MessageType.CANCEL]: (conn, msg) => {
+        const scope = this.recent.of(conn)
+        for (const id of msg.ids) if (conn.streams === null || !streams.cancel(conn, id)) dispatcher.cancel(scope, id)
+      },
+    }
   }
 
   /**
@@ -87,12 +107,13 @@ export class Intake {
       if (seen !== 'new') { kind.duplicate(); this.replies.send(conn, seen); return }
     }
     const flow = this.flows.of(conn, item.headers)
-    const fn = kind.admit(item, share, conn, flow)
+    const bytes = kind.bytes(item, share)
+    const fn = this.admission.take(kind.handlerOf(item), bytes, kind.streamed ? conn : null, flow)
     if (typeof fn !== 'function') {
       if (remembered) memory.forget(id)
-      return kind.refuse(conn, item, fn)
+      return kind.refuse(conn, item, fn === UNKNOWN ? kind.unknown(item) : fn)
     }
-    kind.run(conn, item, fn, flow, now, share, remembered
+    kind.run(conn, item, fn, flow, now, bytes, remembered
       ? (entry) => this.remember(conn, kind, item, entry, memory)
       : (entry) => { if (entry !== null) kind.send(conn, item, entry) })
   }

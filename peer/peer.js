@@ -112,6 +112,11 @@ export function observeLatency (peer, histogram) {
   insideOf(peer).latency = histogram
 }
 
+/** For zeromesh's live view (ops/view.js): the histogram the metrics gave the peer (observeLatency). */
+export function latencyOf (peer) {
+  return insideOf(peer).latency
+}
+
 /** For zeromesh's metrics: the counts of each method served, by name: Map(method -> { requests, ok, errors }). */
 /** The requests a peer runs or queues at once before it answers BUSY (its `maxInflight`), for ops/metrics.js. */
 export function maxInflightOf (peer) {

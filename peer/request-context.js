@@ -26,6 +26,7 @@ export class RequestContext {
     this.cancelled = false
     this.cancelledAt = 0
     this.traced = null // its SERVER span (peer/tracing.js), when traced
+    this._diagnostics = null // its message on its kind's diagnostics channel (runtime/diagnostics.js), while something subscribes
     this.runner = null // whoever runs the handler elsewhere (a worker thread's task): told of a cancel by runner.cancel()
     this.publisher = null // how its handler publishes events (peer/publisher.js), set by whoever runs it
     this.flow = null // the flow it is counted in when flows share a busy peer (flows.js), set by whoever runs it

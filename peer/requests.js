@@ -1,13 +1,14 @@
 // Requests as a kind of work the intake takes (intake.js): what differs for a REQUEST entry
-// (PROTOCOL.md 4.1). It is remembered for duplicates, admitted by its method's handler, run by
-// the dispatcher (dispatch.js execute()), and answered by a REPLY entry, a large binary result
-// in a bulk frame when the request accepts one (4.2.1).
+// (PROTOCOL.md 4.1). It is remembered for duplicates, runs its method's handler (service.js)
+// through the dispatcher (dispatch.js execute()), and is answered by a REPLY entry, a large
+// binary result in a bulk frame when the request accepts one (4.2.1).
+import { MessageType } from '../protocol/constants.js'
 
 export class PeerRequests {
   /**
    * @param {object} o
    * @param {import('./dispatch.js').Dispatcher} o.dispatcher  runs admitted work and counts outcomes
-   * @param {import('./admission.js').Admission} o.admission
+   * @param {{ handler(method: string): Function|undefined, unknown(method: string): object }} o.service  what this peer serves (service.js)
    * @param {{ answer(conn, entry, bulk?: boolean): unknown }} o.replies  the reply outbox
    * @param {{ duplicates: number }} o.counts  the peer's counters (duplicates)
    * @param {() => ({ observe(ms: number): void }|null)} o.latency  the histogram of requests' time from arrival to reply, once metrics are on
@@ -16,7 +17,7 @@ export class PeerRequests {
    */
   constructor (o) {
     this.dispatcher = o.dispatcher
-    this.admission = o.admission
+    this.service = o.service
     this.replies = o.replies
     this.counts = o.counts
     this.latency = o.latency
@@ -24,6 +25,12 @@ export class PeerRequests {
     this.debug = o.debug ?? null
     this.remembers = true
     this.batched = true
+    this.streamed = false
+  }
+
+  /** Its part of the socket's message table (core.js): REQUEST enters by the one intake (intake.js). */
+  routes (intake) {
+    return { [MessageType.REQUEST]: (conn, msg, frame) => intake.take(conn, this, msg.requests, msg.invalid, frame.length) }
   }
 
   remembered () {
@@ -44,9 +51,16 @@ export class PeerRequests {
     this.invalid(conn, { id: req.id, reason: `request id ${req.id} is an open stream's on this connection (stream and request ids are shared)` })
   }
 
-  admit (req, bytes, conn, flow) {
-    this.dispatcher.counts.requests++
-    return this.admission.take(req.method, bytes, null, flow)
+  handlerOf (req) {
+    return this.service.handler(req.method)
+  }
+
+  unknown (req) {
+    return this.service.unknown(req.method)
+  }
+
+  bytes (req, share) {
+    return share
   }
 
   refuse (conn, req, refusal) {
@@ -68,7 +82,7 @@ export class PeerRequests {
           if (latency !== null) latency.observe(this.clock.now() - now)
           if (debug !== null) debug(req, entry, now)
         }
-    this.dispatcher.execute(req, fn, answer, scope, now, bytes, this.dispatcher.method(req.method), 'request', flow)
+    this.dispatcher.execute(req, fn, answer, scope, now, bytes, this.dispatcher.counted(req.method), 'request', flow)
   }
 
   send (conn, req, entry) {

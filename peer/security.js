@@ -76,6 +76,27 @@ export class PeerSecurity {
     this.keyProofs?.prove(conn, msg.key, msg.mac)
   }
 
+  /**
+   * Its part of the socket's message table (core.js): a key proof, and the membership requests
+   * `gossip(conn, req)` answers, sealed or (on a plain peer only: in a secured cluster clients
+   * connect too) not; `malformed()` counts one it drops.
+   */
+  routes (gossip, malformed) {
+    const unsealed = (conn, msg) => { if (this.takesUnsealed()) gossip(conn, msg); else malformed() }
+    return {
+      [MessageType.KEY_PROOF]: (conn, msg) => this.prove(conn, msg),
+      [MessageType.PROBE]: unsealed,
+      [MessageType.PROBE_REQ]: unsealed,
+      [MessageType.SYNC]: unsealed,
+      [MessageType.SEALED]: (conn, msg) => {
+        const req = this.unseal(msg) // taken when its tag checks out
+        if (req === null) { malformed(); return }
+        this.member(conn) // a member's connection, never cut
+        gossip(conn, req)
+      },
+    }
+  }
+
   /** An unsealed membership request: taken on a plain peer; on a secured one (clients connect too) counted and dropped. */
   takesUnsealed () {
     if (this.sealKey === null) return true

@@ -12,6 +12,7 @@ import { Subscriptions } from './subscriptions.js'
 import { METHOD } from '../runtime/contract.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { checkMethod } from '../runtime/options.js'
+import { Status } from '../protocol/constants.js'
 
 export class OwnService {
   /**
@@ -78,7 +79,24 @@ export class OwnService {
     return true
   }
 
+  /** The handler of `method`, or undefined: it is not served (read at each request: serve() changes it). */
+  handler (method) {
+    const fn = this.handlers[method] // a table with no prototype
+    return typeof fn === 'function' ? fn : undefined
+  }
+
+  /** The refusal of a method it does not serve, naming those it does (at most 20). */
+  unknown (method) {
+    if (this.servedText === undefined) {
+      const h = this.handlers
+      const names = Object.keys(h).filter((k) => typeof h[k] === 'function').sort()
+      this.servedText = names.length === 0 ? 'no methods' : names.length <= 20 ? names.join(', ') : `${names.slice(0, 20).join(', ')} and ${names.length - 20} more`
+    }
+    return { status: Status.UNKNOWN_METHOD, message: `unknown method "${method}"; this peer serves ${this.servedText}` }
+  }
+
   describe () {
+    this.servedText = undefined // the methods' names for unknown(), made again when first needed
     const d = { methods: Object.keys(this.handlers), version: this.version, labels: this.labels, capacity: this.capacity, contracts: null, events: null, streams: null }
     // The methods it serves as streams, stated in the answer and, by digest, in a label (PROTOCOL.md 4.8.2).
     const streams = streamsElement(d.methods.filter((m) => servesStream(this.handlers[m])))

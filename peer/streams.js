@@ -21,25 +21,25 @@
 // the peer's maxInflightBytes; past it, handlers pause (a thread's get no more credit) until
 // frames leave, so a peer holds at most that, plus a frame per stream, plus ZeroMQ's queues.
 import { remoteValue } from '../protocol/issues.js'
-import { runChain } from '../runtime/middleware.js'
 import { Values } from '../runtime/values.js'
 import { StreamProducer } from '../protocol/stream-producer.js'
 import { StreamConsumer } from '../protocol/stream-consumer.js'
 import { encodeStreamEnd, encodeStreamCredit } from '../protocol/stream-codec.js'
-import { Status, Limits, STREAM_IDLE_MS } from '../protocol/constants.js'
+import { Status, Limits, STREAM_IDLE_MS, MessageType } from '../protocol/constants.js'
 import { DrainingError, ConnectionLostError, RemoteError, RemoteCode } from '../protocol/errors.js'
 import { isStream } from '../protocol/stream-producer.js'
 import { OrderedSender } from '../transport/ordered-sender.js'
-import { channels, begun, answered } from '../runtime/diagnostics.js'
+import { channels, answered } from '../runtime/diagnostics.js'
 
+const NONE = Object.freeze([])
 const SWEEP_MS = 1000 // how often streams waiting for credit are checked for a silent client
 
 export class PeerStreams {
   /**
    * @param {object} o
-   * @param {import('./dispatch.js').Dispatcher} o.dispatcher  admits a stream (hold: admission.js), and counts it
+   * @param {import('./dispatch.js').Dispatcher} o.dispatcher  runs it (its ctx, span, middleware) and counts it
+   * @param {{ handler(method: string): Function|undefined, unknown(method: string): object }} o.service  what this peer serves (service.js)
    * @param {{ now(): number, setTimeout: Function, clearTimeout: Function }} o.clock
-   * @param {string} o.endpoint
    * @param {(clientId: Buffer, frames: Buffer[], done?: (code: string|null) => void) => void} o.send  the listener's send (done: see ordered-sender.js)
    * @param {object} o.limits  maxMessageSize, maxBatch, maxInflightBytes, streamIdleTimeout, inputWindow { items, bytes }
    */
@@ -47,6 +47,7 @@ export class PeerStreams {
     this.o = o
     this.remembers = false // streams keep no duplicates memory (PROTOCOL.md 4.10)
     this.batched = false //   their answers are frames of their own, in order (OrderedSender)
+    this.streamed = true //   held to the stream caps (admission.js)
     this.all = new Set() //      every open PeerStream (each also in its connection's `streams`, by id)
     this.size = 0
     this.sweeper = null
@@ -54,6 +55,19 @@ export class PeerStreams {
     this.maxHeld = Math.floor(o.limits.maxInflightBytes / 2)
     this.waiting = new Set() //  streams whose handler paused for the cap on `held`
     this.counts = { opened: 0, ended: 0, failed: 0, cancelled: 0, refused: 0, reused: 0, stray: 0, violations: 0, silent: 0, drained: 0, cut: 0, expired: 0, undeliverable: 0, items: 0 }
+  }
+
+  /**
+   * Its part of the socket's message table (core.js): STREAM_OPEN enters by the one intake
+   * (intake.js); credit, the client's items and their end go to the stream they name.
+   */
+  routes (intake) {
+    return {
+      [MessageType.STREAM_OPEN]: (conn, msg) => msg.invalid === null ? intake.take(conn, this, [msg], NONE, 0) : intake.take(conn, this, NONE, [msg], 0),
+      [MessageType.STREAM_CREDIT]: (conn, msg) => this.credit(conn, msg),
+      [MessageType.STREAM_ITEM]: (conn, msg, frame) => this.items(conn, msg, frame.length),
+      [MessageType.STREAM_END]: (conn, msg) => this.inputEnd(conn, msg),
+    }
   }
 
   // As a kind of work the intake takes (intake.js): a STREAM_OPEN from `conn` (connections.js).
@@ -66,8 +80,14 @@ export class PeerStreams {
 
   duplicate () {}
 
-  /** Answers STREAM_OPEN `msg` with a STREAM_END of `status`: it is over before it began. */
+  /** The admission refused STREAM_OPEN `msg` (admission.js): counted, and answered. */
   refuse (conn, msg, refusal) {
+    this.o.dispatcher.refusal(msg.id, msg.method, refusal)
+    this.over(conn, msg, refusal)
+  }
+
+  /** Answers STREAM_OPEN `msg` with a STREAM_END of `status`: it is over before it began. */
+  over (conn, msg, refusal) {
     this.counts.refused++
     this.o.send(conn.id, [encodeStreamEnd(msg.id, refusal.status, [refusal.message, null], 0)])
   }
@@ -75,7 +95,7 @@ export class PeerStreams {
   invalid (conn, msg) {
     if (conn.streams?.has(msg.id)) { this.counts.reused++; return } // an id in use: dropped, the first stream goes on
     this.o.dispatcher.counts.invalid++
-    this.refuse(conn, msg, { status: Status.INVALID_REQUEST, message: `invalid stream: ${msg.invalid}` })
+    this.over(conn, msg, { status: Status.INVALID_REQUEST, message: `invalid stream: ${msg.invalid}` })
   }
 
   /**
@@ -85,21 +105,29 @@ export class PeerStreams {
   clash (conn, msg) {
     if (conn.streams?.has(msg.id)) { this.counts.reused++; return }
     this.o.dispatcher.counts.invalid++
-    this.refuse(conn, msg, { status: Status.INVALID_REQUEST, message: `stream id ${msg.id} is a request's on this connection (stream and request ids are shared)` })
+    this.over(conn, msg, { status: Status.INVALID_REQUEST, message: `stream id ${msg.id} is a request's on this connection (stream and request ids are shared)` })
   }
 
-  /** Its place among the work in flight (a request stream's input holds the peer's budget while it is open), or the refusal. */
-  admit (msg, bytes, conn, flow) {
-    return this.o.dispatcher.hold(msg.method, msg.input ? this.o.limits.inputWindow.bytes : 0, conn, flow)
+  handlerOf (msg) {
+    return this.o.service.handler(msg.method)
   }
 
-  /** Opens admitted stream `msg` and runs its handler `fn`, counted in `flow`. */
-  run (conn, msg, fn, flow, now) {
+  unknown (msg) {
+    return this.o.service.unknown(msg.method)
+  }
+
+  /** A request stream's input holds the peer's byte budget (its input window) while it is open. */
+  bytes (msg) {
+    return msg.input ? this.o.limits.inputWindow.bytes : 0
+  }
+
+  /** Opens admitted stream `msg` (holding `reserved` bytes) and runs its handler `fn`, counted in `flow`. */
+  run (conn, msg, fn, flow, now, reserved) {
     const d = this.o.dispatcher
     const l = this.o.limits
-    const reserved = msg.input ? l.inputWindow.bytes : 0
+    d.counted(msg.method)
     conn.streams ??= new Map()
-    const s = new PeerStream(msg, conn, d.context({ id: msg.id, method: msg.method, timeoutMs: msg.timeoutMs, headers: msg.headers }, 'stream', flow, now), reserved, now)
+    const s = new PeerStream(msg, conn, d.begin(msg, 'stream', flow, now), reserved, now) // its ctx, span and diagnostics message
     // Every frame of the stream from here on leaves through its own sender, in order: items,
     // credit for its input, and its end after the items.
     s.out = new OrderedSender({
@@ -112,8 +140,6 @@ export class PeerStreams {
     })
     conn.streams.set(msg.id, s)
     this.all.add(s)
-    s.traced = d.tracing.start(msg, s.ctx)
-    s.diagnostics = begun(channels.peerStream, msg.method, 'stream', null, this.o.endpoint)
     this.size++
     this.counts.opened++
     if (msg.timeoutMs > 0) s.deadlineTimer = this.o.clock.setTimeout(() => { s.deadlineTimer = null; this.counts.expired++; this.stop(s, expiredEnd(s)) }, Math.min(msg.timeoutMs, 2 ** 31 - 1))
@@ -123,21 +149,19 @@ export class PeerStreams {
       s.out.push(encodeStreamCredit(msg.id, l.inputWindow.items, l.inputWindow.bytes))
     }
     this.sweep()
-    if (d.middleware.length === 0) return this.start(s, fn, msg.args)
-    // Behind the middleware: the handler starts when the last one calls next(), unless the
-    // stream was stopped meanwhile; a chain that ends without it ends the stream, empty.
-    s.ctx.args = msg.args
+    // The handler runs behind the middleware (dispatch.js call()): it starts when the last one
+    // calls next(), unless the stream was stopped meanwhile; a chain that ends without it ends
+    // the stream, empty. Its output is the stream's items (produce()).
     let started = false
-    const chain = () => runChain(d.middleware, s.ctx, () => {
+    const ran = d.call((args) => {
       started = true
-      if (conn.streams?.get(msg.id) === s) this.start(s, fn, s.ctx.args)
-    })
-    const ran = s.traced === null ? chain() : s.traced.run(chain, undefined, s.ctx)
-    ran.then(() => { if (!started) this.finish(s, null, 0) }, (err) => this.finish(s, err, 0))
+      if (conn.streams?.get(msg.id) === s) this.produce(s, fn, args)
+    }, msg.args, s.ctx)
+    if (ran !== undefined) ran.then(() => { if (!started) this.finish(s, null, 0) }, (err) => this.finish(s, err, 0)) // the chain's promise
   }
 
-  /** Runs stream `s`'s handler `fn` with `args`: its items go out under the client's credit. */
-  start (s, fn, args) {
+  /** Runs stream `s`'s handler `fn` with `args` (in its span, behind the middleware: call()): its output goes out as items under the client's credit. */
+  produce (s, fn, args) {
     const l = this.o.limits
     const msg = s.open
     s.open = null // its args and headers are the handler's now: not held for the stream's life
@@ -150,13 +174,14 @@ export class PeerStreams {
     }
     let out
     try {
-      out = s.traced === null ? fn(args, s.ctx) : s.traced.run(fn, args, s.ctx)
+      out = fn(args, s.ctx)
     } catch (err) {
       return this.finish(s, err, 0)
     }
     // The handler waits while a full pipe holds a frame's worth of its items here, or all
     // streams hold their cap (room()); a thread's producer waits for the credit lent to it.
-    s.producer = new StreamProducer({ id: msg.id, source: s.traced === null ? sourceOf(out) : s.traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, room: () => this.room(s) })
+    const traced = s.ctx.traced
+    s.producer = new StreamProducer({ id: msg.id, source: traced === null ? sourceOf(out) : traced.bind(sourceOf(out)), ...grant, maxFrame: l.maxMessageSize, maxBatch: l.maxBatch, bulk: msg.bulk, send, end, room: () => this.room(s) })
     s.producer.start()
   }
 
@@ -368,14 +393,12 @@ class PeerStream {
     this.input = null //     a StreamConsumer of the client's items, for a request stream
     this.deadlineTimer = null
     this.heardAt = now //    when the client last sent something for it
-    this.traced = null //    its SERVER span (peer/tracing.js), when traced
-    this.diagnostics = null // its message on zeromesh:peer:stream, while something subscribes (runtime/diagnostics.js)
   }
 
-  /** Its end, as STREAM_END says it (`status`, `value`, `count`): its span and its diagnostics message hear it. */
+  /** Its end, as STREAM_END says it (`status`, `value`, `count`): its span and its diagnostics message (dispatch.js begin()) hear it. */
   ended (status, value, count) {
-    this.traced?.endWith(status, value, count)
-    if (this.diagnostics !== null) answered(channels.peerStream, this.diagnostics, status, value, count)
+    this.ctx.traced?.endWith(status, value, count)
+    if (this.ctx._diagnostics !== null) answered(channels.peerStream, this.ctx._diagnostics, status, value, count)
   }
 }
 

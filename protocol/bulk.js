@@ -1,7 +1,7 @@
 // Bulk frames (PROTOCOL.md 4.2.1): a large binary result travels in a ZeroMQ frame of its own
 // after its REPLY frame, sent as the handler made it, where packing it would copy it into the
-// frame (and give the garbage collector a second large buffer to account for: bench/RESULTS.md,
-// "Bulk frames"). The decoding side is decodeReply (codec.js).
+// frame (and give the garbage collector a second large buffer to account for:
+// bench/results/earlier.md, "Bulk frames"). The decoding side is decodeReply (codec.js).
 import { Status, BULK_MIN_BYTES } from './constants.js'
 import { loneReplyFrame, replyRoom, MAX_ROOM, replyFrame } from './frames.js'
 import { packr, RESERVE_START_SPACE } from './msgpack.js'

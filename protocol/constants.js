@@ -52,7 +52,7 @@ export const Accepts = Object.freeze({
 
 /**
  * The smallest Buffer a peer sends in a bulk frame of its own (PROTOCOL.md 4.2.1). Below it
- * a copy into the reply frame costs less than a frame: measured in bench/RESULTS.md, "Bulk
+ * a copy into the reply frame costs less than a frame: measured in bench/results/earlier.md, "Bulk
  * frames".
  */
 export const BULK_MIN_BYTES = 16 * 1024

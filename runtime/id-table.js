@@ -10,7 +10,7 @@
 // next table, after it is dead, until a full collection: each young collection then copies
 // and promotes megabytes of finished requests. Measured at 256 in flight
 // (measured with the client alone on an in-memory transport): 2.4 MB survived each scavenge, and pauses of 6-8 ms, with a Map;
-// a tenth of that with this table (bench/RESULTS.md, "The tail").
+// a tenth of that with this table (bench/results/earlier.md, "The tail").
 //
 // Ids are integers from 0 to 2^53-1, mostly handed out in order, so `id mod capacity`
 // spreads them evenly and chains stay one or two long. An item is in one table at a time, and its link

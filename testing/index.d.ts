@@ -10,6 +10,18 @@ export declare class VirtualClock {
   clearTimeout (id: number | null | undefined): void
   /** Moves time forward by `ms`, running every timer due on the way and letting the promises they start settle. */
   advance (ms: number): Promise<void>
+  /**
+   * `promise`'s value (or its error), time moved on `step` ms at a time (default 5) until it
+   * settles; rejects with a TimeoutError (ERR_ZEROMESH_TIMEOUT) once `within` ms of this clock's
+   * time (default 60000) passed without that.
+   */
+  settle<T> (promise: PromiseLike<T> | T, options?: { step?: number, within?: number }): Promise<T>
+  /**
+   * `fn()`'s value once it stops throwing or rejecting, time moved on `step` ms between tries
+   * (default 5); rejects with its last error once `within` ms of this clock's time (default
+   * 10000) passed. For a condition: `clock.until(() => assert.equal(peer.stats().inflight, 0))`.
+   */
+  until<T> (fn: () => T | PromiseLike<T>, options?: { step?: number, within?: number }): Promise<T>
 }
 
 /** One process on a MemoryNetwork: give its clock and transport to a Peer or a Client. */

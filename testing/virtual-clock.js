@@ -2,6 +2,14 @@
 // `advance(ms)` fires due timers in order and, after each instant, lets every promise chain
 // the callbacks started run to completion, so async code behaves as on a real clock.
 // (fake-timers scans all timers per firing; with thousands of members that is too slow.)
+// For tests, the two waits a test needs instead of guessing how far to advance: `settle`
+// (a promise's outcome) and `until` (a condition), each moving time on a step at a time and
+// bounded in this clock's time (docs/guides/testing.md).
+import { TimeoutError } from '../protocol/errors.js'
+
+const STEP_MS = 5 //          settle() and until() move time this much at a time...
+const SETTLE_WITHIN_MS = 60000 // ...settle() at most this long...
+const UNTIL_WITHIN_MS = 10000 //  ...and until() this long, in the clock's time
 
 export class VirtualClock {
   constructor (start = 0) {
@@ -40,6 +48,38 @@ export class VirtualClock {
       await settle()
     }
     this.time = end
+  }
+
+  /**
+   * `promise`'s value, or its error, with time moved on `step` ms at a time until it settles;
+   * a TimeoutError once `within` ms of this clock's time passed without that.
+   */
+  async settle (promise, { step = STEP_MS, within = SETTLE_WITHIN_MS } = {}) {
+    let out = null
+    Promise.resolve(promise).then((value) => { out = { value } }, (error) => { out = { error } })
+    await settle()
+    for (let waited = 0; out === null; waited += step) {
+      if (waited >= within) throw new TimeoutError(`zeromesh/testing: the promise did not settle within ${within} ms of virtual time`)
+      await this.advance(step)
+    }
+    if ('error' in out) throw out.error
+    return out.value
+  }
+
+  /**
+   * `fn()`'s value once it stops throwing (or rejecting), with time moved on `step` ms between
+   * tries; its last error once `within` ms of this clock's time passed. For a condition, as
+   * `() => assert.equal(peer.stats().inflight, 0)`.
+   */
+  async until (fn, { step = STEP_MS, within = UNTIL_WITHIN_MS } = {}) {
+    for (let waited = 0; ; waited += step) {
+      try {
+        return await fn()
+      } catch (err) {
+        if (waited >= within) throw err
+        await this.advance(step)
+      }
+    }
   }
 }
 

@@ -62,7 +62,7 @@ const ALIAS_WARNING = 'Socket option will not take effect until next connect/bin
  * Aliases are kept as the bytes sent (zeromq.js converts a string each send) and found again
  * by their n, read from the received routing id without making a string of it: at 1 in
  * flight the two conversions were about 0.8 us of the client's 25 us of CPU a request
- * (bench/RESULTS.md, "1 in flight, rung by rung").
+ * (bench/results/earlier.md, "1 in flight, rung by rung").
  */
 export class Aliases {
   constructor () {

@@ -1,7 +1,7 @@
 // The mesh across many hosts, on one machine (bench/README.md, "The lab"): H hosts as Linux
-// network namespaces on a bridge (bench/lib/lab-net.js), each running P peers in one process
-// (bench/lib/lab-host.js: why one process), hosts spread over Z zones (the peers' `zone`
-// label), C client processes on client hosts of their own, one per zone (bench/lib/lab-client.js:
+// network namespaces on a bridge (bench/cluster/lab/net.js), each running P peers in one process
+// (bench/cluster/lab/host.js: why one process), hosts spread over Z zones (the peers' `zone`
+// label), C client processes on client hosts of their own, one per zone (bench/cluster/lab/client.js:
 // real Clients, default subset, their zone), a DNS server (dnsmasq) naming the peer hosts, and
 // CURVE on every connection (as off loopback it must be). Steady load runs throughout while the
 // script plays, phase by phase:
@@ -30,9 +30,9 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import zmq from 'zeromq'
 import { clientDefaults } from '../../client/options.js'
-import { LabNet, staleLabNamespaces } from '../lib/lab-net.js'
-import { LabProc } from '../lib/lab-proc.js'
-import { spread, classifyDeaths, addOutcomes, failedCount, table } from '../lib/lab-figures.js'
+import { LabNet, staleLabNamespaces } from './lab/net.js'
+import { LabProc } from './lab/proc.js'
+import { spread, classifyDeaths, addOutcomes, failedCount, table } from './lab/figures.js'
 
 const ALL_PHASES = ['cold', 'steady', 'roll', 'host-loss', 'zone-loss', 'zone-cut', 'blackhole', 'scale', 'idle']
 const { values: o } = parseArgs({
@@ -61,8 +61,8 @@ const BASE_PORT = 5555
 const SUBSET = clientDefaults.subset
 const DNS_NAME = 'peers.zeromesh.lab'
 const here = path.dirname(fileURLToPath(import.meta.url))
-const HOST_JS = path.join(here, '../lib/lab-host.js')
-const CLIENT_JS = path.join(here, '../lib/lab-client.js')
+const HOST_JS = path.join(here, 'lab', 'host.js')
+const CLIENT_JS = path.join(here, 'lab', 'client.js')
 const DNSMASQ = ['/usr/sbin/dnsmasq', '/usr/bin/dnsmasq'].find((f) => fs.existsSync(f))
 const log = (...a) => process.stderr.write(`[lab ${((Date.now() - T0) / 1000).toFixed(1)} s] ${a.join(' ')}\n`)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,5 +1,5 @@
 // What membership costs each peer as the cluster grows, in one sitting (issue 73): for each
-// size, H host processes of P embedded peers each (bench/lib/lab-host.js, CURVE on), started
+// size, H host processes of P embedded peers each (bench/cluster/lab/host.js, CURVE on), started
 // at once on loopback and joining through 3 seeds; once every peer sees every other, a quiet
 // window measures per peer: CPU (the host processes' user + system time over their peers),
 // gossip bytes sent, membership connections held, RSS. Also the cold start: time to converge,
@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util'
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import zmq from 'zeromq'
-import { LabProc } from '../lib/lab-proc.js'
+import { LabProc } from './lab/proc.js'
 
 const { values: o } = parseArgs({
   options: {
@@ -26,7 +26,7 @@ const { values: o } = parseArgs({
   },
 })
 const P = Number(o.peers)
-const HOST_JS = fileURLToPath(new URL('../lib/lab-host.js', import.meta.url))
+const HOST_JS = fileURLToPath(new URL('./lab/host.js', import.meta.url))
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const log = (...a) => process.stderr.write(`[cost] ${a.join(' ')}\n`)
 

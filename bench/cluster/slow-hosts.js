@@ -1,5 +1,5 @@
 // Lifeguard's experiment (Dadgar et al., arXiv 1707.00788) on real processes: a cluster of H
-// host processes of P peers each (bench/lib/lab-host.js, CURVE, loopback), beside a CPU-bound
+// host processes of P peers each (bench/cluster/lab/host.js, CURVE, loopback), beside a CPU-bound
 // job, where some hosts are slow now and then:
 //
 //   frozen     `--frozen` hosts are stopped (SIGSTOP) for 150-700 ms every 1-2.5 s, then go on
@@ -23,9 +23,9 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import zmq from 'zeromq'
-import { LabProc } from '../lib/lab-proc.js'
+import { LabProc } from './lab/proc.js'
 
-const HOST_JS = fileURLToPath(new URL('../lib/lab-host.js', import.meta.url))
+const HOST_JS = fileURLToPath(new URL('./lab/host.js', import.meta.url))
 const HOG_JS = fileURLToPath(new URL('../lib/spin-forever.js', import.meta.url))
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const between = (a, b) => a + Math.random() * (b - a)

@@ -1,5 +1,5 @@
 // The API of examples/express (a cheap route and a CPU-heavy one, countPrimes) served the ways
-// the Node scaling tutorials compare, for bench/work/cpu.js:
+// the Node scaling tutorials compare, for bench/work/http-api.js:
 //   node bench/lib/http-server.js single             one process; the heavy route runs inline
 //   node bench/lib/http-server.js cluster N          node:cluster, N worker processes, inline
 //   node bench/lib/http-server.js zeromesh SEEDS     one Express process; the heavy route runs on

@@ -3,7 +3,7 @@
 // round): its src/ and tsconfig.json copied, node_modules/zeromesh a link to this checkout
 // (as `npm install` lays a package out), the Nest packages and the rest links to this
 // checkout's own (one copy of each, as Node resolves them from zeromesh too); then `tsc -p`,
-// which compiles it to CommonJS. For its test and bench/work/cpu.js.
+// which compiles it to CommonJS. For its test and bench/work/nest.js.
 import { execFile } from 'node:child_process'
 import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'

@@ -1,6 +1,6 @@
 // The blog post's app (issue 68): a plain node:http server whose GET / counts down from 1e7
 // (bench/lib/countdown-handlers.js, about 5 ms of CPU) and whose GET /cheap answers at once,
-// served the ways bench/work/cpu.js --only post compares:
+// served the ways bench/work/blog-post.js compares:
 //   node bench/lib/post-server.js cluster N        node:cluster, N workers, the count inline
 //   node bench/lib/post-server.js zeromesh SEEDS   one process; the count runs on zeromesh peers
 //   node bench/lib/post-server.js gateway SEEDS    the same front written with zeromesh/http's

@@ -1,5 +1,5 @@
 // What each thread of a process has used so far, from /proc/PID/task (Linux): the benches
-// that say which thread a request's time went to (bench/work/cpu.js) read it here,
+// that say which thread a request's time went to (bench/work/threads.js, blog-post.js) read it here,
 // and bench/work/allocator.js a process's page faults.
 import { readdirSync, readFileSync } from 'node:fs'
 

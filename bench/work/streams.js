@@ -5,8 +5,8 @@
 // child process in each case (a zeromesh peer with one handler on its main thread, or the raw
 // Router), the reader this process. Rounds alternate zeromesh and raw; medians are quoted.
 // --state MB: both servers keep that many MB of small objects alive, as an application's state
-// would (a heap under 8 MB is collected differently: RESULTS, "The heap band"). --node-flags:
-// flags for node in both server processes (e.g. "--max-semi-space-size=1": RESULTS, "Bulk
+// would (a heap under 8 MB is collected differently: results/earlier.md, "The heap band"). --node-flags:
+// flags for node in both server processes (e.g. "--max-semi-space-size=1": results/earlier.md, "Bulk
 // items").
 //
 //   node bench/work/streams.js [--rounds 3] [--mb 128] [--only streams|requests] [--state MB] [--node-flags "FLAGS"]

@@ -67,7 +67,7 @@ export async function zeromeshSystem (root, nodeFlags = []) {
 /**
  * Keeps `mb` megabytes of small objects alive for the life of the process, as an application's
  * own state would: V8 collects a heap under 8 MB differently from a larger one when large values
- * come and go (bench/RESULTS.md, "The heap band").
+ * come and go (bench/results/earlier.md, "The heap band").
  */
 export function keepState (mb) {
   const state = []

@@ -1,8 +1,8 @@
 // zeromesh peer: runs a peer until SIGTERM or SIGINT, which drain it (exit 0).
 import path from 'node:path'
 import process from 'node:process'
-import { Peer } from '../../peer/index.js'
-import { insideOf } from '../../peer/peer.js'
+import { Peer, peerDefaults } from '../../peer/index.js'
+import { latencyOf } from '../../peer/peer.js'
 import { USAGE } from '../usage.js'
 import { UsageError, parse, sizeOption, wholeOption, fromEnvironment, httpOption, unknownEnvironment, labelsOption } from '../args.js'
 import { SECURITY_PEER_FLAGS, SECURITY_CLIENT_FLAGS, peerSecurity } from '../security-flags.js'
@@ -69,6 +69,7 @@ export async function run (args) {
     try { meta = JSON.parse(values.meta) } catch (err) { throw new UsageError(`--meta is not valid JSON: ${err.message}`) }
   }
   const ops = httpOption(values.http, values['http-view'], USAGE.peer)
+  const security = peerSecurity(values, USAGE.peer) // an object: CURVE; false or undefined: plain
   const peer = new Peer({
     meta,
     labels: labelsOption(values.labels, '--labels', USAGE.peer),
@@ -85,7 +86,7 @@ export async function run (args) {
     maxInflightBytes: values['max-inflight-bytes'] === undefined ? undefined : sizeOption(values['max-inflight-bytes'], 'max-inflight-bytes', USAGE.peer),
     drainTimeout: wholeOption(values['drain-timeout'], 'drain-timeout', USAGE.peer, ' of milliseconds'),
     memoryLimit: values['memory-limit'] === undefined || values['memory-limit'] === 'cgroup' ? values['memory-limit'] : sizeOption(values['memory-limit'], 'memory-limit', USAGE.peer),
-    security: peerSecurity(values, USAGE.peer),
+    security,
     logger,
     dns: values['dns-servers'] === undefined ? undefined : { servers: values['dns-servers'].split(',').map((x) => x.trim()).filter(Boolean) },
   })
@@ -101,11 +102,11 @@ export async function run (args) {
     const registry = peerMetrics(peer)
     // What other members serve, for the view: a client of the cluster asks them, while the page
     // is open (in a secured cluster this peer has no client key: only its own service shows).
-    const watch = insideOf(peer).options.security ? null : () => {
+    const watch = security ? null : () => {
       const c = new Client({ seeds: [peer.endpoint] })
       return { services: () => new Map(c.peers().map((p) => [p.endpoint, p.service])), close: () => c.close() }
     }
-    const view = ops.view ? new ClusterView(peer, insideOf(peer).latency, { watch }) : null
+    const view = ops.view ? new ClusterView(peer, latencyOf(peer), { watch }) : null
     try {
       // Its own documents: what it serves, as zeromesh/http describes it (a schema it states none for is open, warned once in the log).
       const warned = new Set()
@@ -133,9 +134,8 @@ export async function run (args) {
     if (peer.ready) ready()
     else peer.once('joined', ready)
   }
-  const sec = insideOf(peer).options.security
   process.on('SIGHUP', () => {
-    if (!sec) { logger.warn({}, 'SIGHUP: not secured, no allow-list to read'); return }
+    if (!security) { logger.warn({}, 'SIGHUP: not secured, no allow-list to read'); return }
     peer.reloadAllowList().catch(() => {}) // the peer logs the outcome
   })
   const code = await new Promise((resolve) => {
@@ -150,7 +150,7 @@ export async function run (args) {
   // the process it runs) is let go, and anything else (a handler module's timer) is cut
   // short once the linger is over.
   if (process.connected) process.disconnect()
-  setTimeout(() => process.exit(code), insideOf(peer).options.stopLinger + 500).unref()
+  setTimeout(() => process.exit(code), peerDefaults.stopLinger + 500).unref() // the CLI gives no stopLinger: the default's
   return code
 }
 

@@ -1,7 +1,7 @@
 // In-process peers and clients over real ZeroMQ sockets on 127.0.0.1 (ephemeral ports),
 // all closed by `cleanup()` in an afterEach hook.
 import { Peer, Client } from '../../index.js'
-import { insideOf } from '../../peer/peer.js'
+import { stopAtOnce } from './insides.js'
 
 export function harness () {
   const peers = []
@@ -27,7 +27,7 @@ export function harness () {
     async cleanup () {
       for (const s of sockets.splice(0)) s.close()
       await Promise.all(clients.splice(0).map((c) => c.close()))
-      await Promise.all(peers.splice(0).map((p) => { insideOf(p).options.drainTimeout = 0; return p.stop() }))
+      await Promise.all(peers.splice(0).map(stopAtOnce))
     },
   }
 }

@@ -12,6 +12,23 @@ export function rssOf (pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024
 }
 
+/**
+ * Resolves with process `pid`'s resident memory once it holds still: two readings `everyMs`
+ * apart within `bytes` of each other (a process that just started is still loading code and
+ * starting its threads). Rejects after `timeout` ms.
+ */
+export async function steadyRss (pid, { bytes = 2e6, everyMs = 100, timeout = 10000 } = {}) {
+  const end = Date.now() + timeout
+  let last = rssOf(pid)
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
+    const now = rssOf(pid)
+    if (Math.abs(now - last) <= bytes) return now
+    if (Date.now() >= end) throw new Error(`the resident memory of ${pid} did not hold still within ${timeout} ms (${last} -> ${now} bytes)`)
+    last = now
+  }
+}
+
 const children = new Set()
 
 /** Kills every child still running (SIGKILL), for `after` hooks. */

@@ -7,9 +7,10 @@
 //           the real transport with what the memory world shows.
 // A world gives: peer(options) (started), client(options), settle(promise) (its value, or
 // throws its error, within `ms` of the world's time), until(fn) (a condition, within `ms`),
-// kill(peer) (memory only: `canKill`), and cleanup().
+// now() (the world's time, ms), after(ms, value) (a promise of `value` `ms` later in the
+// world's time: a handler's work), kill(peer) (memory only: `canKill`), and cleanup().
 import { Peer, Client } from '../../index.js'
-import { insideOf } from '../../peer/peer.js'
+import { stopAtOnce } from './insides.js'
 import { MemoryNetwork } from '../../transport/memory.js'
 import { VirtualClock } from '../../testing/virtual-clock.js'
 import { seededRandom } from '../../testing/random.js'
@@ -49,6 +50,8 @@ function memoryWorld () {
       clients.push(c)
       return c
     },
+    now: () => clock.now(),
+    after: (ms, value) => new Promise((resolve) => clock.setTimeout(() => resolve(value), ms)),
     async settle (promise, ms = 60000) {
       let out = null
       promise.then((value) => { out = { value } }, (error) => { out = { error } })
@@ -69,6 +72,11 @@ function memoryWorld () {
         }
       }
     },
+    /** A new host's clock and transport, for parts the world does not make itself (a ZeromeshServer's peer, a ZeromeshClient's client). */
+    place () {
+      const host = net.host(`part-${nextHost++}`)
+      return { clock: host.clock, transport: host.transport }
+    },
     /** Moves the world's time `ms` forward. */
     async pass (ms) {
       for (let t = 0; t < ms; t += STEP_MS) await step()
@@ -79,7 +87,7 @@ function memoryWorld () {
     },
     async cleanup () {
       const closing = clients.splice(0).map((c) => c.close())
-      const stopping = peers.splice(0).map((p) => { insideOf(p).options.drainTimeout = 0; return p.stop() })
+      const stopping = peers.splice(0).map(stopAtOnce)
       await this.settle(Promise.all([...closing, ...stopping]))
     },
   }
@@ -98,6 +106,8 @@ function zeromqWorld () {
     until (fn, ms = 10000) {
       return eventually(fn, { timeout: ms })
     },
+    now: () => performance.now(),
+    after: (ms, value) => new Promise((resolve) => setTimeout(resolve, ms, value)),
     pass (ms) {
       return new Promise((resolve) => setTimeout(resolve, ms))
     },

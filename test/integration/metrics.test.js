@@ -94,7 +94,7 @@ describe('the saturation an autoscaler reads (deploy/kubernetes/hpa.yaml)', func
     const saturation = async () => Number(/^zeromesh_peer_saturation (\S+)$/m.exec(await registry.metrics())[1])
     expect(await saturation()).to.equal(0)
     const calls = [1, 2, 3].map(() => c.request('hold'))
-    while (gates.length < 3) await new Promise((resolve) => setTimeout(resolve, 5))
+    await eventually(() => expect(gates).to.have.length(3), { interval: 5 }) // all three running
     expect(await saturation()).to.equal(1.5)
     for (const open of gates) open(null)
     await Promise.all(calls)

@@ -12,7 +12,7 @@ import { harness } from '../helpers/cluster.js'
 import { eventually, delay } from '../helpers/eventually.js'
 import { newKeyPair, z85Decode } from '../../transport/keys.js'
 import { encodeRequest, encodePing, encodeKeyProof, encodeMembersGet, decode, MessageType } from '../../protocol/index.js'
-import { insideOf } from '../../client/client.js'
+import { wrapSends } from '../helpers/insides.js'
 import { figure } from '../helpers/figures.js'
 
 describe('revocation cuts open connections', function () {
@@ -33,7 +33,7 @@ describe('revocation cuts open connections', function () {
   const ended = [] // the ticks generators that ran their finally, by who
   async function * ticks (who, ctx) {
     try {
-      for (let i = 0; ; i++) { yield i; await delay(20) }
+      for (let i = 0; ; i++) { yield i; await delay(20) } // a tick every 20 ms: the handler's pace
     } finally {
       ended.push({ who, aborted: ctx.signal.aborted })
     }
@@ -55,7 +55,7 @@ describe('revocation cuts open connections', function () {
     r.done = (async () => {
       while (r.running) {
         try { await client.request('echo', 'x', { timeout: 1500 }); r.ok++; r.lastOkAt = Date.now() } catch (err) { r.failed++; r.codes[err.code] = (r.codes[err.code] ?? 0) + 1 }
-        await delay(5)
+        await delay(5) // a request every 5 ms or so: the load's pace
       }
     })()
     r.stop = async () => { r.running = false; await r.done }
@@ -104,19 +104,20 @@ describe('revocation cuts open connections', function () {
     await a.request('echo', 1)
     await b.request('echo', 1)
     await eventually(() => expect(p.stats().security.keys.proven).to.equal(2))
-    const read = (client, who) => {
+    const read = (client, who, idleTimeout) => {
       const r = { items: 0, err: null }
       r.done = (async () => {
         try {
-          for await (const i of client.stream('ticks', who, { idleTimeout: 1500 })) { r.items = i + 1; if (who === 'bob' && r.stop) break }
+          for await (const i of client.stream('ticks', who, { idleTimeout })) { r.items = i + 1; if (who === 'bob' && r.stop) break }
         } catch (err) { r.err = err }
       })()
       return r
     }
-    const ra = read(a, 'alice')
-    const rb = read(b, 'bob')
+    const ra = read(a, 'alice', 500) // a tick every 20 ms: silent for 500 ms, it is cut off
+    const rb = read(b, 'bob', 1500)
     await eventually(() => expect(ra.items).to.be.above(5))
     fs.rmSync(path.join(dir, 'alice.pub'))
+    await p.reloadAllowList() // at once, not at its next look at the files (the first test shows that look)
     await eventually(() => expect(p.stats().streams.cut).to.equal(1), { timeout: 3000 })
     await eventually(() => expect(ended).to.deep.equal([{ who: 'alice', aborted: true }])) // alice's generator ended with the cut (at its next await); bob's runs on
     const bobAtCut = rb.items
@@ -158,6 +159,7 @@ describe('revocation cuts open connections', function () {
     const lb = load(b)
     await eventually(() => expect(lb.ok).to.be.above(5))
     fs.rmSync(path.join(dir, 'alice.pub'))
+    await p.reloadAllowList() // at once, not at its next look at the files (the first test shows that look)
     await eventually(() => expect(p.stats().security.keys.resets).to.equal(1), { timeout: 3000 })
     const bobAtReset = lb.ok
     await eventually(() => expect(lb.ok).to.be.above(bobAtReset + 10), { timeout: 5000 }) // bob is back: the peer bound again
@@ -190,6 +192,8 @@ describe('revocation cuts open connections', function () {
     expect(decode((await s.receive())[0]).type).to.equal(MessageType.MEMBERS)
     fs.rmSync(path.join(dir, 'alice.pub'))
     await p.reloadAllowList()
+    const rounds = (x) => x.stats().membership
+    const at = { p: rounds(p), q: rounds(q) } // the members' probe rounds from the revocation on
     await s.send(encodeRequest([[3, 'echo', 'after', 5000]])).catch(() => {})
     let answer = null
     try { answer = await s.receive() } catch (err) { expect(err.code).to.equal('EAGAIN') }
@@ -200,8 +204,12 @@ describe('revocation cuts open connections', function () {
     const keys = p.stats().security.keys
     expect(keys.cutUnproven).to.be.at.least(1)
     expect(keys.resets, 'no connection closed').to.equal(0)
-    // The member and the proven client go on.
-    await delay(1000)
+    // The member and the proven client go on: ten probe rounds each way since, none suspected.
+    await eventually(() => {
+      expect(rounds(p).probes).to.be.at.least(at.p.probes + 10)
+      expect(rounds(q).probes).to.be.at.least(at.q.probes + 10)
+    }, { timeout: 10000 })
+    expect([rounds(p).suspected, rounds(q).suspected]).to.deep.equal([at.p.suspected, at.q.suspected])
     expect(p.members().find((m) => m.endpoint === q.endpoint).state).to.equal('alive')
     expect(q.members().find((m) => m.endpoint === p.endpoint).state).to.equal('alive')
     expect(await b.request('echo', 2)).to.equal(2)
@@ -211,14 +219,12 @@ describe('revocation cuts open connections', function () {
     const { p, dir } = await securedPeer()
     const b = h.client({ seeds: p.endpoint, security: as(bob) })
     // The client's KEY_PROOF takes 300 ms to leave: the revocation comes inside that window.
-    const mesh = insideOf(b).mesh
-    const send = mesh.transport.send.bind(mesh.transport)
     let proofs = 0
-    mesh.transport.send = (ep, frames, done) => {
+    wrapSends(b, (send) => (ep, frames, done) => {
       if (frames[0][4] !== MessageType.KEY_PROOF) return send(ep, frames, done)
       proofs++
       setTimeout(() => send(ep, frames, done), 300)
-    }
+    })
     const answers = Promise.all(Array.from({ length: 5 }, (_, i) => b.request('echo', i, { timeout: 5000 })))
     await eventually(() => expect(proofs).to.equal(1), { timeout: 3000 })
     fs.rmSync(path.join(dir, 'carol.pub'))

@@ -10,6 +10,8 @@ import { expect } from 'chai'
 import * as zmq from 'zeromq'
 import { setImmediate as tick } from 'node:timers/promises'
 import { harness } from '../helpers/cluster.js'
+import { onClock } from '../helpers/virtual-time.js'
+import { VirtualClock } from '../../testing/virtual-clock.js'
 import { decode, MessageType, Status, encodeRequest } from '../../protocol/index.js'
 import { encodeStreamOpen } from '../../protocol/stream-codec.js'
 
@@ -39,21 +41,29 @@ describe('a stream cut by its deadline (raw connection)', function () {
     await h.cleanup()
   })
 
-  /** Opens `method` on a raw Dealer with `timeoutMs` and a window of `items`; resolves with the items counted and the end, or null after 3 s. */
-  async function rawStream (endpoint, method, args, timeoutMs, items) {
+  /**
+   * Opens `method` on a raw Dealer with `timeoutMs` and a window of `items`; resolves with the
+   * items counted and the end, or null after 3 s, and `after`, the ms it took by `clock` (the
+   * peer's: a virtual one is moved along meanwhile, so its deadline costs no real wait).
+   */
+  async function rawStream (endpoint, method, args, timeoutMs, items, clock = null) {
     const raw = new zmq.Dealer({ linger: 0, sendTimeout: 1000, receiveTimeout: 3000 })
     raws.push(raw)
     raw.connect(endpoint)
-    const t0 = Date.now()
+    const now = () => clock === null ? Date.now() : clock.now()
+    const t0 = now()
     await raw.send(encodeStreamOpen(7, method, args, timeoutMs, items, 64 * 1024 * 1024, false))
-    let received = 0
-    for (;;) {
-      let frames
-      try { frames = await raw.receive() } catch { return { received, end: null, after: Date.now() - t0 } }
-      const msg = decode(frames[0], undefined, frames.slice(1))
-      if (msg.type === MessageType.STREAM_ITEM) received += msg.items.length
-      if (msg.type === MessageType.STREAM_END) return { received, end: msg, after: Date.now() - t0 }
-    }
+    const reading = (async () => {
+      let received = 0
+      for (;;) {
+        let frames
+        try { frames = await raw.receive() } catch { return { received, end: null, after: now() - t0 } }
+        const msg = decode(frames[0], undefined, frames.slice(1))
+        if (msg.type === MessageType.STREAM_ITEM) received += msg.items.length
+        if (msg.type === MessageType.STREAM_END) return { received, end: msg, after: now() - t0 }
+      }
+    })()
+    return clock === null ? reading : onClock(clock, reading, { step: 20 })
   }
 
   const states = [
@@ -63,9 +73,11 @@ describe('a stream cut by its deadline (raw connection)', function () {
   ]
   for (const [state, method, args, window] of states) {
     it(`${state}: STREAM_END REMOTE ERR_ZEROMESH_EXPIRED with the count, every time`, async () => {
-      const p = await h.peer({ handlers })
+      // The peer's time is a virtual clock over its real sockets: its deadline is moved to, not waited for.
+      const clock = new VirtualClock(performance.now())
+      const p = await onClock(clock, h.peer({ handlers, clock }))
       for (let run = 0; run < 4; run++) {
-        const { received, end, after } = await rawStream(p.endpoint, method, args, 300, window)
+        const { received, end, after } = await rawStream(p.endpoint, method, args, 300, window, clock)
         expect(end, `run ${run}: an end came`).to.not.equal(null)
         expect(end.status, `run ${run}: not OK`).to.equal(Status.REMOTE)
         expect(end.code).to.equal('ERR_ZEROMESH_EXPIRED')
@@ -74,6 +86,7 @@ describe('a stream cut by its deadline (raw connection)', function () {
         if (state === 'waiting for credit') expect(received).to.equal(3)
         if (state.startsWith('waiting for its')) expect(received).to.equal(0)
       }
+      await onClock(clock, p.stop())
     })
   }
 

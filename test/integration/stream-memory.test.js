@@ -6,7 +6,7 @@ import { expect } from 'chai'
 import { fileURLToPath } from 'node:url'
 import * as zmq from 'zeromq'
 import { harness } from '../helpers/cluster.js'
-import { delay } from '../helpers/eventually.js'
+import { eventually } from '../helpers/eventually.js'
 import { encodeStreamOpen } from '../../protocol/index.js'
 import { figure } from '../helpers/figures.js'
 
@@ -25,12 +25,19 @@ describe('streams no one reads, all together', function () {
       h.track(s)
       s.connect(p.endpoint)
       for (let i = 1; i <= 16; i++) await s.send([encodeStreamOpen(i, 'count', { n: 1000, size: 1000000 }, 60000, 1024, 64 * MiB, false)])
+      // Until the streams stall at the cap: all 16 open, each with its first item, and no item
+      // made for half a second (a peer that went by their credit would go on to 1,024).
       let held = 0
-      const t0 = Date.now()
-      while (Date.now() - t0 < 3000) {
-        held = Math.max(held, p.stats().streams.held)
-        await delay(10)
-      }
+      let made = -1
+      let madeAt = Date.now()
+      await eventually(() => {
+        const st = p.stats().streams
+        held = Math.max(held, st.held)
+        if (st.items !== made) { made = st.items; madeAt = Date.now() }
+        expect(st.open).to.equal(16)
+        expect(st.items).to.be.at.least(16)
+        expect(Date.now() - madeAt, 'items still being made').to.be.at.least(500)
+      }, { timeout: 10000, interval: 10 })
       const { items, open } = p.stats().streams
       figure(`${items} items of 1 MB made, at most ${(held / MiB).toFixed(1)} MiB held at once, ${open} streams open`)
       expect(open).to.equal(16)

@@ -110,6 +110,25 @@ describe('each entry\'s runtime exports and its declarations (issue 55, item 3)'
 
 describe('package contents', function () {
   this.timeout(30000)
+  it('the entries built on the public API (zeromesh/nest, zeromesh/http, the operations endpoint, the command line) never reach a Peer\'s or Client\'s insides, and zeromesh/nest takes nothing of client/ but its entry', async () => {
+    const fs = await import('node:fs')
+    const path = await import('node:path')
+    const root = path.resolve(import.meta.dirname, '../..')
+    const files = (dir) => fs.readdirSync(path.join(root, dir), { withFileTypes: true, recursive: true })
+      .filter((e) => e.isFile() && e.name.endsWith('.js')).map((e) => path.relative(root, path.join(e.parentPath, e.name)))
+    const reaching = []
+    const nestImports = []
+    for (const dir of ['nest', 'http', 'ops', 'bin']) {
+      for (const rel of files(dir)) {
+        const text = fs.readFileSync(path.join(root, rel), 'utf8')
+        if (/\binsideOf\b/.test(text)) reaching.push(rel)
+        if (dir === 'nest') for (const m of text.matchAll(/from '(\.\.\/client\/[^']+)'/g)) if (m[1] !== '../client/index.js') nestImports.push(`${rel}: ${m[1]}`)
+      }
+    }
+    expect(reaching, 'files that use insideOf: give them a public method or a narrow hook instead (issue 74)').to.deep.equal([])
+    expect(nestImports, 'zeromesh/nest imports from client/ other than its entry').to.deep.equal([])
+  })
+
   it('the packed package holds every file its entry points and the command line import, and they import only dependencies', async () => {
     const { execFileSync } = await import('node:child_process')
     const fs = await import('node:fs')

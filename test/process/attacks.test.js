@@ -49,6 +49,19 @@ describe('attacks against real peer processes', function () {
     return { peers, observer }
   }
 
+  /**
+   * A newcomer seeded at `peers[0]`, once every peer's view has it alive: what `peers[0]` took
+   * in before it joined has had the gossip rounds it takes to reach every peer (and a claim it
+   * had accepted would be in the member list the newcomer got from it).
+   */
+  async function newcomer (peers, observer) {
+    const m = await startPeer(['--seeds', peers[0].endpoint])
+    await eventually(async () => {
+      for (const p of peers) expect((await observer.members(p.endpoint)).find((x) => x.endpoint === m.endpoint)?.state).to.equal('alive')
+    }, { timeout: 10000, interval: 100 })
+    return m
+  }
+
   /** What `observer` hears each peer say about `endpoint`: { [peer]: state }. */
   async function viewsOf (observer, peers, endpoint) {
     const out = {}
@@ -57,7 +70,7 @@ describe('attacks against real peer processes', function () {
   }
 
   it('one SYNC or probe naming endpoints ZeroMQ cannot connect to: every peer and the client live on', async () => {
-    const { peers } = await cluster(3)
+    const { peers, observer } = await cluster(3)
     const c = h.client({ seeds: peers[0].endpoint })
     const load = startLoad(8, () => c.request('echo', 1, { timeout: 2000 }))
     const bad = ['garbage', 'tcp://127.0.0.1:abc', 'udp://127.0.0.1:5', `ipc:///tmp/${'a'.repeat(110)}`, 'ipc://@', 'tcp://a;b:5']
@@ -68,13 +81,14 @@ describe('attacks against real peer processes', function () {
       await raw.send(encodeGossip(2, { type: 'probe', from: ep, target: peers[0].endpoint, updates: [claim] }))
       await raw.send(encodeGossip(3, { type: 'probe-req', from: peers[1].endpoint, target: ep, updates: [] }))
     }
-    await delay(1500) // the gossip of a whole second: it would have reached every peer
+    const m = await newcomer(peers, observer) // the gossip after the attack has reached every peer
     await load.stop()
     for (const p of peers) expect(alive(p), `${p.endpoint} still running`).to.equal(true)
-    for (const p of peers) expect((await c.members(p.endpoint)).map((m) => m.endpoint).sort()).to.deep.equal(peers.map((x) => x.endpoint).sort())
+    const real = [...peers, m].map((x) => x.endpoint).sort()
+    for (const p of [...peers, m]) expect((await c.members(p.endpoint)).map((x) => x.endpoint).sort()).to.deep.equal(real)
     expect(load.failures).to.deep.equal([])
     expect(load.ok).to.be.greaterThan(100)
-    expect(c.peers()).to.have.length(3)
+    expect(c.peers().map((x) => x.endpoint).filter((ep) => !real.includes(ep))).to.deep.equal([]) // none of the made-up ones
   })
 
   it('a forged left at 2^53-1 and forged deaths of a live peer: it stays in every view and keeps its traffic', async () => {
@@ -104,13 +118,13 @@ describe('attacks against real peer processes', function () {
     const seen = new Set()
     for (let i = 0; i < 20; i++) { // and never dead or left in between
       for (const s of Object.values(await viewsOf(observer, peers, victim.endpoint))) seen.add(s)
-      await delay(50)
+      await delay(50) // sampled every 50 ms for a second: the subject, not a condition
     }
     // A suspicion may come and go on a loaded machine (a probe answered late: CI once saw
     // one); what the forgeries must never do is take the victim out of a view.
     expect([...seen].filter((s) => s !== 'alive' && s !== 'suspect')).to.deep.equal([])
     hits.clear()
-    await delay(1000)
+    await eventually(() => expect([...hits.values()].reduce((a, b) => a + b, 0)).to.be.at.least(1000), { timeout: 10000 }) // a window of traffic
     await load.stop()
     expect(load.failures).to.deep.equal([])
     const total = [...hits.values()].reduce((a, b) => a + b, 0)
@@ -143,9 +157,10 @@ describe('attacks against real peer processes', function () {
       const members = Array.from({ length: 1000 }, (_, i) => ({ endpoint: `tcp://127.0.9.${1 + (i % 250)}:${20000 + s * 1000 + i}`, incarnation: 1, state: ALIVE, meta: {} }))
       await raw.send(encodeGossip(s, { type: 'sync', from: peers[1].endpoint, members }))
     }
-    await delay(1500)
-    for (const p of peers) expect(await observer.members(p.endpoint), p.endpoint).to.have.length(3)
-    expect(c.peers()).to.have.length(3)
+    const m = await newcomer(peers, observer) // the gossip after the flood has reached every peer
+    const real = [...peers, m].map((x) => x.endpoint).sort()
+    for (const p of [...peers, m]) expect((await observer.members(p.endpoint)).map((x) => x.endpoint).sort(), p.endpoint).to.deep.equal(real)
+    expect(c.peers().map((x) => x.endpoint).filter((ep) => !real.includes(ep))).to.deep.equal([])
     const t0 = Date.now()
     process.kill(peers[2].pid, 'SIGKILL')
     await eventually(async () => {
@@ -154,23 +169,23 @@ describe('attacks against real peer processes', function () {
     const ms = Date.now() - t0
     figure(`real crash dead everywhere after ${ms} ms (was 16 s or never under this flood)`)
     expect(ms).to.be.below(5000)
-    expect(c.peers().length).to.be.at.most(3)
+    expect(c.peers().length).to.be.at.most(4) // the three and the newcomer
   })
 
   it('members with huge meta are refused: member lists stay small, `zeromesh members` and a new client work', async () => {
-    const { peers } = await cluster(2)
+    const { peers, observer } = await cluster(2)
     const raw = attacker(peers[0].endpoint)
     for (let i = 0; i < 4; i++) {
       const meta = { blob: 'm'.repeat(200000 + i * 50000) }
       await raw.send(encodeGossip(i, { type: 'sync', from: peers[1].endpoint, members: [{ endpoint: `tcp://127.0.9.1:${30000 + i}`, incarnation: 1, state: ALIVE, meta }] }))
     }
-    await delay(500)
+    const m = await newcomer(peers, observer) // what peers[0] took in has had its gossip rounds
     const members = run(['members', '--seeds', peers[0].endpoint, '--json', '--timeout', '3000'])
     expect(await members.exited).to.deep.equal({ code: 0, signal: null })
-    expect(JSON.parse(members.stdout).map((m) => m.endpoint).sort()).to.deep.equal(peers.map((p) => p.endpoint).sort())
+    expect(JSON.parse(members.stdout).map((x) => x.endpoint).sort()).to.deep.equal([...peers, m].map((p) => p.endpoint).sort())
     const fresh = h.client({ seeds: peers[0].endpoint })
     expect(await fresh.request('echo', 'ok', { timeout: 3000 })).to.equal('ok')
-    await eventually(() => expect(fresh.peers().filter((p) => p.state === 'up')).to.have.length(2))
+    await eventually(() => expect(fresh.peers().filter((p) => p.state === 'up')).to.have.length(3))
   })
 
   it('a probe request naming a stranger\'s endpoint is answered NACK and the peer never connects there', async () => {
@@ -184,6 +199,8 @@ describe('attacks against real peer processes', function () {
     await raw.send(encodeGossip(5, { type: 'probe-req', from: peers[1].endpoint, target: stranger.lastEndpoint, updates: [] }))
     const [answer] = await raw.receive()
     expect(decode(answer)).to.deep.include({ type: MessageType.NACK, seq: 5 })
+    // Nothing happens, on purpose: a connection the peer made when it took the request in
+    // (before its NACK) is accepted within milliseconds on loopback; half a second shows none.
     await delay(500)
     expect(accepted).to.equal(0)
   })
@@ -214,10 +231,10 @@ describe('attacks against real peer processes', function () {
     figure(`${sent} requests of 60 kB, ~${Math.round(sent * 60 / 1024)} MB; peer RSS at most ${Math.round(warm)} MB over 2-4 s, ${Math.round(late)} MB over 4-6 s`)
     expect(late - warm).to.be.below(48)
     raw.close() // with its inbound queue full: libzmq 4.3.5 aborted here when the peer sent pings
-    await delay(2500)
-    expect(alive(p), `peer alive (${p.signal ?? p.code}): ${p.stderr.slice(-300)}`).to.equal(true)
+    // It serves on after the hang-up: twenty round trips through its sockets, then alive.
     const c = h.client({ seeds: p.endpoint })
-    expect(await c.request('echo', 'still here', { timeout: 3000 })).to.equal('still here')
+    for (let i = 0; i < 20; i++) expect(await c.request('echo', 'still here', { timeout: 3000 })).to.equal('still here')
+    expect(alive(p), `peer alive (${p.signal ?? p.code}): ${p.stderr.slice(-300)}`).to.equal(true)
   })
 
   it('every valid timeoutMs gets an answer, on the main thread and in worker threads; `request --timeout 2147483647` answers', async () => {

@@ -5,6 +5,8 @@ import { run, startPeer, killAll } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
 import { startLoad } from '../helpers/load.js'
+import { rawAsker } from '../helpers/raw.js'
+import { encodeRequest } from '../../protocol/index.js'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -194,7 +196,14 @@ describe('zeromesh command line', function () {
     await client.request('echo', 1)
     const inflight = Array.from({ length: 10 }, () => client.request('sleep', { ms: 400 }))
     await eventually(() => expect(client.peers()[0].inflight).to.equal(10))
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // ...and the peer holds them all: the load it reports in a reply to another caller
+    // (PROTOCOL.md 4.2), here to a method it does not serve, answered without a thread.
+    const raw = rawAsker()
+    try {
+      await eventually(async () => expect((await raw.ask(p.endpoint, encodeRequest([[1, 'notServed', null, 1000]]))).msg.meta.load).to.equal(10))
+    } finally {
+      raw.close()
+    }
     process.kill(p.pid, 'SIGTERM')
     const out = await Promise.all(inflight)
     expect(out).to.deep.equal(Array(10).fill({ slept: 400 }))

@@ -8,6 +8,8 @@ import net from 'node:net'
 import { run, startPeer, killAll } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
+import { rawAsker } from '../helpers/raw.js'
+import { encodeRequest } from '../../protocol/index.js'
 import { Peer } from '../../index.js'
 import { spawn } from 'node:child_process'
 
@@ -52,14 +54,20 @@ describe('zeromesh peer: start-up and shutdown', function () {
     expect(p.stderr).to.match(new RegExp(`ERR_ZEROMESH_INVALID_ARGUMENT: cannot listen on --http 127\\.0\\.0\\.1:${port}: address in use`))
   })
 
-  it('two SIGTERMs 50 ms apart: the drain still runs, the request in flight finishes, exit 0', async () => {
+  it('a second SIGTERM during the drain of the first: the drain still runs, the request in flight finishes, exit 0', async () => {
     const p = await startPeer(['--threads', '1'])
     const c = h.client({ seeds: [p.endpoint] })
     const slow = c.request('sleep', { ms: 600 }, { idempotent: false })
     await eventually(() => expect(p.stderr).to.not.equal('')) // the peer is up and logging
-    await new Promise((resolve) => setTimeout(resolve, 100)) // the request is running
+    // The request is running: the load the peer reports in a reply to another caller (PROTOCOL.md 4.2).
+    const raw = rawAsker()
+    try {
+      await eventually(async () => expect((await raw.ask(p.endpoint, encodeRequest([[1, 'notServed', null, 1000]]))).msg.meta.load).to.equal(1))
+    } finally {
+      raw.close()
+    }
     process.kill(p.pid, 'SIGTERM')
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await eventually(() => expect(p.stderr).to.match(/SIGTERM: draining/)) // the first is heard
     process.kill(p.pid, 'SIGTERM')
     expect(await slow).to.deep.equal({ slept: 600 })
     expect((await p.exited).code).to.equal(0)

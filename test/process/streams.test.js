@@ -4,10 +4,10 @@
 import { fileURLToPath } from 'node:url'
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
-import { startPeer, killAll, rssOf } from '../helpers/processes.js'
+import { startPeer, killAll, rssOf, steadyRss } from '../helpers/processes.js'
 import { harness } from '../helpers/cluster.js'
-import { delay, eventually } from '../helpers/eventually.js'
-import { insideOf } from '../../client/client.js'
+import { eventually } from '../helpers/eventually.js'
+import { servingPeer } from '../helpers/insides.js'
 import { figure } from '../helpers/figures.js'
 
 const READER = fileURLToPath(new URL('../fixtures/stream-reader.mjs', import.meta.url))
@@ -35,7 +35,7 @@ describe('streams across processes', function () {
         for await (const item of c.stream('count', { n: 1000, ms: 5 }, { idleTimeout: 20000 })) {
           got.push(item.i)
           if (got.length === 20) {
-            victim = insideOf(c).streams.open.values().next().value.call.peer.endpoint // the peer serving this stream
+            victim = servingPeer(c) // the peer serving this stream
             process.kill(victim === a.endpoint ? a.pid : b.pid, signal)
             t0.at = Date.now()
           }
@@ -58,8 +58,7 @@ describe('streams across processes', function () {
 
   for (const threads of ['0', '1']) it(`a slow reader: 256 items of 1,000,000 bytes, 20 ms a read for the first 40, grow neither process by more than 96 MB (handlers on ${threads === '0' ? 'the main thread' : 'a thread'})`, async () => {
     const peer = await startPeer(['--threads', threads])
-    await delay(500) // let the peer settle before its baseline
-    const peerBefore = rssOf(peer.pid)
+    const peerBefore = await steadyRss(peer.pid) // its baseline once it has settled
     let peerPeak = peerBefore
     const sampler = setInterval(() => { try { peerPeak = Math.max(peerPeak, rssOf(peer.pid)) } catch {} }, 10)
     const out = await runReader([peer.endpoint, 256, 1000000, 40, 20])

@@ -7,7 +7,7 @@
 import { expect } from 'chai'
 import { SystemSim } from '../../sim/system.js'
 import { connections, clientsPerPeer, quantile, loadPerPeer, binomialSpread } from '../../sim/subset-measure.js'
-import { insideOf } from '../../client/client.js'
+import { connectionsOf } from '../helpers/insides.js'
 import { figure } from '../helpers/figures.js'
 
 const PEERS = 40
@@ -23,7 +23,7 @@ describe(`subsets (simulated: ${PEERS} peers, ${CLIENTS} clients, subset ${SUBSE
     try {
       await s.start()
       await s.run(40000)
-      const perClient = s.clients.map((c) => insideOf(c).mesh.table.entries.size)
+      const perClient = s.clients.map((c) => connectionsOf(c))
       expect(Math.max(...perClient), `connections per client: ${perClient.join(' ')}`).to.be.at.most(SUBSET)
       expect(Math.min(...perClient)).to.equal(SUBSET)
 
@@ -50,7 +50,7 @@ describe(`subsets (simulated: ${PEERS} peers, ${CLIENTS} clients, subset ${SUBSE
       expect(dropped.filter((k) => !k.endsWith(`|${dead}`)).length - moved, 'connections dropped that were not to the dead peer, beyond the moves').to.be.at.most(Math.floor(0.02 * before.size))
       expect(added.length - own - moved, `${added.length} connections made for ${own} lost to the dead peer and ${moved} moves`).to.be.at.most(Math.floor(0.02 * before.size))
       figure(`a death: ${own} of ${before.size} connections were to the dead peer; ${dropped.length - own} others dropped (${moved} moves meanwhile), ${added.length} made`)
-      expect(s.clients.every((c) => insideOf(c).mesh.table.entries.size <= SUBSET)).to.equal(true)
+      expect(s.clients.every((c) => connectionsOf(c) <= SUBSET)).to.equal(true)
       expect(s.counts.failed, JSON.stringify(s.counts.errors)).to.equal(0)
     } finally {
       await s.stop()

@@ -110,10 +110,9 @@ export async function simulated (): Promise<number> {
   me.loss = 0.01
   a.freeze()
   a.thaw()
-  const started = peer.start()
-  await clock.advance(10)
-  await started
-  const sum = client.request('add', [2, 3])
+  const endpoint: string = await clock.settle(peer.start(), { step: 1, within: 1000 })
+  const sum: unknown = await clock.settle(client.request('add', [2, 3]))
+  await clock.until(() => { if (client.peers().length !== 1 || endpoint === '') throw new Error('not yet') }, { within: 500 })
   await clock.advance(100)
   const spare = me.connector({ onMessage: () => {} })
   spare.connect('tcp://127.0.0.1:5555')
@@ -121,7 +120,7 @@ export async function simulated (): Promise<number> {
   spare.drop('tcp://127.0.0.1:5555')
   await spare.close()
   a.kill()
-  return (await sum) as number
+  return sum as number
 }
 
 

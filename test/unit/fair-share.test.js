@@ -90,23 +90,23 @@ describe('fair queue (peer/fair-queue.js)', () => {
 
 describe('admission by share (peer/admission.js)', () => {
   const fn = () => {}
-  const admission = (maxInflight) => new Admission({ handlers: { m: fn }, limits: { maxInflight, maxInflightBytes: 1e9, maxStreams: 100, maxStreamsPerConnection: 100 }, pressedMessage: () => '' })
+  const admission = (maxInflight) => new Admission({ limits: { maxInflight, maxInflightBytes: 1e9, maxStreams: 100, maxStreamsPerConnection: 100 }, pressedMessage: () => '' })
 
   it('a full peer takes a flow below its share, refuses one above it, and never goes past twice maxInflight', () => {
     const ad = admission(16)
     const greedy = new Flow('greedy')
-    for (let i = 0; i < 16; i++) expect(ad.take('m', 0, null, greedy)).to.equal(fn) // work-conserving: a lone flow takes every place
-    expect(ad.take('m', 0, null, greedy)).to.include({ status: Status.BUSY }) // full, and above its share
+    for (let i = 0; i < 16; i++) expect(ad.take(fn, 0, null, greedy)).to.equal(fn) // work-conserving: a lone flow takes every place
+    expect(ad.take(fn, 0, null, greedy)).to.include({ status: Status.BUSY }) // full, and above its share
     const modest = new Flow('modest')
-    expect(ad.take('m', 0, null, modest)).to.equal(fn) // below its share (16 / 2 = 8): taken past the limit
+    expect(ad.take(fn, 0, null, modest)).to.equal(fn) // below its share (16 / 2 = 8): taken past the limit
     expect(ad.inflight).to.equal(17)
-    expect(ad.counts.byShare).to.equal(1)
-    for (let i = 1; i < 8; i++) expect(ad.take('m', 0, null, modest)).to.equal(fn)
-    expect(ad.take('m', 0, null, modest)).to.include({ status: Status.BUSY }) // at its share
+    expect(ad.byShare).to.equal(1)
+    for (let i = 1; i < 8; i++) expect(ad.take(fn, 0, null, modest)).to.equal(fn)
+    expect(ad.take(fn, 0, null, modest)).to.include({ status: Status.BUSY }) // at its share
     // Many flows below their share: never past twice maxInflight.
     const others = Array.from({ length: 40 }, (_, i) => new Flow(`f${i}`))
     let taken = 0
-    for (const f of others) if (ad.take('m', 0, null, f) === fn) taken++
+    for (const f of others) if (ad.take(fn, 0, null, f) === fn) taken++
     expect(ad.inflight).to.be.at.most(32)
     expect(taken).to.be.below(40)
   })
@@ -115,14 +115,14 @@ describe('admission by share (peer/admission.js)', () => {
   // measured at 60 beside other processes) among 3 flows made a share of 0, and a modest
   // client's every call was refused busy (its p99 4.9x alone's, where 3x is the bound).
   it('a flow holding nothing is taken while the peer is under twice its places, however many flows share so few', () => {
-    const ad = new Admission({ handlers: { m: fn }, limits: { maxInflight: 1024, maxInflightBytes: 1e9, maxStreams: 100, maxStreamsPerConnection: 100 }, places: () => 2, pressedMessage: () => '' })
+    const ad = new Admission({ limits: { maxInflight: 1024, maxInflightBytes: 1e9, maxStreams: 100, maxStreamsPerConnection: 100 }, places: () => 2, pressedMessage: () => '' })
     const greedy = new Flow('greedy')
     const [m1, m2] = [new Flow('m1'), new Flow('m2')]
-    for (let i = 0; i < 2; i++) expect(ad.take('m', 0, null, greedy)).to.equal(fn)
-    expect(ad.take('m', 0, null, greedy)).to.include({ status: Status.BUSY })
-    expect(ad.take('m', 0, null, m1)).to.equal(fn) // 2 places among 3 flows: a share of one, not 0
-    expect(ad.take('m', 0, null, m2)).to.equal(fn)
-    expect(ad.take('m', 0, null, m1)).to.include({ status: Status.BUSY }) // twice its places
+    for (let i = 0; i < 2; i++) expect(ad.take(fn, 0, null, greedy)).to.equal(fn)
+    expect(ad.take(fn, 0, null, greedy)).to.include({ status: Status.BUSY })
+    expect(ad.take(fn, 0, null, m1)).to.equal(fn) // 2 places among 3 flows: a share of one, not 0
+    expect(ad.take(fn, 0, null, m2)).to.equal(fn)
+    expect(ad.take(fn, 0, null, m1)).to.include({ status: Status.BUSY }) // twice its places
     expect(ad.inflight).to.equal(4)
   })
 
@@ -130,14 +130,14 @@ describe('admission by share (peer/admission.js)', () => {
     const ad = admission(4)
     const a = new Flow('a')
     const b = new Flow('b')
-    for (let i = 0; i < 4; i++) ad.take('m', 0, null, a)
-    ad.take('m', 0, null, b)
+    for (let i = 0; i < 4; i++) ad.take(fn, 0, null, a)
+    ad.take(fn, 0, null, b)
     ad.release(0, false, b)
     expect(ad.flows).to.equal(1)
     expect(b.held).to.equal(0)
     for (let i = 0; i < 4; i++) ad.release(0, false, a)
     expect(ad.flows).to.equal(0)
-    for (let i = 0; i < 4; i++) expect(ad.take('m', 0, null, b)).to.equal(fn)
+    for (let i = 0; i < 4; i++) expect(ad.take(fn, 0, null, b)).to.equal(fn)
   })
 })
 

@@ -1,8 +1,8 @@
-// The lab's arithmetic (bench/lib/lab-figures.js): the spread it reports and which deaths it
+// The lab's arithmetic (bench/cluster/lab/figures.js): the spread it reports and which deaths it
 // counts as false. A death the lab caused must never count as false, and a live, reachable
 // peer declared dead must never be excused.
 import { expect } from 'chai'
-import { spread, classifyDeaths, addOutcomes, failedCount, FAULT_GRACE_MS } from '../../bench/lib/lab-figures.js'
+import { spread, classifyDeaths, addOutcomes, failedCount, FAULT_GRACE_MS } from '../../bench/cluster/lab/figures.js'
 
 describe('the lab\'s figures', () => {
   it('spread: the busiest and the 99th percentile over the mean', () => {

@@ -146,4 +146,42 @@ describe('the peer\'s one intake (peer/intake.js)', () => {
     expect(t.peer.stats().inflight).to.equal(0)
     await t.stop()
   })
+
+  it('every kind passes the one admission door: busy, unknown and draining refusals, each counted by its kind, the running work by the dispatcher', async () => {
+    let release
+    const held = new Promise((resolve) => { release = resolve })
+    const t = await setup({
+      handlers: { hold: () => held, echo: (x) => x, ticks: async function * () { yield 1 } },
+      events: { placed: () => {} },
+      maxInflight: 1,
+    })
+    await t.send(encodeRequest([[1, 'hold', null, 60000]])) // holds the one place
+    await t.send(encodeRequest([[2, 'echo', 'a', 1000], [3, 'nope', null, 1000]]))
+    await t.send(encodeStreamOpen(4, 'ticks', null, 1000, 16, 65536, false))
+    await t.send(encodeStreamOpen(5, 'nope', null, 1000, 16, 65536, false))
+    await t.send(encodeEvent([[6, 'placed', null, 1000, 'placed', true], [7, 'nope', null, 1000, 'nope', true]]))
+    const statuses = (...ids) => ids.map((id) => t.answers(id).map((r) => r.status))
+    expect(statuses(2, 3, 4, 5, 6, 7)).to.deep.equal([[Status.BUSY], [Status.UNKNOWN_METHOD], [Status.BUSY], [Status.UNKNOWN_METHOD], [Status.BUSY], [Status.UNKNOWN_METHOD]])
+    let s = t.peer.stats()
+    expect({ requests: s.requests, unknown: s.unknown, busy: s.busy, drained: s.drained }).to.deep.equal({ requests: 5, unknown: 2, busy: 2, drained: 0 })
+    expect({ refused: s.events.refused, unknown: s.events.unknown }).to.deep.equal({ refused: 1, unknown: 1 })
+    expect(s.streams.refused).to.equal(2)
+    // Draining: every kind is refused DRAINING at the one door, a method or a subscription it does not have too.
+    const stopping = t.peer.stop()
+    await t.settle()
+    await t.send(encodeRequest([[8, 'echo', 'b', 1000], [9, 'nope', null, 1000]]))
+    await t.send(encodeStreamOpen(10, 'ticks', null, 1000, 16, 65536, false))
+    await t.send(encodeEvent([[11, 'placed', null, 1000, 'placed', true], [12, 'nope', null, 1000, 'nope', true]]))
+    expect(statuses(8, 9, 10, 11, 12)).to.deep.equal([[Status.DRAINING], [Status.DRAINING], [Status.DRAINING], [Status.DRAINING], [Status.DRAINING]])
+    s = t.peer.stats()
+    expect({ requests: s.requests, unknown: s.unknown, busy: s.busy, drained: s.drained }).to.deep.equal({ requests: 8, unknown: 2, busy: 2, drained: 3 })
+    expect({ refused: s.events.refused, unknown: s.events.unknown }).to.deep.equal({ refused: 2, unknown: 2 }) // an event nothing here subscribes to counts unknown, draining or not
+    expect(s.streams.refused).to.equal(3)
+    release('done')
+    await t.settle()
+    expect(t.answers(1).map((r) => r.value)).to.deep.equal(['done'])
+    expect(t.peer.stats().ok).to.equal(1)
+    await t.stop()
+    await stopping
+  })
 })

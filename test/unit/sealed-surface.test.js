@@ -29,7 +29,7 @@ describe('a sealed surface', () => {
   })
 
   it('a Client has its API and nothing else', async () => {
-    expect(own(Client)).to.deep.equal(['broadcast', 'close', 'describe', 'gather', 'members', 'peers', 'proxy', 'publish', 'request', 'service', 'stats', 'stream', 'streaming', 'use', 'waitFor'].sort())
+    expect(own(Client)).to.deep.equal(['broadcast', 'close', 'deadline', 'describe', 'gather', 'howServed', 'members', 'peers', 'proxy', 'publish', 'request', 'serversOf', 'service', 'stats', 'stream', 'streaming', 'use', 'waitFor'].sort())
     const c = new Client({ seeds: ['tcp://127.0.0.1:1'] })
     try {
       expect(Object.keys(c).sort()).to.deep.equal(EMITTER_KEYS)

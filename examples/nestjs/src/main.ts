@@ -1,6 +1,6 @@
 // The tutorial's app in one process (`node dist/main.js`), or under pm2 cluster mode
 // (`npx pm2 start dist/main.js -i max`): what the gateway and the microservice are measured
-// against (bench/work/cpu.js --only nest).
+// against (bench/work/nest.js).
 import { NestFactory } from '@nestjs/core'
 import { AppModule } from './app.module'
 

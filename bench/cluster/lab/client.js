@@ -3,7 +3,7 @@
 // call is an idempotent request (8 in 10), a non-idempotent one (1 in 10) or a publish (1 in
 // 10), started at `rate` a second, with at most `maxInflight` in flight.
 //
-//   node bench/lib/lab-client.js '{"seeds":[...],"zone":"a","rate":100,"security":{...},"dns":{...}}'
+//   node bench/cluster/lab/client.js '{"seeds":[...],"zone":"a","rate":100,"security":{...},"dns":{...}}'
 //
 // Prints {"ready":true} once its subset is up, then answers each JSON line on stdin
 // ({ id, cmd }) with one line: `phase` (outcomes from now on count under `name`), `rate` (calls a
@@ -11,7 +11,7 @@
 // peers up in its table). `stop` stops starting calls, waits for those in flight (bounded),
 // answers with the report and exits 0.
 import { createInterface } from 'node:readline'
-import { Client } from '../../index.js'
+import { Client } from '../../../index.js'
 
 const config = JSON.parse(process.argv[2])
 // What the client warns of (refused handshakes), counted by kind and code for the report.

@@ -5,7 +5,7 @@
 // would measure the scheduler, not zeromesh. Peers in one process share its runtime and its
 // loop, as the peers of one pod would share a node's CPU.
 //
-//   node bench/lib/lab-host.js '{"address":"10.213.0.1","peers":10,"basePort":5555,"zone":"a","seeds":[...],...}'
+//   node bench/cluster/lab/host.js '{"address":"10.213.0.1","peers":10,"basePort":5555,"zone":"a","seeds":[...],...}'
 //
 // Prints one JSON line once every peer serves ({ ready, endpoints }), then answers each JSON
 // line on stdin ({ id, cmd }) with one line ({ id, ... }): `view` (each peer's member list),
@@ -13,7 +13,7 @@
 // `stats` (requests and events each peer handled, the process's CPU and memory), `stop`
 // (every peer drains and leaves, then the process exits 0). stdin closed: it stops too.
 import { createInterface } from 'node:readline'
-import { Peer } from '../../index.js'
+import { Peer } from '../../../index.js'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 
 const lag = monitorEventLoopDelay({ resolution: 10 }) // how late this host's loop ran, for the lab's figures

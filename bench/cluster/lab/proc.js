@@ -1,6 +1,6 @@
-// A lab process that speaks JSON lines (bench/lib/lab-host.js, lab-client.js): its first line
+// A lab process that speaks JSON lines (bench/cluster/lab/host.js, client.js): its first line
 // says it is ready; afterwards each question ({ id, cmd }) gets the answer line with its id.
-// Every wait is bounded; the process is killed by PID when the lab is torn down (lab-net.js).
+// Every wait is bounded; the process is killed by PID when the lab is torn down (net.js).
 import { createInterface } from 'node:readline'
 
 export class LabProc {
