@@ -38,3 +38,13 @@ async def dropped(key):
 
 
 events = {"orders.placed": {"group": "python-billing", "handler": placed}, "cache.drop": {"group": "python-cache", "handler": dropped}}
+
+
+def hang(args):
+    """Sleeps `seconds` (a call that hangs past its deadline), having made the file `mark` if given."""
+    import time
+
+    if (args or {}).get("mark"):
+        open(args["mark"], "w").close()
+    time.sleep(float((args or {}).get("seconds", 30)))
+    return "woke"

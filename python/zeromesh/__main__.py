@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
         return asyncio.run(run_peer(args))
     except (UsageError, InvalidArgumentError) as err:
-        print(f"zeromesh: {err}", file=sys.stderr)
+        text = str(err)  # the library's messages name it already; a usage error's do not
+        print(text if text.startswith("zeromesh") else f"zeromesh: {text}", file=sys.stderr)
         return 2
 
 

@@ -5,9 +5,12 @@ gracefully: it says it leaves, answers new requests DRAINING, finishes those in 
 closes once no message came for 100 ms.
 
 Handlers: a dict of name -> function, or an importable module (its public functions). A
-coroutine function runs on the event loop; any other runs off it: in a process pool of
-`workers` processes (functions at module level, as a process pool needs), or with no workers
-in a thread, so the loop keeps answering the membership however long a handler computes."""
+coroutine function runs on the event loop; any other runs off it: in `workers` worker
+processes (worker_pool.py: spawned, so they hold none of the peer's sockets, and they die with
+it; functions at module level, as a process pool needs), or with no workers in a thread, so
+the loop keeps answering the membership however long a handler computes. A call past its
+deadline and a grace of ABANDON_GRACE_MS stops holding its place: its worker is replaced, or
+its coroutine cancelled; a thread cannot be stopped (counted as `overran`, logged)."""
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +18,6 @@ import importlib
 import inspect
 import logging
 import socket
-from concurrent.futures import ProcessPoolExecutor
 from types import ModuleType
 from typing import Any, Callable
 
@@ -33,6 +35,7 @@ from .key_proofs import KeyProofs
 from .security import Security, ZapHandler, seal, unseal
 from .codec import is_name
 from .service import by_code_units, describe, descriptor_problem, fnv1a
+from .worker_pool import ABANDON_GRACE_MS, Expired, WorkerPool
 
 EVENTS_LABEL = "zeromesh/events"
 
@@ -44,6 +47,10 @@ CLIENT_WINDOW_S = 3.0  # a client connection heard from within this long counts 
 MEMBERSHIP_TYPES = {MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC, MessageType.SEALED, MessageType.ACK, MessageType.NACK}
 REBIND_ATTEMPTS = 50  # the old socket's port is let go by ZeroMQ's I/O thread a moment after close
 HWM = 1000  #     messages queued per connection at most
+# Admission, as the Node peer's (peer/options.js), each default defined here once:
+MAX_INFLIGHT = 1024  #     calls running (or, with workers, running and queued) before new ones are answered BUSY
+MAX_QUEUE_PER_WORKER = 64  # with workers: calls waiting for one, per worker, before BUSY (max_queue = 64 x workers)
+MAX_QUEUE_MS = 100  #      with workers: calls waiting are also at most this many ms of work, by the measured time per call
 
 
 class RequestContext:
@@ -146,7 +153,7 @@ class Peer:
                  service_version: str | None = None, capacity: int | None = None, meta: dict | None = None,
                  max_inflight: int | None = None, drain_timeout: int = 10000, advertise: str | None = None,
                  membership: MembershipConfig | None = None, insecure: bool = False, events: dict | None = None,
-                 security: dict | None = None):
+                 security: dict | None = None, max_queue: int | None = None, max_queue_ms: int | None = None):
         self.bind_spec = normalize_bind(bind, "bind")
         self.advertise = normalize_remote(advertise, "advertise") if advertise is not None else None
         if isinstance(seeds, str):
@@ -165,14 +172,23 @@ class Peer:
         if not isinstance(workers, int) or workers < 0 or workers > 256:
             raise InvalidArgumentError("zeromesh: workers must be a whole number from 0 to 256")
         self.workers = workers
+        if workers == 0 and (max_queue is not None or max_queue_ms is not None):
+            raise InvalidArgumentError("zeromesh: max_queue and max_queue_ms bound the calls waiting for worker processes: they need workers=N")
+        for name, v, low in (("max_queue", max_queue, 0), ("max_queue_ms", max_queue_ms, 1), ("max_inflight", max_inflight, 1)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 2**31 - 1):
+                raise InvalidArgumentError(f"zeromesh: {name} must be a whole number from {low} to 2^31-1, got {v!r}")
+        self.max_queue = max_queue if max_queue is not None else MAX_QUEUE_PER_WORKER * workers
+        self.max_queue_ms = max_queue_ms if max_queue_ms is not None else MAX_QUEUE_MS
         self.labels = dict(labels or {})
         self.service_version = service_version
-        self.capacity = capacity
+        # Requests it runs at full speed at once: its workers, unless told (the Node peer's default: its threads).
+        self.capacity = capacity if capacity is not None else (workers or None)
+        capacity = self.capacity
         why = descriptor_problem(sorted(self.handlers), service_version, self.labels, capacity)
         if why is not None:
             raise InvalidArgumentError(f"zeromesh: the peer's service: {why}")
         self.meta = dict(meta or {})
-        self.max_inflight = max_inflight if max_inflight is not None else 64 * max(1, workers)
+        self.max_inflight = max_inflight if max_inflight is not None else (workers + self.max_queue if workers > 0 else MAX_INFLIGHT)
         self.drain_timeout = drain_timeout
         self.membership_config = membership or MembershipConfig()
         self.insecure = insecure
@@ -188,9 +204,18 @@ class Peer:
         self.inflight = 0
         self.running: dict[tuple[bytes, int], asyncio.Task] = {}
         self.received = 0
-        self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0, "events": 0}
+        self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0, "events": 0, "expired": 0, "overran": 0}
+        self.expired_tasks: set[asyncio.Future] = set()  # coroutines cancelled at their deadline, not by their client
         self.recent = RecentRequests()
-        self.pool: ProcessPoolExecutor | None = None
+        self.pool: WorkerPool | None = None
+        # With workers, the functions they run (sync handlers and subscriptions), by index.
+        sync = [fn for fn in self.handlers.values() if not inspect.iscoroutinefunction(fn)]
+        sync += [fn for groups in self.subscriptions.values() for fn in groups.values() if not inspect.iscoroutinefunction(fn)]
+        self.pool_index: dict[Callable, int] = {}
+        for fn in sync:
+            self.pool_index.setdefault(fn, len(self.pool_index))
+        if workers > 0:
+            self.pool = WorkerPool(list(self.pool_index), workers)
         self.ctx: zmq.asyncio.Context | None = None
         self.bound_ctx: zmq.Context | None = None  # the bound socket's: read in batches from the loop (drain)
         self.sock: zmq.Socket | None = None
@@ -216,8 +241,8 @@ class Peer:
         self.bound_ctx = zmq.Context()
         if self.security is not None:
             self.zap = ZapHandler(self.bound_ctx, self.security)  # bound before the server socket
-        if self.workers > 0:
-            self.pool = ProcessPoolExecutor(max_workers=self.workers)
+        if self.pool is not None:
+            self.pool.start()  # spawned, not forked: no worker holds the socket bound next
         self.endpoint = self.bind_socket()
         if self.security is None and not self.insecure and not is_loopback(self.endpoint):
             await self.close_sockets()
@@ -391,7 +416,7 @@ class Peer:
             self.sock.close(linger=0)
             self.sock = None
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            await self.pool.close()
         if self.ctx is not None:
             self.ctx.term()
         if self.zap is not None:
@@ -595,10 +620,15 @@ class Peer:
                     self.finished(cid, req, memory, None, err)
                     continue
                 task = asyncio.ensure_future(resume(coro, first))
+            elif self.pool is not None and fn in self.pool_index:
+                # Queued in the pool now (its load is what admission reads); the pool keeps its deadline.
+                task = self.pool.run(self.pool_index[fn], req["args"], self.deadline_of(req["timeout_ms"]))
             else:
                 task = asyncio.ensure_future(self.run(req))
             self.running[(cid, rid)] = task
-            task.add_done_callback(lambda f, cid=cid, req=req, memory=memory: self.ran(cid, req, memory, f))
+            in_pool = self.pool is not None and fn in self.pool_index
+            timer = self.watch_deadline(task, req["timeout_ms"], fn) if req["timeout_ms"] > 0 and not in_pool else None
+            task.add_done_callback(lambda f, cid=cid, req=req, memory=memory, timer=timer: self.ran(cid, req, memory, f, timer))
 
     def on_events(self, cid: bytes, msg: dict) -> None:
         """EVENT entries (4.11): each runs its group's handler (or, with no group, every
@@ -622,7 +652,7 @@ class Peer:
                     self.reply(cid, [eid, refusal[0], [refusal[1], None]])
                 continue
             self.inflight += 1
-            task = asyncio.ensure_future(self.run_event(fns, ev["payload"]))
+            task = asyncio.ensure_future(self.run_event(fns, ev["payload"], self.deadline_of(ev["timeout_ms"])))
             if ack:
                 self.running[(cid, eid)] = task
             task.add_done_callback(lambda f, cid=cid, ev=ev, memory=memory: self.ran_event(cid, ev, memory, f))
@@ -633,8 +663,8 @@ class Peer:
             return [groups[group]] if group in groups else []
         return list(groups.values())
 
-    async def run_event(self, fns: list[Callable], payload: Any) -> None:
-        await asyncio.gather(*(self.call(fn, payload) for fn in fns))
+    async def run_event(self, fns: list[Callable], payload: Any, deadline: float | None) -> None:
+        await asyncio.gather(*(self.call(fn, payload, deadline) for fn in fns))
 
     def ran_event(self, cid: bytes, ev: dict, memory: Any, f: asyncio.Future) -> None:
         self.running.pop((cid, ev["id"]), None)
@@ -647,7 +677,9 @@ class Peer:
         entry = [ev["id"], Status.OK, None] if err is None else [ev["id"], Status.REMOTE, remote_value(err)]
         memory.finish(ev["id"], self.reply(cid, entry))
 
-    def admit_work(self, known: bool, unknown_message: str) -> tuple[int, str] | None:
+    def admit_work(self, known: bool, unknown_message: str, pooled: bool = False) -> tuple[int, str] | None:
+        """DRAINING, UNKNOWN_METHOD or BUSY (no place: max_inflight, or for work that runs in the
+        workers, their places), or None: taken."""
         if self.state != "running":
             self.counts["drained"] += 1
             return Status.DRAINING, "peer is draining"
@@ -657,32 +689,68 @@ class Peer:
         if self.inflight >= self.max_inflight:
             self.counts["busy"] += 1
             return Status.BUSY, f"peer busy: {self.inflight} requests in flight"
+        if pooled and self.pool is not None:
+            places = self.pool.places(self.max_queue, self.max_queue_ms)
+            if self.pool.load >= places:
+                self.counts["busy"] += 1
+                bound = " (max_queue_ms of work queued)" if places < self.workers + self.max_queue else ""
+                return Status.BUSY, f"peer busy: {self.pool.load} calls running or waiting for {self.workers} worker{'s' if self.workers != 1 else ''}, {places} places{bound}"
         return None
 
     def admit(self, method: str) -> tuple[int, str] | None:
         served = ", ".join(sorted(self.handlers)) or "no methods"
-        return self.admit_work(method in self.handlers, f'unknown method "{method}"; this peer serves {served}')
+        fn = self.handlers.get(method)
+        return self.admit_work(fn is not None, f'unknown method "{method}"; this peer serves {served}', fn in self.pool_index)
+
+    def deadline_of(self, timeout_ms: int) -> float | None:
+        """A call's deadline in loop time (s), from the ms its client had left when it sent it; 0: none."""
+        return None if timeout_ms == 0 else asyncio.get_running_loop().time() + timeout_ms / 1000
 
     async def run(self, req: dict) -> Any:
         fn = self.handlers[req["method"]]
         if req["method"] in self.with_ctx:
             return await fn(req["args"], RequestContext(req["method"], req["id"], req["timeout_ms"], req["headers"], self.endpoint))
-        if fn in self.coroutines:
-            return await fn(req["args"])
-        return await asyncio.get_running_loop().run_in_executor(self.pool, _call_sync, fn, req["args"])
+        return await self.call(fn, req["args"], self.deadline_of(req["timeout_ms"]))
 
-    async def call(self, fn: Callable, args: Any) -> Any:
-        """A coroutine function on the loop; any other in a process of the pool, or a thread."""
+    async def call(self, fn: Callable, args: Any, deadline: float | None = None) -> Any:
+        """A coroutine function on the loop; any other in a worker process (which bounds it by
+        `deadline`, worker_pool.py), or with no workers in a thread."""
         if inspect.iscoroutinefunction(fn):
             return await fn(args)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, _call_sync, fn, args)
+        if self.pool is not None:
+            return await self.pool.run(self.pool_index[fn], args, deadline)
+        return await asyncio.get_running_loop().run_in_executor(None, _call_sync, fn, args)
 
-    def ran(self, cid: bytes, req: dict, memory: Any, f: asyncio.Future) -> None:
+    def watch_deadline(self, task: asyncio.Future, timeout_ms: int, fn: Callable) -> asyncio.TimerHandle:
+        """Past its deadline and the grace, a coroutine is cancelled (its place is free, no answer
+        goes: the client has its timeout); a function in a thread cannot be stopped: it is
+        counted and logged, and holds its place until it returns."""
+        def overdue() -> None:
+            if task.done():
+                return
+            if fn in self.coroutines:
+                self.counts["expired"] += 1
+                self.expired_tasks.add(task)
+                log.warning("a call of %s ran %d ms past its deadline: cancelled", getattr(fn, "__name__", "a handler"), ABANDON_GRACE_MS)
+                task.cancel()
+            else:
+                self.counts["overran"] += 1
+                log.warning("a call of %s runs %d ms past its deadline in a thread, which cannot be stopped: it holds its place until it returns (give workers=N to have such calls stopped)", getattr(fn, "__name__", "a handler"), ABANDON_GRACE_MS)
+        return asyncio.get_running_loop().call_later((timeout_ms + ABANDON_GRACE_MS) / 1000, overdue)
+
+    def ran(self, cid: bytes, req: dict, memory: Any, f: asyncio.Future, timer: asyncio.TimerHandle | None = None) -> None:
         self.running.pop((cid, req["id"]), None)
+        if timer is not None:
+            timer.cancel()
         if f.cancelled():
+            self.expired_tasks.discard(f)
             self.finished(cid, req, memory, None, None, cancelled=True)
             return
         err = f.exception()
+        if isinstance(err, Expired):
+            self.counts["expired"] += 1
+            self.finished(cid, req, memory, None, None, cancelled=True)  # the client has its own timeout: no answer
+            return
         self.finished(cid, req, memory, None if err is not None else f.result(), err)
 
     def finished(self, cid: bytes, req: dict, memory: Any, value: Any, err: BaseException | None, cancelled: bool = False) -> None:

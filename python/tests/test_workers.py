@@ -1,0 +1,108 @@
+"""The pool workers of `python -m zeromesh peer --workers N`, as real processes: they die with
+their peer however it dies, and never hold its socket, so a restart binds at once."""
+import os
+import signal
+import time
+
+import zmq
+
+from conftest import eventually
+from zeromesh import codec
+from zeromesh.constants import MessageType
+
+
+def children_of(pid: int) -> set[int]:
+    out = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.add(int(entry))
+    return out
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie nobody reaped yet is not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def ask(ep: str, entries: list, n: int, timeout: float = 10.0) -> list[dict]:
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(ep)
+    try:
+        s.send(codec.encode_request(entries))
+        out = []
+        end = time.monotonic() + timeout
+        while len(out) < n:
+            if not s.poll(max(1, int((end - time.monotonic()) * 1000))):
+                raise TimeoutError(f"{n - len(out)} replies missing")
+            m = codec.decode(s.recv())
+            if m["type"] == MessageType.REPLY:
+                out += m["replies"]
+        return out
+    finally:
+        s.close()
+        ctx.term()
+
+
+def bindable(ep: str) -> bool:
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.ROUTER)
+    s.setsockopt(zmq.LINGER, 0)
+    try:
+        s.bind(ep)
+        return True
+    except zmq.ZMQError:
+        return False
+    finally:
+        s.close()
+        ctx.term()
+
+
+def test_a_sigkilled_peer_leaves_no_worker_and_its_port_binds_at_once(procs, tmp_path):
+    p, ep = procs.python_peer("--workers", "1")
+    [r] = ask(ep, [[1, "whoami", None, 5000]], 1)
+    worker = r["value"]["pid"]
+    assert worker != p.pid and worker in children_of(p.pid)
+    kids = children_of(p.pid)
+    # The worker busy in a call that hangs, the way a stuck handler would be when the peer dies.
+    s_ctx = zmq.Context()
+    s = s_ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(ep)
+    mark = tmp_path / "hanging"
+    s.send(codec.encode_request([[2, "hang", {"seconds": 60, "mark": str(mark)}, 60000]]))
+    try:
+        eventually(lambda: mark.exists() or (_ for _ in ()).throw(AssertionError("the hang did not begin")), timeout=10)
+        p.send_signal(signal.SIGKILL)
+        p.wait(timeout=5)
+        killed_at = time.monotonic()
+        eventually(lambda: [k for k in kids if running(k)] == [] or (_ for _ in ()).throw(AssertionError(f"left alive: {[k for k in kids if running(k)]}")), timeout=1.0, interval=0.02)
+        eventually(lambda: bindable(ep) or (_ for _ in ()).throw(AssertionError(f"{ep} still held")), timeout=1.0, interval=0.02)
+        assert time.monotonic() - killed_at < 1.5
+    finally:
+        s.close()
+        s_ctx.term()
+        for k in kids:
+            if running(k):
+                os.kill(k, signal.SIGKILL)
+
+
+def test_a_bind_that_fails_says_zeromesh_once(procs):
+    _, ep = procs.python_peer()
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-m", "zeromesh", "peer", "--bind", ep], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2
+    assert r.stderr.count("zeromesh:") == 1, r.stderr
+    assert "cannot bind" in r.stderr
