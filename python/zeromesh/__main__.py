@@ -53,6 +53,10 @@ def parser() -> Parser:
     peer.add_argument("--seeds", default="", help="peers to join through, comma-separated")
     peer.add_argument("--handlers", help="an importable module whose public functions are the methods")
     peer.add_argument("--workers", type=int, default=0, help="processes running the handlers (0: a thread)")
+    peer.add_argument("--max-queue", type=int, help="with --workers: calls waiting for a worker before new ones are answered busy (default 64 x workers)")
+    peer.add_argument("--max-queue-ms", type=int, help="with --workers: calls waiting are also at most this many ms of work, by the measured time per call (default 100)")
+    peer.add_argument("--max-inflight", type=int, help="calls held at once before new ones are answered busy (default: workers + max queue with --workers, else 1024)")
+    peer.add_argument("--capacity", type=int, help="calls this peer runs at full speed at once, stated in its service (default: --workers, else none)")
     peer.add_argument("--labels", help="KEY=VALUE,KEY=VALUE stated in the peer's service (zone=a)")
     peer.add_argument("--service-version", help="the service's semantic version")
     peer.add_argument("--drain-timeout", type=int, default=10000, help="ms a stop waits for requests in flight")
@@ -72,6 +76,7 @@ async def run_peer(args: argparse.Namespace) -> int:
             raise UsageError(f"--handlers {args.handlers}: cannot import it: {type(err).__name__}: {err}") from err
     peer = Peer(bind=args.bind, advertise=args.advertise, seeds=args.seeds, handlers=handlers, workers=args.workers,
                 labels=labels_of(args.labels), service_version=args.service_version, drain_timeout=args.drain_timeout,
+                max_queue=args.max_queue, max_queue_ms=args.max_queue_ms, max_inflight=args.max_inflight, capacity=args.capacity,
                 insecure=args.insecure, security=security_of(args))
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
