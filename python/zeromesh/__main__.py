@@ -11,6 +11,7 @@ import logging
 import signal
 import sys
 
+from ._version import __version__
 from .errors import InvalidArgumentError
 from .peer import Peer
 
@@ -46,6 +47,7 @@ def security_of(args: argparse.Namespace) -> dict | None:
 
 def parser() -> Parser:
     p = Parser(prog="python -m zeromesh", description="zeromesh for Python")
+    p.add_argument("--version", action="version", version=__version__, help="print the version (the npm package's) and exit")
     sub = p.add_subparsers(dest="command")
     peer = sub.add_parser("peer", help="run a peer until SIGTERM")
     peer.add_argument("--bind", default="tcp://127.0.0.1:0", help="endpoint to bind (port 0: an ephemeral port)")
