@@ -147,9 +147,9 @@ def test_two_hung_calls_do_not_fail_other_callers_calls(procs, tmp_path):
     _, a = procs.python_peer("--workers", "1")
     _, b = procs.python_peer("--workers", "1")
     hung = []
-    for i in range(2):
+    for i, peer in enumerate((a, b)):  # one on each peer's only worker (the two peers do not know each other)
         mark = tmp_path / f"hang{i}"
-        hung.append((mark, procs.start([NODE, str(ROOT / "bin" / "zeromesh.js"), "request", "--seeds", f"{a},{b}", "hang",
+        hung.append((mark, procs.start([NODE, str(ROOT / "bin" / "zeromesh.js"), "request", "--seeds", peer, "hang",
                                         f'{{"seconds": 8, "mark": "{mark}"}}', "--timeout", "2000", "--no-idempotent"])))
     for mark, _ in hung:
         eventually(lambda mark=mark: mark.exists() or (_ for _ in ()).throw(AssertionError("a hang did not begin")), timeout=15)
