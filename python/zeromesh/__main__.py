@@ -53,7 +53,7 @@ def parser() -> Parser:
     peer.add_argument("--bind", default="tcp://127.0.0.1:0", help="endpoint to bind (port 0: an ephemeral port)")
     peer.add_argument("--advertise", help="endpoint others should use, when it differs from --bind")
     peer.add_argument("--seeds", default="", help="peers to join through, comma-separated")
-    peer.add_argument("--handlers", help="an importable module whose public functions are the methods")
+    peer.add_argument("--handlers", help="an importable module whose public functions are the methods, or whose `handlers` dict is (a contract's dotted names: implement(contract, {...}))")
     peer.add_argument("--workers", type=int, default=0, help="processes running the handlers (0: a thread)")
     peer.add_argument("--max-queue", type=int, help="with --workers: calls waiting for a worker before new ones are answered busy (default 64 x workers)")
     peer.add_argument("--max-queue-ms", type=int, help="with --workers: calls waiting are also at most this many ms of work, by the measured time per call (default 100)")

@@ -482,12 +482,15 @@ def encode_service_get(seq: int) -> bytes:
     return frame(MessageType.SERVICE_GET, [seq])
 
 
-def encode_service(seq: int, descriptor: dict, features: int = 0, events: list | None = None) -> bytes:
-    """SERVICE (4.8): with subscriptions (4.11), the events element ninth, after a nil contracts."""
+def encode_service(seq: int, descriptor: dict, features: int = 0, events: list | None = None, contracts: list | None = None) -> bytes:
+    """SERVICE (4.8): the contracts element eighth (4.8.1), the events element ninth (4.11),
+    each left out when none follows, nil when a later one does."""
     d = descriptor
     body = [seq, d["digest"], d["methods"], d["version"], d["labels"], d["capacity"], features]
     if events:
-        body += [None, events]
+        body += [contracts, events]
+    elif contracts:
+        body.append(contracts)
     return frame(MessageType.SERVICE, body)
 
 

@@ -36,6 +36,7 @@ from .security import Security, ZapHandler, seal, unseal
 from .codec import is_name
 from .service import by_code_units, describe, descriptor_problem, fnv1a
 from .worker_pool import ABANDON_GRACE_MS, Expired, WorkerPool
+from .contract import CONTRACTS_LABEL, ContractMethod, InputCheck, contracts_digest, contracts_element
 
 EVENTS_LABEL = "zeromesh/events"
 
@@ -65,9 +66,13 @@ class RequestContext:
 
 
 def handlers_of(handlers: Any) -> dict[str, Callable]:
-    """A dict of handlers from a dict, a module, or a module's name."""
+    """A dict of handlers from a dict, a module, or a module's name. A module with a `handlers`
+    dict is served that dict (a contract's dotted names: `handlers = implement(scoring, {...})`);
+    any other, its public functions."""
     if isinstance(handlers, str):
         handlers = importlib.import_module(handlers)
+    if isinstance(handlers, ModuleType) and isinstance(getattr(handlers, "handlers", None), dict):
+        handlers = handlers.handlers
     if isinstance(handlers, ModuleType):
         names = getattr(handlers, "__all__", None) or [n for n in dir(handlers) if not n.startswith("_")]
         # A function its `events` dict names handles an event, not a request.
@@ -118,8 +123,18 @@ def parse_dns_seed(seed: str) -> tuple[str, int]:
     return m.group(1), int(m.group(2))
 
 
+class InvalidInput(Exception):
+    """A contract method's args its input schema refused: the REMOTE value, issues and all."""
+
+    def __init__(self, value: list):
+        super().__init__(value[0])
+        self.value = value
+
+
 def remote_value(err: BaseException) -> list:
     """A handler's exception as a REMOTE value (4.2): its message, and its `code` when that is a string."""
+    if isinstance(err, InvalidInput):
+        return err.value
     code = getattr(err, "code", None)
     return [str(err) or type(err).__name__, code if isinstance(code, str) else None]
 
@@ -163,6 +178,12 @@ class Peer:
         self.dns_seeds = [parse_dns_seed(s) for s in (seeds or []) if isinstance(s, str) and s.startswith("dns")]
         self.seeds = [normalize_remote(s, "a seed") for s in (seeds or []) if not (isinstance(s, str) and s.startswith("dns"))]
         self.handlers = handlers_of(handlers if handlers is not None else {})
+        # Contract methods (contract.py): their input is checked here, before any handler or
+        # worker sees it; the handler is the function they wrap (a coroutine is one, a worker imports it).
+        self.contract_methods = {name: fn for name, fn in self.handlers.items() if isinstance(fn, ContractMethod)}
+        self.handlers.update({name: cm.fn for name, cm in self.contract_methods.items()})
+        self.input_check = InputCheck(self.contract_methods)
+        self.contracts_element = contracts_element(self.contract_methods)
         # Decided once, not per request: which run on the loop, and which take a ctx.
         self.coroutines = {fn for fn in self.handlers.values() if inspect.iscoroutinefunction(fn)}
         self.with_ctx = {name for name, fn in self.handlers.items() if fn in self.coroutines and len(inspect.signature(fn).parameters) >= 2}
@@ -204,7 +225,7 @@ class Peer:
         self.inflight = 0
         self.running: dict[tuple[bytes, int], asyncio.Task] = {}
         self.received = 0
-        self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0, "events": 0, "expired": 0, "overran": 0}
+        self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0, "events": 0, "expired": 0, "overran": 0, "invalid_input": 0}
         self.expired_tasks: set[asyncio.Future] = set()  # coroutines cancelled at their deadline, not by their client
         self.recent = RecentRequests()
         self.pool: WorkerPool | None = None
@@ -228,6 +249,8 @@ class Peer:
         if element:
             self.labels[EVENTS_LABEL] = events_digest(element)
         self.events_element = element or None
+        if self.contracts_element is not None:
+            self.labels[CONTRACTS_LABEL] = contracts_digest(self.contracts_element)
         self.descriptor = describe(list(self.handlers), service_version, self.labels, capacity)
 
     # Life.
@@ -539,7 +562,7 @@ class Peer:
                     self.counts["cancelled"] += 1
                     task.cancel()
         elif t == MessageType.SERVICE_GET:
-            self.send(cid, [codec.encode_service(msg["seq"], self.descriptor, Feature.EVENTS if self.events_element else 0, self.events_element)])
+            self.send(cid, [codec.encode_service(msg["seq"], self.descriptor, Feature.EVENTS if self.events_element else 0, self.events_element, self.contracts_element)])
         elif t == MessageType.MEMBERS_GET:
             self.send(cid, [codec.encode_members(msg["seq"], m.digest(), m.claims())])
         elif t == MessageType.SEALED:
@@ -607,6 +630,12 @@ class Peer:
                 continue
             self.inflight += 1
             fn = self.handlers[req["method"]]
+            if self.contract_methods:
+                bad = self.input_check.refusal(req["method"], req["args"])
+                if bad is not None:  # the handler never runs (PROTOCOL.md 4.2.2); answered as a handler's error is
+                    self.counts["invalid_input"] += 1
+                    self.finished(cid, req, memory, None, InvalidInput(bad))
+                    continue
             if fn in self.coroutines and req["method"] not in self.with_ctx:
                 # A coroutine runs at once, up to its first wait: one that never waits (most do
                 # not) is answered now, with no task made or scheduled for it.
