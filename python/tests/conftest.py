@@ -20,6 +20,7 @@ NODE = os.environ.get("NODE", "node")
 class Procs:
     def __init__(self):
         self.all: list[subprocess.Popen] = []
+        self.err_lines: dict[int, list[bytes]] = {}  # lines of stderr read by log() and not yet matched, the last one partial
 
     def start(self, argv: list[str], env: dict | None = None) -> subprocess.Popen:
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}, cwd=ROOT)
@@ -41,6 +42,40 @@ class Procs:
             if p.poll() is not None:
                 raise RuntimeError(f"{p.args} exited {p.returncode}: {p.stderr.read()[-2000:]}")
         raise TimeoutError(f"{p.args} printed nothing within {timeout} s")
+
+    def log(self, p: subprocess.Popen, match, timeout: float = 10.0) -> dict:
+        """The next JSON log line on the process's stderr for which match(line) holds (bounded in
+        time). Read from the descriptor, with the lines already read kept per process."""
+        import selectors
+
+        fd = p.stderr.fileno()
+        buf = self.err_lines.setdefault(p.pid, [b""])
+        sel = selectors.DefaultSelector()
+        sel.register(fd, selectors.EVENT_READ)
+        end = time.monotonic() + timeout
+        seen = []
+        try:
+            while True:
+                while len(buf) > 1:
+                    text = buf.pop(0)
+                    seen.append(text.decode(errors="replace"))
+                    try:
+                        line = json.loads(text)
+                    except ValueError:
+                        continue
+                    if match(line):
+                        return line
+                if time.monotonic() >= end:
+                    break
+                if sel.select(timeout=max(0.0, end - time.monotonic())):
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        break
+                    parts = (buf.pop() + chunk).split(b"\n")
+                    buf.extend(parts)
+        finally:
+            sel.close()
+        raise TimeoutError(f"no such log line within {timeout} s; saw: {''.join(seen)[-3000:]}")
 
     def node_peer(self, *flags: str) -> tuple[subprocess.Popen, str]:
         p = self.start([NODE, str(ROOT / "bin" / "zeromesh.js"), "peer", "--demo-handlers", "--bind", "tcp://127.0.0.1:0", "--log-level", "warn", *flags])

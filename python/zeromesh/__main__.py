@@ -13,6 +13,7 @@ import sys
 
 from ._version import __version__
 from .errors import InvalidArgumentError
+from .logs import configure as configure_logs
 from .peer import Peer
 
 
@@ -33,6 +34,14 @@ def labels_of(text: str | None) -> dict[str, str]:
             raise UsageError(f"--labels takes KEY=VALUE pairs, comma-separated, such as zone=a; got {pair!r}")
         out[key] = value
     return out
+
+
+def http_of(text: str) -> tuple[str, int]:
+    """--http PORT or HOST:PORT ([::1]:PORT for IPv6); the host is 127.0.0.1 unless given."""
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise UsageError(f"--http must be PORT or HOST:PORT, such as 9090 or 0.0.0.0:9090, got {text!r}")
+    return (host.strip("[]") or "127.0.0.1"), int(port)
 
 
 def security_of(args: argparse.Namespace) -> dict | None:
@@ -66,6 +75,8 @@ def parser() -> Parser:
     peer.add_argument("--allow", help="client public keys let in, comma-separated: keys, PREFIX.pub files, or directories of .pub files; read again on SIGHUP and when they change")
     peer.add_argument("--insecure", action="store_true", help="plain traffic off loopback, on purpose (no CURVE in this version)")
     peer.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    peer.add_argument("--log-format", default="text", choices=["text", "json"], help="logs on stderr as text lines, or JSON lines (one object a line)")
+    peer.add_argument("--http", help="[HOST:]PORT: serve /metrics (Prometheus), /healthz and /readyz there (HOST 127.0.0.1 unless given; needs zeromesh[metrics])")
     return p
 
 
@@ -86,12 +97,27 @@ async def run_peer(args: argparse.Namespace) -> int:
         loop.add_signal_handler(sig, stopping.set)
     if peer.security is not None:  # SIGHUP reads the allow-list again (its files are also watched)
         loop.add_signal_handler(signal.SIGHUP, lambda: asyncio.ensure_future(reload(peer)))
+    ops = None
+    if args.http is not None:
+        from .ops import OpsServer
+
+        host, port = http_of(args.http)
+        ops = OpsServer(peer, host, port)  # made before the peer starts: a missing prometheus_client is exit 2, not a half-started peer
     endpoint = await peer.start()
+    if ops is not None:
+        try:
+            bound = await ops.start()
+        except InvalidArgumentError:
+            await peer.stop()
+            raise
+        logging.getLogger("zeromesh").info("operations endpoint on http://%s:%d (/metrics, /healthz, /readyz)", host, bound, extra={"http": f"{host}:{bound}"})
     print(endpoint, flush=True)
     if not args.handlers:
         logging.getLogger("zeromesh").warning("serves no methods: give --handlers MODULE")
     await stopping.wait()
-    await peer.stop()
+    await peer.stop()  # /readyz says 503 from the moment it drains
+    if ops is not None:
+        await ops.close()
     return 0
 
 
@@ -109,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError("a command is needed: peer")
         if args.workers < 0 or args.workers > 256:
             raise UsageError("--workers must be 0 to 256")
-        logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+        configure_logs(args.log_level, args.log_format)
         return asyncio.run(run_peer(args))
     except (UsageError, InvalidArgumentError) as err:
         text = str(err)  # the library's messages name it already; a usage error's do not

@@ -36,9 +36,11 @@ from .security import Security, ZapHandler, seal, unseal
 from .codec import is_name
 from .service import by_code_units, describe, descriptor_problem, fnv1a
 from .worker_pool import ABANDON_GRACE_MS, Expired, WorkerPool
+from .logs import Reports, repeats_text
 from .contract import CONTRACTS_LABEL, ContractMethod, InputCheck, contracts_digest, contracts_element
 
 EVENTS_LABEL = "zeromesh/events"
+MEMBER_STATES = {MemberState.ALIVE: "alive", MemberState.SUSPECT: "suspect", MemberState.DEAD: "dead", MemberState.LEFT: "left"}
 
 log = logging.getLogger("zeromesh.peer")
 
@@ -227,6 +229,9 @@ class Peer:
         self.received = 0
         self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0, "events": 0, "expired": 0, "overran": 0, "invalid_input": 0}
         self.expired_tasks: set[asyncio.Future] = set()  # coroutines cancelled at their deadline, not by their client
+        self.by_method: dict[str, dict[str, int]] = {}  # answers and handler errors by method, for metrics
+        self.reports = Reports()  # repeated log lines, once a minute each (logs.py)
+        self.latency: Callable[[float], None] | None = None  # observes each answered request's seconds from arrival, once metrics are on
         self.recent = RecentRequests()
         self.pool: WorkerPool | None = None
         # With workers, the functions they run (sync handlers and subscriptions), by index.
@@ -276,7 +281,8 @@ class Peer:
             key = self.security.seal_key
             ask = lambda ep, make, timeout: self.link.ask(ep, lambda seq: seal(key, make(seq)), timeout)  # noqa: E731
         self.membership = Membership(endpoint=self.endpoint, seeds=self.seeds, meta=self.meta, service=self.descriptor["digest"],
-                                     ask=ask, config=self.membership_config, resolve=self.resolve_seeds if self.dns_seeds else None)
+                                     ask=ask, config=self.membership_config, resolve=self.resolve_seeds if self.dns_seeds else None,
+                                     on_change=self.member_changed)
         self.state = "running"
         loop = asyncio.get_running_loop()
         loop.add_reader(self.sock.getsockopt(zmq.FD), self.drain)
@@ -447,6 +453,11 @@ class Peer:
         if self.bound_ctx is not None:
             self.bound_ctx.term()
 
+    @property
+    def ready(self) -> bool:
+        """Joined and serving (readyz); False from the moment it drains."""
+        return self.state == "running" and self.membership is not None and self.membership.joined
+
     def members(self) -> list[dict]:
         return self.membership.members() if self.membership is not None else []
 
@@ -454,6 +465,10 @@ class Peer:
         out = {**self.counts, "inflight": self.inflight, "membership": dict(self.membership.counts) if self.membership else {}}
         if self.key_proofs is not None:
             out["key_proofs"] = {**self.key_proofs.stats(), "reloads": self.reloads}
+        if self.pool is not None:
+            p = self.pool
+            out["workers"] = {**p.counts, "size": self.workers, "load": p.load, "queued": len(p.queue), "places": p.places(self.max_queue, self.max_queue_ms)}
+        out["by_method"] = {m: dict(c) for m, c in self.by_method.items()}
         return out
 
     # The socket's message switch.
@@ -618,7 +633,10 @@ class Peer:
         for bad in msg["invalid"]:
             self.counts["invalid"] += 1
             self.reply(cid, [bad["id"], Status.INVALID_REQUEST, [f"invalid request: {bad['reason']}", None]])
+        arrived = asyncio.get_running_loop().time() if self.latency is not None else None
         for req in msg["requests"]:
+            if arrived is not None:
+                req["at"] = arrived
             rid = req["id"]
             if self.duplicate(cid, memory, rid):
                 continue
@@ -656,7 +674,7 @@ class Peer:
                 task = asyncio.ensure_future(self.run(req))
             self.running[(cid, rid)] = task
             in_pool = self.pool is not None and fn in self.pool_index
-            timer = self.watch_deadline(task, req["timeout_ms"], fn) if req["timeout_ms"] > 0 and not in_pool else None
+            timer = self.watch_deadline(task, req["timeout_ms"], fn, req["method"]) if req["timeout_ms"] > 0 and not in_pool else None
             task.add_done_callback(lambda f, cid=cid, req=req, memory=memory, timer=timer: self.ran(cid, req, memory, f, timer))
 
     def on_events(self, cid: bytes, msg: dict) -> None:
@@ -750,7 +768,7 @@ class Peer:
             return await self.pool.run(self.pool_index[fn], args, deadline)
         return await asyncio.get_running_loop().run_in_executor(None, _call_sync, fn, args)
 
-    def watch_deadline(self, task: asyncio.Future, timeout_ms: int, fn: Callable) -> asyncio.TimerHandle:
+    def watch_deadline(self, task: asyncio.Future, timeout_ms: int, fn: Callable, method: str) -> asyncio.TimerHandle:
         """Past its deadline and the grace, a coroutine is cancelled (its place is free, no answer
         goes: the client has its timeout); a function in a thread cannot be stopped: it is
         counted and logged, and holds its place until it returns."""
@@ -760,11 +778,11 @@ class Peer:
             if fn in self.coroutines:
                 self.counts["expired"] += 1
                 self.expired_tasks.add(task)
-                log.warning("a call of %s ran %d ms past its deadline: cancelled", getattr(fn, "__name__", "a handler"), ABANDON_GRACE_MS)
+                self.report_expired(method, f"cancelled {ABANDON_GRACE_MS} ms past it")
                 task.cancel()
             else:
                 self.counts["overran"] += 1
-                log.warning("a call of %s runs %d ms past its deadline in a thread, which cannot be stopped: it holds its place until it returns (give workers=N to have such calls stopped)", getattr(fn, "__name__", "a handler"), ABANDON_GRACE_MS)
+                self.report_expired(method, f"still running {ABANDON_GRACE_MS} ms past it in a thread, which cannot be stopped: it holds its place until it returns (workers=N stop such calls)")
         return asyncio.get_running_loop().call_later((timeout_ms + ABANDON_GRACE_MS) / 1000, overdue)
 
     def ran(self, cid: bytes, req: dict, memory: Any, f: asyncio.Future, timer: asyncio.TimerHandle | None = None) -> None:
@@ -778,6 +796,7 @@ class Peer:
         err = f.exception()
         if isinstance(err, Expired):
             self.counts["expired"] += 1
+            self.report_expired(req["method"], str(err))
             self.finished(cid, req, memory, None, None, cancelled=True)  # the client has its own timeout: no answer
             return
         self.finished(cid, req, memory, None if err is not None else f.result(), err)
@@ -788,15 +807,44 @@ class Peer:
         if self.inflight == 0:
             self.idle.set()
         if cancelled:
-            return  # cancelled by its client: no answer
+            return  # cancelled by its client, or past its deadline: no answer
         rid = req["id"]
+        method = req["method"]
+        by = self.by_method.get(method)
+        if by is None:
+            by = self.by_method[method] = {"requests": 0, "errors": 0}
+        by["requests"] += 1
         if err is None:
             self.counts["ok"] += 1
             entry = [rid, Status.OK, value]
         else:
             self.counts["errors"] += 1
+            by["errors"] += 1
             entry = [rid, Status.REMOTE, remote_value(err)]
+            if not isinstance(err, InvalidInput):
+                self.report_error(method, entry[2])
+        if self.latency is not None and "at" in req:
+            self.latency(asyncio.get_running_loop().time() - req["at"])
         memory.finish(rid, self.reply(cid, entry))
+
+    def report_error(self, method: str, value: list) -> None:
+        """A handler raised: logged at warning, once a minute per method and code (logs.py)."""
+        n = self.reports.reportable(f"error|{method}|{value[1]}")
+        if n is not None:
+            log.warning("handler %s raised%s: %s%s", method, f" {value[1]}" if value[1] else "", value[0], repeats_text(n),
+                        extra={"method": method, "code": value[1], "repeats": n})
+
+    def report_expired(self, method: str, how: str) -> None:
+        n = self.reports.reportable(f"expired|{method}|{how}")
+        if n is not None:
+            log.warning("a call of %s passed its deadline: %s%s", method, how, repeats_text(n), extra={"method": method, "outcome": how, "repeats": n})
+
+    def member_changed(self, claim: dict) -> None:
+        """A member's state changed, as this peer sees it: logged (a death at warning, as it is news an operator wants)."""
+        state = MEMBER_STATES.get(claim["state"], str(claim["state"]))
+        if claim["endpoint"] != self.endpoint:
+            (log.warning if state == "dead" else log.info)("member %s %s (incarnation %d)", claim["endpoint"], state, claim["incarnation"],
+                                                           extra={"member": claim["endpoint"], "state": state, "incarnation": claim["incarnation"]})
 
     def reply(self, cid: bytes, entry: list) -> bytes:
         """Sends a REPLY of one entry; returns the frame (what a duplicate gets again)."""
