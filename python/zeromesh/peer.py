@@ -1,16 +1,16 @@
-"""A zeromesh peer in Python: binds a ROUTER socket whose routing id is its endpoint (PROTOCOL.md
-section 1), takes requests (4.1) through one path (duplicates, admission, run, reply and
-remember), answers PING, SERVICE_GET and MEMBERS_GET, is a member (membership.py), and stops
-gracefully: it says it leaves, answers new requests DRAINING, finishes those in flight, and
-closes once no message came for 100 ms.
+"""A zeromesh peer in Python, the composition root: binds a ROUTER socket whose routing id is
+its endpoint (PROTOCOL.md section 1), switches each message to the part that answers it, and
+wires the parts: the one intake requests and events enter by (intake.py: duplicates,
+admission, run, reply and remember), admission (admission.py), how handlers run and their
+deadlines (runner.py, worker_pool.py), the membership (membership.py), security. It answers
+PING, SERVICE_GET and MEMBERS_GET itself, and stops gracefully: it says it leaves, answers new
+work DRAINING, finishes what is in flight, and closes once no message came for 100 ms.
 
-Handlers: a dict of name -> function, or an importable module (its public functions). A
-coroutine function runs on the event loop; any other runs off it: in `workers` worker
-processes (worker_pool.py: spawned, so they hold none of the peer's sockets, and they die with
-it; functions at module level, as a process pool needs), or with no workers in a thread, so
-the loop keeps answering the membership however long a handler computes. A call past its
-deadline and a grace of ABANDON_GRACE_MS stops holding its place: its worker is replaced, or
-its coroutine cancelled; a thread cannot be stopped (counted as `overran`, logged)."""
+Handlers: a dict of name -> function, or an importable module (its public functions, or its
+`handlers` dict). A coroutine function runs on the event loop; any other runs off it: in
+`workers` worker processes (spawned, so they hold none of the peer's sockets, and they die
+with it; functions at module level, as a process pool needs), or with no workers in a thread,
+so the loop keeps answering the membership however long a handler computes."""
 from __future__ import annotations
 
 import asyncio
@@ -35,7 +35,10 @@ from .key_proofs import KeyProofs
 from .security import Security, ZapHandler, seal, unseal
 from .codec import is_name
 from .service import by_code_units, describe, descriptor_problem, fnv1a
-from .worker_pool import ABANDON_GRACE_MS, Expired, WorkerPool
+from .admission import Admission
+from .intake import Intake, InvalidInput, remote_value  # noqa: F401 - remote_value and InvalidInput: for code that imported them here
+from .runner import RequestContext, Runner  # noqa: F401 - RequestContext: for code that imported it here
+from .worker_pool import WorkerPool
 from .logs import Reports, repeats_text
 from .contract import CONTRACTS_LABEL, ContractMethod, InputCheck, contracts_digest, contracts_element
 
@@ -54,17 +57,6 @@ HWM = 1000  #     messages queued per connection at most
 MAX_INFLIGHT = 1024  #     calls running (or, with workers, running and queued) before new ones are answered BUSY
 MAX_QUEUE_PER_WORKER = 64  # with workers: calls waiting for one, per worker, before BUSY (max_queue = 64 x workers)
 MAX_QUEUE_MS = 100  #      with workers: calls waiting are also at most this many ms of work, by the measured time per call
-
-
-class RequestContext:
-    """What a handler that takes a second argument gets: which request it is, its deadline, its headers."""
-
-    def __init__(self, method: str, request_id: int, timeout_ms: int, headers: dict, endpoint: str):
-        self.method = method
-        self.request_id = request_id
-        self.timeout_ms = timeout_ms
-        self.headers = headers
-        self.endpoint = endpoint
 
 
 def handlers_of(handlers: Any) -> dict[str, Callable]:
@@ -86,35 +78,6 @@ def handlers_of(handlers: Any) -> dict[str, Callable]:
     return dict(handlers)
 
 
-def _call_sync(fn: Callable, args: Any) -> Any:
-    return fn(args)
-
-
-async def resume(coro: Any, first: Any) -> Any:
-    """Carries on a coroutine that was started by hand and waits on `first` (what it yielded),
-    as a task would: its awaits, its result, and a cancel thrown into it."""
-    waiting = first
-    while True:
-        try:
-            if waiting is None:
-                await asyncio.sleep(0)  # a bare yield: let the loop turn once
-            else:
-                waiting._asyncio_future_blocking = False  # as a task does with what its coroutine yields
-                await waiting
-        except asyncio.CancelledError:
-            try:
-                waiting = coro.throw(asyncio.CancelledError())
-            except StopIteration as done:  # it caught the cancel and returned
-                return done.value
-            continue
-        except Exception:
-            pass  # the coroutine reads its future's error itself when resumed
-        try:
-            waiting = coro.send(None)
-        except StopIteration as done:
-            return done.value
-
-
 def parse_dns_seed(seed: str) -> tuple[str, int]:
     """dns://NAME:PORT as (NAME, PORT); anything else that starts with dns is refused, naming the form."""
     import re
@@ -123,22 +86,6 @@ def parse_dns_seed(seed: str) -> tuple[str, int]:
     if m is None or not 1 <= int(m.group(2)) <= 65535:
         raise InvalidArgumentError(f"zeromesh: seed {seed!r}: write dns://NAME:PORT, such as dns://peers.default.svc.cluster.local:5555 (dns+srv:// is not read by the Python peer)")
     return m.group(1), int(m.group(2))
-
-
-class InvalidInput(Exception):
-    """A contract method's args its input schema refused: the REMOTE value, issues and all."""
-
-    def __init__(self, value: list):
-        super().__init__(value[0])
-        self.value = value
-
-
-def remote_value(err: BaseException) -> list:
-    """A handler's exception as a REMOTE value (4.2): its message, and its `code` when that is a string."""
-    if isinstance(err, InvalidInput):
-        return err.value
-    code = getattr(err, "code", None)
-    return [str(err) or type(err).__name__, code if isinstance(code, str) else None]
 
 
 def subscriptions_of(events: dict) -> dict[str, dict[str, Callable]]:
@@ -186,9 +133,6 @@ class Peer:
         self.handlers.update({name: cm.fn for name, cm in self.contract_methods.items()})
         self.input_check = InputCheck(self.contract_methods)
         self.contracts_element = contracts_element(self.contract_methods)
-        # Decided once, not per request: which run on the loop, and which take a ctx.
-        self.coroutines = {fn for fn in self.handlers.values() if inspect.iscoroutinefunction(fn)}
-        self.with_ctx = {name for name, fn in self.handlers.items() if fn in self.coroutines and len(inspect.signature(fn).parameters) >= 2}
         # Subscriptions (PROTOCOL.md 4.11): the `events` option, or a handler module's `events` dict.
         module_events = getattr(importlib.import_module(handlers) if isinstance(handlers, str) else handlers, "events", None)
         self.subscriptions = subscriptions_of({**(module_events if isinstance(module_events, dict) else {}), **(events or {})})
@@ -224,14 +168,9 @@ class Peer:
         self.zap: ZapHandler | None = None
         self.state = "new"
         self.endpoint: str | None = None
-        self.inflight = 0
-        self.running: dict[tuple[bytes, int], asyncio.Task] = {}
         self.received = 0
         self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0, "events": 0, "expired": 0, "overran": 0, "invalid_input": 0}
-        self.expired_tasks: set[asyncio.Future] = set()  # coroutines cancelled at their deadline, not by their client
-        self.by_method: dict[str, dict[str, int]] = {}  # answers and handler errors by method, for metrics
         self.reports = Reports()  # repeated log lines, once a minute each (logs.py)
-        self.latency: Callable[[float], None] | None = None  # observes each answered request's seconds from arrival, once metrics are on
         self.recent = RecentRequests()
         self.pool: WorkerPool | None = None
         # With workers, the functions they run (sync handlers and subscriptions), by index.
@@ -242,6 +181,13 @@ class Peer:
             self.pool_index.setdefault(fn, len(self.pool_index))
         if workers > 0:
             self.pool = WorkerPool(list(self.pool_index), workers)
+        # The request path's parts: admission (one decision for every kind of work), the runner
+        # (how a handler runs, and its deadline), and the one intake requests and events enter by.
+        self.admission = Admission(max_inflight=self.max_inflight, counts=self.counts, pool=self.pool, max_queue=self.max_queue, max_queue_ms=self.max_queue_ms)
+        self.runner = Runner(pool=self.pool, pool_index=self.pool_index, counts=self.counts, report_expired=self.report_expired)
+        self.intake = Intake(handlers=self.handlers, subscriptions=self.subscriptions, admission=self.admission, runner=self.runner,
+                             input_check=self.input_check, recent=self.recent, reply=self.reply, send=self.send, counts=self.counts,
+                             report_error=self.report_error, endpoint=lambda: self.endpoint)
         self.ctx: zmq.asyncio.Context | None = None
         self.bound_ctx: zmq.Context | None = None  # the bound socket's: read in batches from the loop (drain)
         self.sock: zmq.Socket | None = None
@@ -249,7 +195,6 @@ class Peer:
         self.link: Link | None = None
         self.membership: Membership | None = None
         self.tasks: list[asyncio.Task] = []
-        self.idle = asyncio.Event()
         element = events_element(self.subscriptions)
         if element:
             self.labels[EVENTS_LABEL] = events_digest(element)
@@ -410,14 +355,14 @@ class Peer:
             self.state = "stopped"
             return
         self.state = "stopping"
+        self.admission.draining = True  # new work is answered DRAINING from now on
         log.info("draining: leaving the cluster, %d requests in flight", self.inflight)
         leaving = asyncio.ensure_future(self.membership.leave())
         loop = asyncio.get_running_loop()
         end = loop.time() + self.drain_timeout / 1000
         while self.inflight > 0 and loop.time() < end:
-            self.idle.clear()
             try:
-                await asyncio.wait_for(self.idle.wait(), max(0.001, end - loop.time()))
+                await asyncio.wait_for(self.admission.idle.wait(), max(0.001, end - loop.time()))
             except asyncio.TimeoutError:
                 break
         await leaving
@@ -433,7 +378,7 @@ class Peer:
     async def close_sockets(self) -> None:
         for t in self.tasks:
             t.cancel()
-        for t in self.running.values():
+        for t in list(self.intake.running.values()):
             t.cancel()
         if self.link is not None:
             await self.link.close()
@@ -458,6 +403,20 @@ class Peer:
         """Joined and serving (readyz); False from the moment it drains."""
         return self.state == "running" and self.membership is not None and self.membership.joined
 
+    @property
+    def inflight(self) -> int:
+        """Work held now: running, or waiting for a worker (the load replies carry)."""
+        return self.admission.inflight
+
+    @property
+    def latency(self) -> Callable[[float], None] | None:
+        """Observes each answered request's seconds from arrival to reply (ops.py sets it when metrics are on)."""
+        return self.intake.latency
+
+    @latency.setter
+    def latency(self, observe: Callable[[float], None] | None) -> None:
+        self.intake.latency = observe
+
     def members(self) -> list[dict]:
         return self.membership.members() if self.membership is not None else []
 
@@ -468,7 +427,7 @@ class Peer:
         if self.pool is not None:
             p = self.pool
             out["workers"] = {**p.counts, "size": self.workers, "load": p.load, "queued": len(p.queue), "places": p.places(self.max_queue, self.max_queue_ms)}
-        out["by_method"] = {m: dict(c) for m, c in self.by_method.items()}
+        out["by_method"] = {m: dict(c) for m, c in self.intake.by_method.items()}
         return out
 
     # The socket's message switch.
@@ -560,9 +519,9 @@ class Peer:
             if t in (MessageType.REQUEST, MessageType.EVENT):
                 self.key_proofs.asked(cid, asyncio.get_running_loop().time())
         if t == MessageType.REQUEST:
-            self.on_requests(cid, msg)
+            self.intake.requests(cid, msg)
         elif t == MessageType.EVENT and self.events_element:
-            self.on_events(cid, msg)
+            self.intake.events(cid, msg)
         elif t == MessageType.PING:
             meta = {"mv": m.digest(), "inc": m.self.incarnation, "st": MemberState.LEFT if m.leaving else MemberState.ALIVE}
             if msg["seq"] > 0:  # a question, not a heartbeat: how many clients this peer holds (4.4)...
@@ -571,11 +530,7 @@ class Peer:
                 meta["ch"] = self.key_proofs.challenge(cid)
             self.send(cid, [codec.encode_pong(msg["seq"], meta)])
         elif t == MessageType.CANCEL:
-            for rid in msg["ids"]:
-                task = self.running.get((cid, rid))
-                if task is not None:
-                    self.counts["cancelled"] += 1
-                    task.cancel()
+            self.intake.cancel(cid, msg["ids"])
         elif t == MessageType.SERVICE_GET:
             self.send(cid, [codec.encode_service(msg["seq"], self.descriptor, Feature.EVENTS if self.events_element else 0, self.events_element, self.contracts_element)])
         elif t == MessageType.MEMBERS_GET:
@@ -616,216 +571,6 @@ class Peer:
 
     def reply_meta(self) -> dict:
         return {"mv": self.membership.digest(), "load": self.inflight}
-
-    def duplicate(self, cid: bytes, memory: Any, rid: int) -> bool:
-        """Whether `rid` runs or ran on this connection (section 5): a duplicate of a running one is
-        dropped, one of a finished one answered again from memory; otherwise it is remembered as running."""
-        seen = memory.begin(rid)
-        if seen is None:
-            return False
-        self.counts["duplicates"] += 1
-        if seen is not RecentRequests.RUNNING:
-            self.send(cid, [seen])
-        return True
-
-    def on_requests(self, cid: bytes, msg: dict) -> None:
-        memory = self.recent.of(cid)
-        for bad in msg["invalid"]:
-            self.counts["invalid"] += 1
-            self.reply(cid, [bad["id"], Status.INVALID_REQUEST, [f"invalid request: {bad['reason']}", None]])
-        arrived = asyncio.get_running_loop().time() if self.latency is not None else None
-        for req in msg["requests"]:
-            if arrived is not None:
-                req["at"] = arrived
-            rid = req["id"]
-            if self.duplicate(cid, memory, rid):
-                continue
-            self.counts["requests"] += 1
-            refusal = self.admit(req["method"])
-            if refusal is not None:
-                memory.forget(rid)  # no refusal is remembered (PROTOCOL.md section 5)
-                self.reply(cid, [rid, refusal[0], [refusal[1], None]])
-                continue
-            self.inflight += 1
-            fn = self.handlers[req["method"]]
-            if self.contract_methods:
-                bad = self.input_check.refusal(req["method"], req["args"])
-                if bad is not None:  # the handler never runs (PROTOCOL.md 4.2.2); answered as a handler's error is
-                    self.counts["invalid_input"] += 1
-                    self.finished(cid, req, memory, None, InvalidInput(bad))
-                    continue
-            if fn in self.coroutines and req["method"] not in self.with_ctx:
-                # A coroutine runs at once, up to its first wait: one that never waits (most do
-                # not) is answered now, with no task made or scheduled for it.
-                coro = fn(req["args"])
-                try:
-                    first = coro.send(None)
-                except StopIteration as done:
-                    self.finished(cid, req, memory, done.value, None)
-                    continue
-                except BaseException as err:  # the handler raised before its first wait
-                    self.finished(cid, req, memory, None, err)
-                    continue
-                task = asyncio.ensure_future(resume(coro, first))
-            elif self.pool is not None and fn in self.pool_index:
-                # Queued in the pool now (its load is what admission reads); the pool keeps its deadline.
-                task = self.pool.run(self.pool_index[fn], req["args"], self.deadline_of(req["timeout_ms"]))
-            else:
-                task = asyncio.ensure_future(self.run(req))
-            self.running[(cid, rid)] = task
-            in_pool = self.pool is not None and fn in self.pool_index
-            timer = self.watch_deadline(task, req["timeout_ms"], fn, req["method"]) if req["timeout_ms"] > 0 and not in_pool else None
-            task.add_done_callback(lambda f, cid=cid, req=req, memory=memory, timer=timer: self.ran(cid, req, memory, f, timer))
-
-    def on_events(self, cid: bytes, msg: dict) -> None:
-        """EVENT entries (4.11): each runs its group's handler (or, with no group, every
-        subscription to its event), acked once they finished when it asks; an acked entry is
-        remembered as a request is (ids are shared), an unacked one run and forgotten."""
-        memory = self.recent.of(cid)
-        for bad in msg["invalid"]:
-            self.counts["invalid"] += 1
-            if bad["ack"]:
-                self.reply(cid, [bad["id"], Status.INVALID_REQUEST, [f"invalid event: {bad['reason']}", None]])
-        for ev in msg["events"]:
-            eid, ack = ev["id"], ev["ack"]
-            if ack and self.duplicate(cid, memory, eid):
-                continue
-            self.counts["events"] += 1
-            fns = self.subscribers(ev["event"], ev["group"])
-            refusal = self.admit_work(bool(fns), f'no subscription to "{ev["event"]}"' + ("" if ev["group"] is None else f' in group "{ev["group"]}"'))
-            if refusal is not None:
-                if ack:
-                    memory.forget(eid)  # no refusal is remembered (PROTOCOL.md section 5)
-                    self.reply(cid, [eid, refusal[0], [refusal[1], None]])
-                continue
-            self.inflight += 1
-            task = asyncio.ensure_future(self.run_event(fns, ev["payload"], self.deadline_of(ev["timeout_ms"])))
-            if ack:
-                self.running[(cid, eid)] = task
-            task.add_done_callback(lambda f, cid=cid, ev=ev, memory=memory: self.ran_event(cid, ev, memory, f))
-
-    def subscribers(self, event: str, group: str | None) -> list[Callable]:
-        groups = self.subscriptions.get(event, {})
-        if group is not None:
-            return [groups[group]] if group in groups else []
-        return list(groups.values())
-
-    async def run_event(self, fns: list[Callable], payload: Any, deadline: float | None) -> None:
-        await asyncio.gather(*(self.call(fn, payload, deadline) for fn in fns))
-
-    def ran_event(self, cid: bytes, ev: dict, memory: Any, f: asyncio.Future) -> None:
-        self.running.pop((cid, ev["id"]), None)
-        self.inflight -= 1
-        if self.inflight == 0:
-            self.idle.set()
-        if f.cancelled() or not ev["ack"]:
-            return
-        err = f.exception()
-        entry = [ev["id"], Status.OK, None] if err is None else [ev["id"], Status.REMOTE, remote_value(err)]
-        memory.finish(ev["id"], self.reply(cid, entry))
-
-    def admit_work(self, known: bool, unknown_message: str, pooled: bool = False) -> tuple[int, str] | None:
-        """DRAINING, UNKNOWN_METHOD or BUSY (no place: max_inflight, or for work that runs in the
-        workers, their places), or None: taken."""
-        if self.state != "running":
-            self.counts["drained"] += 1
-            return Status.DRAINING, "peer is draining"
-        if not known:
-            self.counts["unknown"] += 1
-            return Status.UNKNOWN_METHOD, unknown_message
-        if self.inflight >= self.max_inflight:
-            self.counts["busy"] += 1
-            return Status.BUSY, f"peer busy: {self.inflight} requests in flight"
-        if pooled and self.pool is not None:
-            places = self.pool.places(self.max_queue, self.max_queue_ms)
-            if self.pool.load >= places:
-                self.counts["busy"] += 1
-                bound = " (max_queue_ms of work queued)" if places < self.workers + self.max_queue else ""
-                return Status.BUSY, f"peer busy: {self.pool.load} calls running or waiting for {self.workers} worker{'s' if self.workers != 1 else ''}, {places} places{bound}"
-        return None
-
-    def admit(self, method: str) -> tuple[int, str] | None:
-        served = ", ".join(sorted(self.handlers)) or "no methods"
-        fn = self.handlers.get(method)
-        return self.admit_work(fn is not None, f'unknown method "{method}"; this peer serves {served}', fn in self.pool_index)
-
-    def deadline_of(self, timeout_ms: int) -> float | None:
-        """A call's deadline in loop time (s), from the ms its client had left when it sent it; 0: none."""
-        return None if timeout_ms == 0 else asyncio.get_running_loop().time() + timeout_ms / 1000
-
-    async def run(self, req: dict) -> Any:
-        fn = self.handlers[req["method"]]
-        if req["method"] in self.with_ctx:
-            return await fn(req["args"], RequestContext(req["method"], req["id"], req["timeout_ms"], req["headers"], self.endpoint))
-        return await self.call(fn, req["args"], self.deadline_of(req["timeout_ms"]))
-
-    async def call(self, fn: Callable, args: Any, deadline: float | None = None) -> Any:
-        """A coroutine function on the loop; any other in a worker process (which bounds it by
-        `deadline`, worker_pool.py), or with no workers in a thread."""
-        if inspect.iscoroutinefunction(fn):
-            return await fn(args)
-        if self.pool is not None:
-            return await self.pool.run(self.pool_index[fn], args, deadline)
-        return await asyncio.get_running_loop().run_in_executor(None, _call_sync, fn, args)
-
-    def watch_deadline(self, task: asyncio.Future, timeout_ms: int, fn: Callable, method: str) -> asyncio.TimerHandle:
-        """Past its deadline and the grace, a coroutine is cancelled (its place is free, no answer
-        goes: the client has its timeout); a function in a thread cannot be stopped: it is
-        counted and logged, and holds its place until it returns."""
-        def overdue() -> None:
-            if task.done():
-                return
-            if fn in self.coroutines:
-                self.counts["expired"] += 1
-                self.expired_tasks.add(task)
-                self.report_expired(method, f"cancelled {ABANDON_GRACE_MS} ms past it")
-                task.cancel()
-            else:
-                self.counts["overran"] += 1
-                self.report_expired(method, f"still running {ABANDON_GRACE_MS} ms past it in a thread, which cannot be stopped: it holds its place until it returns (workers=N stop such calls)")
-        return asyncio.get_running_loop().call_later((timeout_ms + ABANDON_GRACE_MS) / 1000, overdue)
-
-    def ran(self, cid: bytes, req: dict, memory: Any, f: asyncio.Future, timer: asyncio.TimerHandle | None = None) -> None:
-        self.running.pop((cid, req["id"]), None)
-        if timer is not None:
-            timer.cancel()
-        if f.cancelled():
-            self.expired_tasks.discard(f)
-            self.finished(cid, req, memory, None, None, cancelled=True)
-            return
-        err = f.exception()
-        if isinstance(err, Expired):
-            self.counts["expired"] += 1
-            self.report_expired(req["method"], str(err))
-            self.finished(cid, req, memory, None, None, cancelled=True)  # the client has its own timeout: no answer
-            return
-        self.finished(cid, req, memory, None if err is not None else f.result(), err)
-
-    def finished(self, cid: bytes, req: dict, memory: Any, value: Any, err: BaseException | None, cancelled: bool = False) -> None:
-        """A request's handler is over: its place is free, its reply leaves and is remembered."""
-        self.inflight -= 1
-        if self.inflight == 0:
-            self.idle.set()
-        if cancelled:
-            return  # cancelled by its client, or past its deadline: no answer
-        rid = req["id"]
-        method = req["method"]
-        by = self.by_method.get(method)
-        if by is None:
-            by = self.by_method[method] = {"requests": 0, "errors": 0}
-        by["requests"] += 1
-        if err is None:
-            self.counts["ok"] += 1
-            entry = [rid, Status.OK, value]
-        else:
-            self.counts["errors"] += 1
-            by["errors"] += 1
-            entry = [rid, Status.REMOTE, remote_value(err)]
-            if not isinstance(err, InvalidInput):
-                self.report_error(method, entry[2])
-        if self.latency is not None and "at" in req:
-            self.latency(asyncio.get_running_loop().time() - req["at"])
-        memory.finish(rid, self.reply(cid, entry))
 
     def report_error(self, method: str, value: list) -> None:
         """A handler raised: logged at warning, once a minute per method and code (logs.py)."""
