@@ -11,11 +11,12 @@ carry it; clients balance on it)."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from typing import Any
 
 from .constants import Status
 
 DRAINING = (Status.DRAINING, "peer is draining")
+UNKNOWN = (Status.UNKNOWN_METHOD, None)
 
 
 class Admission:
@@ -28,14 +29,15 @@ class Admission:
         self.inflight = 0  # places held: work running, or waiting for a worker
         self.idle = asyncio.Event()  # set whenever nothing is held
 
-    def verdict(self, known: bool, unknown: Callable[[], str], pooled: bool) -> tuple[int, str] | None:
-        """None (taken: hold a place, release() it when over), or the refusal (status, message)."""
+    def verdict(self, known: bool, pooled: bool) -> tuple[int, str | None] | None:
+        """None (taken: hold a place, release() it when over), or the refusal (status, message;
+        for UNKNOWN_METHOD the message is None: the caller names what it does not serve)."""
         if self.draining:
             self.counts["drained"] += 1
             return DRAINING
         if not known:
             self.counts["unknown"] += 1
-            return Status.UNKNOWN_METHOD, unknown()
+            return UNKNOWN
         if self.inflight >= self.max_inflight:
             self.counts["busy"] += 1
             return Status.BUSY, f"peer busy: {self.inflight} requests in flight"

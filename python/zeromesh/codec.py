@@ -82,30 +82,44 @@ def is_uint(v: Any, top: int = MAX_ID) -> bool:
     return False
 
 
+_SCALARS = frozenset({type(None), str, int, float, bool, bytes, Undefined, msgpack.Timestamp})
+
+
 def as_uint(v: Any) -> int:
     return int(v)
 
 
 def check_value(v: Any, max_depth: int, depth: int = 0) -> str | None:
-    """None when `v` is plain data nested no deeper than `max_depth`, else why not."""
-    if v is None or isinstance(v, (str, int, float, bool, bytes, Undefined, msgpack.Timestamp)):
+    """None when `v` is plain data nested no deeper than `max_depth`, else why not. The types
+    the decoder makes are looked up by exact type first (a set), so a map of scalars costs one
+    lookup a value, with no call."""
+    t = type(v)
+    if t in _SCALARS:
         return None
     if depth >= max_depth:
         return f"nested deeper than {max_depth}"
-    if isinstance(v, list):
+    if t is list:
         for x in v:
-            r = check_value(x, max_depth, depth + 1)
-            if r is not None:
-                return r
+            if type(x) not in _SCALARS:
+                r = check_value(x, max_depth, depth + 1)
+                if r is not None:
+                    return r
         return None
-    if isinstance(v, dict):
+    if t is dict:
         for k, x in v.items():
-            if not isinstance(k, str):
+            if type(k) is not str:
                 return "a map key is not a string"
-            r = check_value(x, max_depth, depth + 1)
-            if r is not None:
-                return r
+            if type(x) not in _SCALARS:
+                r = check_value(x, max_depth, depth + 1)
+                if r is not None:
+                    return r
         return None
+    if isinstance(v, (str, int, float, bytes, Undefined, msgpack.Timestamp)):
+        return None  # a subclass (none the decoder makes)
+    if isinstance(v, list):
+        return check_value(list(v), max_depth, depth)
+    if isinstance(v, dict):
+        return check_value(dict(v), max_depth, depth)
     return f"a {type(v).__name__} is not plain data"
 
 

@@ -45,7 +45,7 @@ class Work:
 
 class Intake:
     def __init__(self, *, handlers: dict[str, Callable], subscriptions: dict[str, dict[str, Callable]], admission: Any, runner: Runner,
-                 input_check: Any, recent: RecentRequests, reply: Callable[[bytes, list], bytes], send: Callable[[bytes, list], None],
+                 input_check: Any, recent: RecentRequests, reply: Callable[[bytes, list], None],
                  counts: dict, report_error: Callable[[str, list], None], endpoint: Callable[[], str | None]):
         self.handlers = handlers
         self.subscriptions = subscriptions
@@ -53,8 +53,7 @@ class Intake:
         self.runner = runner
         self.input_check = input_check
         self.recent = recent
-        self.reply = reply  # sends a REPLY of one entry, returns its frame
-        self.send = send
+        self.reply = reply  # queues a reply entry for a connection (peer.py sends them, batched)
         self.counts = counts
         self.report_error = report_error
         self.endpoint = endpoint
@@ -103,14 +102,15 @@ class Intake:
             if seen is not None:
                 self.counts["duplicates"] += 1
                 if seen is not RecentRequests.RUNNING:
-                    self.send(cid, [seen])
+                    self.reply(cid, seen)  # the entry it was answered with, again
                 return
         self.counts["requests" if w.request else "events"] += 1
-        refusal = self.admission.verdict(bool(w.fns), lambda: self.unknown(w), bool(w.fns) and all(self.runner.pooled(f) for f in w.fns))
+        fns = w.fns
+        refusal = self.admission.verdict(bool(fns), self.runner.pooled(fns[0]) if len(fns) == 1 else bool(fns) and all(map(self.runner.pooled, fns)))
         if refusal is not None:
             if w.answers:
                 memory.forget(w.id)  # no refusal is remembered (PROTOCOL.md section 5)
-                self.reply(cid, [w.id, refusal[0], [refusal[1], None]])
+                self.reply(cid, [w.id, refusal[0], [refusal[1] if refusal[1] is not None else self.unknown(w), None]])
             return
         if w.request:
             bad = self.input_check.refusal(w.name, w.args) if self.input_check.validators else None
@@ -118,10 +118,8 @@ class Intake:
                 self.counts["invalid_input"] += 1
                 self.finished(cid, memory, w, None, InvalidInput(bad))
                 return
-        if len(w.fns) == 1:
-            r = w.entry
-            ctx = (lambda: RequestContext(r["method"], r["id"], r["timeout_ms"], r["headers"], self.endpoint())) if w.request else None
-            s = self.runner.start(w.fns[0], w.args, w.timeout_ms, w.name, ctx)
+        if len(fns) == 1:
+            s = self.runner.start(fns[0], w.args, w.timeout_ms, w.name, self.context if w.request else None, w.entry)
             if s.done:
                 self.finished(cid, memory, w, s.value, s.error)
                 return
@@ -132,6 +130,9 @@ class Intake:
         if w.answers:
             self.running[(cid, w.id)] = future
         future.add_done_callback(lambda f, cid=cid, memory=memory, w=w, timer=timer: self.ran(cid, memory, w, f, timer))
+
+    def context(self, r: dict) -> RequestContext:
+        return RequestContext(r["method"], r["id"], r["timeout_ms"], r["headers"], self.endpoint())
 
     def unknown(self, w: Work) -> str:
         if not w.request:
@@ -182,4 +183,5 @@ class Intake:
         if w.request and self.latency is not None and w.at is not None:
             self.latency(asyncio.get_running_loop().time() - w.at)
         if w.answers:
-            memory.finish(w.id, self.reply(cid, entry))
+            self.reply(cid, entry)
+            memory.finish(w.id, entry)

@@ -186,12 +186,15 @@ class Peer:
         self.admission = Admission(max_inflight=self.max_inflight, counts=self.counts, pool=self.pool, max_queue=self.max_queue, max_queue_ms=self.max_queue_ms)
         self.runner = Runner(pool=self.pool, pool_index=self.pool_index, counts=self.counts, report_expired=self.report_expired)
         self.intake = Intake(handlers=self.handlers, subscriptions=self.subscriptions, admission=self.admission, runner=self.runner,
-                             input_check=self.input_check, recent=self.recent, reply=self.reply, send=self.send, counts=self.counts,
+                             input_check=self.input_check, recent=self.recent, reply=self.reply, counts=self.counts,
                              report_error=self.report_error, endpoint=lambda: self.endpoint)
         self.ctx: zmq.asyncio.Context | None = None
         self.bound_ctx: zmq.Context | None = None  # the bound socket's: read in batches from the loop (drain)
         self.sock: zmq.Socket | None = None
         self.draining_soon = False
+        self.outbox: dict[bytes, list] = {}  # reply entries waiting for this loop turn's flush, by connection
+        self.flushing_soon = False
+        self.in_drain = False
         self.link: Link | None = None
         self.membership: Membership | None = None
         self.tasks: list[asyncio.Task] = []
@@ -437,17 +440,21 @@ class Peer:
         descriptor signals edges, so it reads until nothing is left (or comes back for the rest)."""
         self.draining_soon = False
         sock = self.sock
-        for _ in range(256):
-            if sock is None or sock.closed:
-                return
-            try:
-                frames = sock.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
-            except zmq.ZMQError:
-                return
-            self.on_message(frames)
-        self.drain_soon()  # more waiting: the loop runs other work first
+        self.in_drain = True  # the replies of what it reads leave together at its end (flush)
+        try:
+            for _ in range(256):
+                if sock is None or sock.closed:
+                    return
+                try:
+                    frames = sock.recv_multipart(zmq.NOBLOCK)
+                except zmq.ZMQError:  # Again: nothing left; or the socket closed
+                    return
+                self.on_message(frames)
+            self.drain_soon()  # more waiting: the loop runs other work first
+        finally:
+            self.in_drain = False
+            if self.outbox:
+                self.flush()
 
     def drain_soon(self) -> None:
         if not self.draining_soon and self.sock is not None:
@@ -591,14 +598,47 @@ class Peer:
             (log.warning if state == "dead" else log.info)("member %s %s (incarnation %d)", claim["endpoint"], state, claim["incarnation"],
                                                            extra={"member": claim["endpoint"], "state": state, "incarnation": claim["incarnation"]})
 
-    def reply(self, cid: bytes, entry: list) -> bytes:
-        """Sends a REPLY of one entry; returns the frame (what a duplicate gets again)."""
+    def reply(self, cid: bytes, entry: list) -> None:
+        """Queues a reply entry for `cid`: the entries one loop turn answers on a connection leave
+        together, in one REPLY frame (flush), as the Node peer's reply outbox sends them. So a
+        client that batched its requests (the Node client does, under load) costs one send back."""
+        box = self.outbox.get(cid)
+        if box is None:
+            box = self.outbox[cid] = []
+            if not self.flushing_soon and not self.in_drain:
+                self.flushing_soon = True
+                asyncio.get_running_loop().call_soon(self.flush)
+        box.append(entry)
+
+    def flush(self) -> None:
+        """Sends each connection's queued entries: one REPLY frame of up to max_batch entries, or,
+        when the frame would not encode or fit, each entry alone (an unencodable or oversized
+        result becomes an error entry of its own)."""
+        self.flushing_soon = False
+        if not self.outbox:
+            return
+        boxes, self.outbox = self.outbox, {}
+        meta = self.reply_meta()
+        for cid, entries in boxes.items():
+            for i in range(0, len(entries), codec.Limits.max_batch):
+                chunk = entries[i:i + codec.Limits.max_batch]
+                try:
+                    frame = codec.encode_reply(meta, chunk)
+                except Exception:  # noqa: BLE001 - a result msgpack cannot encode: found entry by entry below
+                    frame = None
+                if frame is not None and len(frame) <= codec.Limits.max_message_size:
+                    self.send(cid, [frame])
+                    continue
+                for entry in chunk:
+                    self.send(cid, [self.alone(meta, entry)])
+
+    def alone(self, meta: dict, entry: list) -> bytes:
+        """A REPLY frame of one entry, or of the error that takes its place (4.2.2)."""
         try:
-            frame = codec.encode_reply(self.reply_meta(), [entry])
+            frame = codec.encode_reply(meta, [entry])
         except Exception as err:  # a result msgpack cannot encode
-            frame = codec.encode_reply(self.reply_meta(), [[entry[0], Status.REMOTE, [f"result could not be encoded: {err}", "ERR_ZEROMESH_ENCODE"]]])
+            frame = codec.encode_reply(meta, [[entry[0], Status.REMOTE, [f"result could not be encoded: {err}", "ERR_ZEROMESH_ENCODE"]]])
         if len(frame) > codec.Limits.max_message_size:
-            frame = codec.encode_reply(self.reply_meta(), [[entry[0], Status.REMOTE, [f"reply of {len(frame)} bytes is larger than a frame may be", "ERR_ZEROMESH_TOO_LARGE"]]])
-        self.send(cid, [frame])
+            frame = codec.encode_reply(meta, [[entry[0], Status.REMOTE, [f"reply of {len(frame)} bytes is larger than a frame may be", "ERR_ZEROMESH_TOO_LARGE"]]])
         return frame
 

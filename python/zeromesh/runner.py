@@ -53,6 +53,9 @@ async def resume(coro: Any, first: Any) -> Any:
             return done.value
 
 
+POOL, COROUTINE, COROUTINE_CTX, THREAD = range(4)
+
+
 class Started:
     """What start() gives: `done` with its value or error when the handler finished at once; else
     `future` (its result or error when it ends; cancelled: no answer) and the deadline's `timer`."""
@@ -70,22 +73,32 @@ class Runner:
         self.counts = counts  # the peer's: expired, overran
         self.report_expired = report_expired
         self.expired: set[asyncio.Future] = set()  # coroutines cancelled at their deadline, not by their client
-        self.takes_ctx: dict[Callable, bool] = {}  # decided once per function, not per call
+        self.kinds: dict[Callable, int] = {}  # how each function runs, decided once (kind)
 
     def pooled(self, fn: Callable) -> bool:
         return self.pool is not None and fn in self.pool_index
 
-    def start(self, fn: Callable, args: Any, timeout_ms: int, name: str, ctx: Callable[[], RequestContext] | None = None) -> Started:
-        """Runs fn(args) (fn(args, ctx()) for a coroutine function of two parameters)."""
+    def kind(self, fn: Callable) -> int:
+        """How `fn` runs, decided once: POOL, COROUTINE, COROUTINE_CTX (takes a second argument) or THREAD."""
+        k = self.kinds.get(fn)
+        if k is None:
+            if self.pooled(fn):
+                k = POOL
+            elif inspect.iscoroutinefunction(fn):
+                k = COROUTINE_CTX if len(inspect.signature(fn).parameters) >= 2 else COROUTINE
+            else:
+                k = THREAD
+            self.kinds[fn] = k
+        return k
+
+    def start(self, fn: Callable, args: Any, timeout_ms: int, name: str, ctx_of: Callable[[Any], RequestContext] | None = None, entry: Any = None) -> Started:
+        """Runs fn(args) (fn(args, ctx_of(entry)) for a coroutine function of two parameters)."""
         loop = asyncio.get_running_loop()
-        deadline = None if timeout_ms == 0 else loop.time() + timeout_ms / 1000
-        if self.pooled(fn):
-            return Started(False, future=self.pool.run(self.pool_index[fn], args, deadline))  # the pool keeps its deadline
-        if inspect.iscoroutinefunction(fn):
-            takes_ctx = self.takes_ctx.get(fn)
-            if takes_ctx is None:
-                takes_ctx = self.takes_ctx[fn] = len(inspect.signature(fn).parameters) >= 2
-            coro = fn(args, ctx()) if takes_ctx and ctx is not None else fn(args)
+        k = self.kind(fn)
+        if k == POOL:  # the pool keeps its deadline
+            return Started(False, future=self.pool.run(self.pool_index[fn], args, None if timeout_ms == 0 else loop.time() + timeout_ms / 1000))
+        if k != THREAD:
+            coro = fn(args, ctx_of(entry)) if k == COROUTINE_CTX and ctx_of is not None else fn(args)
             try:
                 first = coro.send(None)
             except StopIteration as done:
@@ -95,7 +108,7 @@ class Runner:
             future = asyncio.ensure_future(resume(coro, first))
         else:
             future = loop.run_in_executor(None, _call_sync, fn, args)
-        timer = None if deadline is None else loop.call_at(deadline + ABANDON_GRACE_MS / 1000, self.overdue, future, fn, name)
+        timer = None if timeout_ms == 0 else loop.call_later((timeout_ms + ABANDON_GRACE_MS) / 1000, self.overdue, future, fn, name)
         return Started(False, future=future, timer=timer)
 
     async def call(self, fn: Callable, args: Any, timeout_ms: int, name: str) -> Any:
@@ -114,7 +127,7 @@ class Runner:
     def overdue(self, future: asyncio.Future, fn: Callable, name: str) -> None:
         if future.done():
             return
-        if inspect.iscoroutinefunction(fn):
+        if self.kind(fn) != THREAD:
             self.counts["expired"] += 1
             self.expired.add(future)
             self.report_expired(name, f"cancelled {ABANDON_GRACE_MS} ms past it")
