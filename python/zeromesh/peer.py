@@ -195,6 +195,7 @@ class Peer:
         self.outbox: dict[bytes, list] = {}  # reply entries waiting for this loop turn's flush, by connection
         self.flushing_soon = False
         self.in_drain = False
+        self.in_flush = False
         self.link: Link | None = None
         self.membership: Membership | None = None
         self.tasks: list[asyncio.Task] = []
@@ -437,20 +438,25 @@ class Peer:
 
     def drain(self) -> None:
         """Reads what the bound socket holds, up to a batch, without awaiting per message. ZeroMQ's
-        descriptor signals edges, so it reads until nothing is left (or comes back for the rest)."""
+        descriptor signals edges, and any operation on the socket may take the edge, so it reads
+        while ZMQ_EVENTS says a message waits (no failing read to learn there is none), and looks
+        again after its replies left (or comes back for the rest)."""
         self.draining_soon = False
         sock = self.sock
+        if sock is None or sock.closed:
+            return
         self.in_drain = True  # the replies of what it reads leave together at its end (flush)
         try:
             for _ in range(256):
-                if sock is None or sock.closed:
-                    return
+                if sock.closed or not sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+                    break
                 try:
                     frames = sock.recv_multipart(zmq.NOBLOCK)
-                except zmq.ZMQError:  # Again: nothing left; or the socket closed
-                    return
+                except zmq.ZMQError:  # the socket closed
+                    break
                 self.on_message(frames)
-            self.drain_soon()  # more waiting: the loop runs other work first
+            else:
+                self.drain_soon()  # more waiting: the loop runs other work first
         finally:
             self.in_drain = False
             if self.outbox:
@@ -505,8 +511,15 @@ class Peer:
             self.sock.send_multipart([cid, *frames], zmq.NOBLOCK)
         except zmq.ZMQError:
             pass  # gone (EHOSTUNREACH) or its queue is full (EAGAIN): a client that does not read loses replies
-        # A send may take the descriptor's edge that said a message came in: look again.
-        self.drain_soon()
+        if not self.in_drain and not self.in_flush:
+            self.look_again()
+
+    def look_again(self) -> None:
+        """After a send outside drain(): the send may have taken the descriptor's edge that said a
+        message came in, so a message waiting now is read soon (ZMQ_EVENTS, not a failing read)."""
+        sock = self.sock
+        if sock is not None and not sock.closed and sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            self.drain_soon()
 
     def on_frame(self, cid: bytes, frame: bytes) -> None:
         try:
@@ -618,6 +631,14 @@ class Peer:
         if not self.outbox:
             return
         boxes, self.outbox = self.outbox, {}
+        self.in_flush = True
+        try:
+            self.send_boxes(boxes)
+        finally:
+            self.in_flush = False
+        self.look_again()
+
+    def send_boxes(self, boxes: dict[bytes, list]) -> None:
         meta = self.reply_meta()
         for cid, entries in boxes.items():
             for i in range(0, len(entries), codec.Limits.max_batch):
