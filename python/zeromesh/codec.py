@@ -177,6 +177,9 @@ def _trace(v: Any) -> dict | None:
     return dict(v)
 
 
+_TYPES = {int(m): m for m in MessageType}
+
+
 def decode(buf: bytes, max_message_size: int = Limits.max_message_size) -> dict:
     """A frame's message, checked; raises ProtocolError when it is malformed."""
     if not isinstance(buf, (bytes, bytearray, memoryview)):
@@ -205,7 +208,7 @@ def decode(buf: bytes, max_message_size: int = Limits.max_message_size) -> dict:
         raise
     except Exception as cause:  # ExtraData, ValueError, RecursionError...
         raise fail(f"undecodable body: {cause}") from cause
-    t = MessageType(t)
+    t = _TYPES[t]  # the enum member, looked up (not MessageType(t), a call per frame)
     out = _DECODERS[t](body) if t in _DECODERS else _decode_gossip(t, body)
     out["type"] = t
     out["version"] = version

@@ -447,12 +447,14 @@ class Peer:
             return
         self.in_drain = True  # the replies of what it reads leave together at its end (flush)
         try:
-            for _ in range(256):
-                if sock.closed or not sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            for i in range(256):
+                # The first read just tries (the descriptor said something came, nearly always a
+                # message); the next ones ask ZMQ_EVENTS first.
+                if sock.closed or (i > 0 and not sock.getsockopt(zmq.EVENTS) & zmq.POLLIN):
                     break
                 try:
                     frames = sock.recv_multipart(zmq.NOBLOCK)
-                except zmq.ZMQError:  # the socket closed
+                except zmq.ZMQError:  # Again: nothing after all; or the socket closed
                     break
                 self.on_message(frames)
             else:
