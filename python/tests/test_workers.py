@@ -106,3 +106,39 @@ def test_a_bind_that_fails_says_zeromesh_once(procs):
     assert r.returncode == 2
     assert r.stderr.count("zeromesh:") == 1, r.stderr
     assert "cannot bind" in r.stderr
+
+
+def test_a_subscription_runs_in_a_worker_and_its_error_is_acked_as_remote():
+    """An event's handler that is a plain function runs in a worker process, as a method does:
+    acked OK, or REMOTE with the handler's code; a worker's pid is not the peer's."""
+    import asyncio
+
+    import zmq.asyncio
+
+    import handlers_sample
+    from zeromesh.constants import Status
+    from zeromesh.peer import Peer
+
+    async def main():
+        peer = Peer(handlers=handlers_sample, workers=1)
+        ep = await peer.start()
+        ctx = zmq.asyncio.Context()
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(ep)
+        try:
+            # [id, event, payload, timeoutMs, group, ack]
+            await s.send(codec.encode_event([[1, "orders.placed", {"id": 1}, 5000, "python-billing", True], [2, "orders.placed", {"bad": True}, 5000, "python-billing", True]]))
+            got = {}
+            while len(got) < 2:
+                m = codec.decode(await asyncio.wait_for(s.recv(), 10))
+                if m["type"] == MessageType.REPLY:
+                    got.update({r["id"]: r for r in m["replies"]})
+            assert got[1]["status"] == Status.OK and got[1]["value"] is None
+            assert got[2]["status"] == Status.REMOTE and got[2]["value"][1] == "E_BILL"
+            assert peer.pool.counts["ran"] == 2
+        finally:
+            s.close()
+            ctx.term()
+            await peer.stop()
+    asyncio.run(asyncio.wait_for(main(), 30))
