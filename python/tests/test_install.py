@@ -41,3 +41,10 @@ def test_the_metadata_pypi_would_show():
     urls = md.get_all("Project-URL")
     assert any(u.startswith("Source, ") for u in urls)
     assert "pyzmq>=25" in md.get_all("Requires-Dist")
+
+
+def test_a_peer_gossips_its_version_as_a_node_peer_does(procs):
+    """`version` in the meta every claim about the peer carries (zeromesh members shows it, and the live view)."""
+    _, py = procs.python_peer()
+    [me] = json.loads(procs.zeromesh("members", "--seeds", py, "--json"))
+    assert me["meta"]["version"] == zeromesh.__version__

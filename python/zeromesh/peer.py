@@ -35,6 +35,7 @@ from .key_proofs import KeyProofs
 from .security import Security, ZapHandler, seal, unseal
 from .codec import is_name
 from .service import by_code_units, describe, descriptor_problem, fnv1a
+from ._version import __version__
 from .admission import Admission
 from .intake import Intake, InvalidInput, remote_value  # noqa: F401 - remote_value and InvalidInput: for code that imported them here
 from .runner import RequestContext, Runner  # noqa: F401 - RequestContext: for code that imported it here
@@ -154,7 +155,7 @@ class Peer:
         why = descriptor_problem(sorted(self.handlers), service_version, self.labels, capacity)
         if why is not None:
             raise InvalidArgumentError(f"zeromesh: the peer's service: {why}")
-        self.meta = dict(meta or {})
+        self.meta = {"version": __version__, **(meta or {})}  # gossiped in every claim about it, the version added as the Node peer adds its own
         self.max_inflight = max_inflight if max_inflight is not None else (workers + self.max_queue if workers > 0 else MAX_INFLIGHT)
         self.drain_timeout = drain_timeout
         self.membership_config = membership or MembershipConfig()
