@@ -48,3 +48,8 @@ def hang(args):
         open(args["mark"], "w").close()
     time.sleep(float((args or {}).get("seconds", 30)))
     return "woke"
+
+
+def die(args):
+    """Ends its process at once (a crash in an extension, an os._exit): in a worker, the worker."""
+    os._exit(3)

@@ -142,3 +142,41 @@ def test_a_subscription_runs_in_a_worker_and_its_error_is_acked_as_remote():
             ctx.term()
             await peer.stop()
     asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_a_worker_that_dies_fails_its_call_with_worker_exit_and_is_replaced():
+    import asyncio
+
+    import zmq.asyncio
+
+    import handlers_sample
+    from zeromesh.constants import Status
+    from zeromesh.peer import Peer
+
+    async def main():
+        peer = Peer(handlers=handlers_sample, workers=1)
+        ep = await peer.start()
+        ctx = zmq.asyncio.Context()
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(ep)
+
+        async def one(entries):
+            await s.send(codec.encode_request(entries))
+            while True:
+                m = codec.decode(await asyncio.wait_for(s.recv(), 10))
+                if m["type"] == MessageType.REPLY:
+                    return m["replies"]
+        try:
+            [before] = await one([[1, "whoami", None, 5000]])
+            [died] = await one([[2, "die", None, 5000]])
+            assert died["status"] == Status.REMOTE and died["value"][1] == "ERR_ZEROMESH_WORKER_EXIT"
+            assert "exited with code 3" in died["value"][0]
+            [after] = await one([[3, "whoami", None, 5000]])
+            assert after["status"] == Status.OK and after["value"]["pid"] != before["value"]["pid"]
+            assert peer.pool.counts["crashed"] == 1 and peer.pool.counts["replaced"] == 1
+        finally:
+            s.close()
+            ctx.term()
+            await peer.stop()
+    asyncio.run(asyncio.wait_for(main(), 30))
