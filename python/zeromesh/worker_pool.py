@@ -35,6 +35,7 @@ ABANDON_GRACE_MS = 50  #     a call still running this long past its deadline is
 TASK_MS_WEIGHT = 0.2  #      of a new measurement in the time per call (a moving average)
 RESPAWN_PAUSE_S = 1.0  #     a replacement that failed to start is tried again after this
 CLOSE_WAIT_S = 1.0  #        closing waits this long for idle workers to exit, then kills them
+REAP_WAIT_S = 1.0  #         a worker whose sentinel closed is reaped within this (microseconds, as a rule)
 
 
 class Expired(Exception):
@@ -267,7 +268,9 @@ class WorkerPool:
     def exited(self, w: Worker) -> None:
         """A worker's process ended: reaped; unless on purpose, its call fails and it is replaced."""
         self.unwatch(w)
-        w.process.join(0)
+        # The sentinel closes as the process exits, a moment before it can be reaped: join
+        # waits that moment (bounded), so its exit code is known.
+        w.process.join(REAP_WAIT_S)
         code, pid = w.process.exitcode, w.process.pid
         try:
             w.process.close()
