@@ -68,6 +68,10 @@ class RetryBudget:
         self.tokens = min(self.tokens + self.ratio + (now - self.at) * self.per_second, 10 * self.per_second + 100)
         self.at = now
 
+    def left(self) -> bool:
+        """Whether a retry may be drawn now (decide() reads it; withdraw() takes it)."""
+        return self.tokens >= 1
+
     def withdraw(self) -> bool:
         if self.tokens >= 1:
             self.tokens -= 1
@@ -325,9 +329,11 @@ class Client:
                 outcome = THREAD_ENDED if worker_ended else REFUSED if kind == "refused" else LOST
                 last = value
                 d = decide(Call(attempts, idempotent, method, last_error=value, losses=losses, ended_thread=ended_thread), outcome,
-                           max_attempts=self.max_attempts, withdraw=self.budget.withdraw, random=self.rng.random, endpoint=p.endpoint, error=value)
+                           max_attempts=self.max_attempts, budget_left=self.budget.left(), random=self.rng.random, endpoint=p.endpoint, error=value)
                 if d.action != "retry":
                     raise d.error if d.error is not None else value
+                if d.spend:
+                    self.budget.withdraw()
                 losses += outcome == LOST
                 ended_thread = ended_thread or worker_ended
                 self.counts["retries"] += 1

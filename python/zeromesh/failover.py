@@ -13,7 +13,9 @@ attempt ends without an answer, the first rule that matches decides what happens
   5. the retry budget is spent -> as 1, saying the budget stopped it (budget_spent)
   6. otherwise -> a peer not tried yet: at once when refused, after a jittered pause in doubt
 
-decide() writes to nothing: a pure function of the call and the outcome, tested by
+decide() writes to nothing: it reads the call and whether the retry budget has a retry left,
+and returns the decision: a retry that draws on the budget says so (`spend`), for the caller
+to take, and one the budget stopped says so (`budget_spent`). A pure function, tested by
 protocol/failover-table.json, the table the Node client's tests read too."""
 from __future__ import annotations
 
@@ -43,10 +45,11 @@ class Decision:
     action: str  # "retry", "wait" or "fail"
     delay: int = 0  # ms, for a retry
     error: Exception | None = None  # for a fail
+    spend: bool = False  # a retry that draws on the retry budget: the caller takes it
     budget_spent: bool = False
 
 
-def decide(call: Call, outcome: str, *, max_attempts: int, withdraw: Callable[[], bool], random: Callable[[], float],
+def decide(call: Call, outcome: str, *, max_attempts: int, budget_left: bool, random: Callable[[], float],
            endpoint: str, error: Exception | None = None) -> Decision:
     refused = outcome == REFUSED
 
@@ -70,9 +73,9 @@ def decide(call: Call, outcome: str, *, max_attempts: int, withdraw: Callable[[]
     if outcome == THREAD_ENDED:
         if not call.idempotent or call.ended_thread or counted >= max_attempts:
             return Decision("fail", error=error)
-        if not withdraw():
+        if not budget_left:
             return Decision("fail", error=error, budget_spent=True)
-        return Decision("retry", delay=0)
+        return Decision("retry", delay=0, spend=True)
     if counted >= max_attempts:
         return give_up(f"it used its {max_attempts} attempts (max_attempts), besides one lost with its peer")
     if outcome == LOST and not call.idempotent:
@@ -81,8 +84,8 @@ def decide(call: Call, outcome: str, *, max_attempts: int, withdraw: Callable[[]
         return Decision("wait")
     if outcome == LOST and call.losses == 0:
         return Decision("retry", delay=jitter())
-    if not withdraw():
+    if not budget_left:
         return give_up("the retry budget was spent (many retries lately: a sick cluster is not stormed), so it was not retried", True)
-    return Decision("retry", delay=0 if refused else jitter())
+    return Decision("retry", delay=0 if refused else jitter(), spend=True)
 
 
