@@ -20,6 +20,8 @@ NODE = os.environ.get("NODE", "node")
 class Procs:
     def __init__(self):
         self.all: list[subprocess.Popen] = []
+        self.err_lines: dict[int, list[bytes]] = {}  # lines of stderr read by log() and not yet looked at, the last one partial
+        self.err_seen: dict[int, list[str]] = {}  # lines of stderr log() looked at
 
     def start(self, argv: list[str], env: dict | None = None) -> subprocess.Popen:
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **(env or {})}, cwd=ROOT)
@@ -41,6 +43,56 @@ class Procs:
             if p.poll() is not None:
                 raise RuntimeError(f"{p.args} exited {p.returncode}: {p.stderr.read()[-2000:]}")
         raise TimeoutError(f"{p.args} printed nothing within {timeout} s")
+
+    def log(self, p: subprocess.Popen, match, timeout: float = 10.0) -> dict:
+        """The next JSON log line on the process's stderr for which match(line) holds (bounded in
+        time). Read from the descriptor, with the lines already read kept per process."""
+        import selectors
+
+        fd = p.stderr.fileno()
+        buf = self.err_lines.setdefault(p.pid, [b""])
+        sel = selectors.DefaultSelector()
+        sel.register(fd, selectors.EVENT_READ)
+        end = time.monotonic() + timeout
+        seen = []
+        try:
+            while True:
+                while len(buf) > 1:
+                    text = buf.pop(0)
+                    seen.append(text.decode(errors="replace"))
+                    self.err_seen.setdefault(p.pid, []).append(seen[-1] + "\n")
+                    try:
+                        line = json.loads(text)
+                    except ValueError:
+                        continue
+                    if match(line):
+                        return line
+                if time.monotonic() >= end:
+                    break
+                if sel.select(timeout=max(0.0, end - time.monotonic())):
+                    chunk = os.read(fd, 65536)
+                    if not chunk:
+                        break
+                    parts = (buf.pop() + chunk).split(b"\n")
+                    buf.extend(parts)
+        finally:
+            sel.close()
+        raise TimeoutError(f"no such log line within {timeout} s; saw: {''.join(seen)[-3000:]}")
+
+    def stderr(self, p: subprocess.Popen) -> str:
+        """All the process wrote on stderr (once it exited): what log() read, then the rest."""
+        buf = self.err_lines.get(p.pid, [b""])
+        return "".join(self.err_seen.get(p.pid, [])) + b"\n".join(buf).decode(errors="replace") + p.stderr.read()
+
+    def metric(self, base: str, name: str) -> float:
+        """A Python peer's metric, from its --http /metrics (0 while it has none)."""
+        import urllib.request
+
+        with urllib.request.urlopen(f"{base}/metrics", timeout=10) as r:
+            for line in r.read().decode().splitlines():
+                if line.split(" ")[0] == name:
+                    return float(line.rsplit(" ", 1)[1])
+        return 0.0
 
     def node_peer(self, *flags: str) -> tuple[subprocess.Popen, str]:
         p = self.start([NODE, str(ROOT / "bin" / "zeromesh.js"), "peer", "--demo-handlers", "--bind", "tcp://127.0.0.1:0", "--log-level", "warn", *flags])

@@ -38,3 +38,18 @@ async def dropped(key):
 
 
 events = {"orders.placed": {"group": "python-billing", "handler": placed}, "cache.drop": {"group": "python-cache", "handler": dropped}}
+
+
+def hang(args):
+    """Sleeps `seconds` (a call that hangs past its deadline), having made the file `mark` if given."""
+    import time
+
+    if (args or {}).get("mark"):
+        open(args["mark"], "w").close()
+    time.sleep(float((args or {}).get("seconds", 30)))
+    return "woke"
+
+
+def die(args):
+    """Ends its process at once (a crash in an extension, an os._exit): in a worker, the worker."""
+    os._exit(3)

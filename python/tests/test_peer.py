@@ -151,3 +151,32 @@ def test_the_reject_vectors_a_peer_receives_are_answered_or_dropped_as_they_say(
             ctx.term()
             await peer.stop()
     asyncio.run(main())
+
+
+def test_the_entries_one_turn_answers_leave_in_one_frame_and_a_bad_result_alone():
+    """Replies are batched per connection (the Node peer's outbox): three requests in one frame
+    are answered in one REPLY frame; a result msgpack cannot encode becomes an error entry of
+    its own, the others still answered; a duplicate gets the same entry again."""
+    async def bad(args):
+        return {1, 2}  # a set: not MessagePack
+
+    async def main():
+        peer = Peer(handlers={"echo": echo, "bad": bad})
+        ep = await peer.start()
+        ctx = zmq.asyncio.Context()
+        s = dealer(ctx, ep)
+        try:
+            await s.send(codec.encode_request([[1, "echo", "a", 1000], [2, "echo", "b", 1000], [3, "echo", "c", 1000]]))
+            m = codec.decode(await asyncio.wait_for(s.recv(), 3))
+            assert [(r["id"], r["value"]) for r in m["replies"]] == [(1, "a"), (2, "b"), (3, "c")]  # one frame
+            await s.send(codec.encode_request([[4, "echo", "d", 1000], [5, "bad", None, 1000], [6, "echo", "f", 1000]]))
+            got = {r["id"]: r for r in await replies(s, 3)}
+            assert got[4]["value"] == "d" and got[6]["value"] == "f"
+            assert got[5]["status"] == Status.REMOTE and got[5]["value"][1] == "ERR_ZEROMESH_ENCODE"
+            await s.send(codec.encode_request([[2, "echo", "changed", 1000]]))  # a duplicate of a finished one
+            assert [(r["id"], r["value"]) for r in await replies(s, 1)] == [(2, "b")]
+        finally:
+            s.close()
+            ctx.term()
+            await peer.stop()
+    asyncio.run(asyncio.wait_for(main(), 30))

@@ -133,14 +133,14 @@ def test_a_python_client_proves_its_key_to_a_node_peer(procs, tmp_path):
             assert await bob.request("echo", 2, timeout=3000) == 2
             (tmp_path / "alice.pub").write_text((tmp_path / "bob.pub").read_text())  # alice's file now names bob's key
             node.send_signal(signal.SIGHUP)
-            await asyncio.sleep(1.0)
+            await asyncio.get_running_loop().run_in_executor(None, procs.log, node, lambda line: "allow-list read again" in line.get("msg", ""), 10.0)
             with pytest.raises(Exception):
                 await alice.request("echo", 3, timeout=1500)
             assert await bob.request("echo", 4, timeout=3000) == 4
     asyncio.run(main())
     node.send_signal(signal.SIGTERM)
     node.wait(timeout=15)
-    log = node.stderr.read()
+    log = procs.stderr(node)
     assert "allow-list read again" in log, log[-2000:]
     assert "closing every connection" not in log, log[-2000:]
 

@@ -1,6 +1,7 @@
 """zeromesh for Python: a peer that joins a zeromesh mesh and serves Python functions, and a
 client that balances over its peers and fails over (docs/guides/python.md). It implements
 protocol/PROTOCOL.md and nothing else."""
+from ._version import __version__
 from .errors import (
     BusyError,
     ClosedError,
@@ -18,6 +19,5 @@ from .errors import (
 __all__ = [
     "BusyError", "ClosedError", "ConnectionLostError", "DrainingError", "InvalidArgumentError",
     "NoPeersError", "ProtocolError", "RemoteError", "UnknownMethodError", "ZeromeshError",
-    "ZeromeshTimeoutError",
+    "ZeromeshTimeoutError", "__version__",
 ]
-__version__ = "0.3.0.dev0"

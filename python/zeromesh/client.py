@@ -26,6 +26,7 @@ from .constants import MemberState, Status
 from .endpoint import normalize_remote
 from .errors import (BusyError, ClosedError, ConnectionLostError, DrainingError, InvalidArgumentError,
                      NoPeersError, RemoteError, UnknownMethodError, ZeromeshTimeoutError, REMOTE_WORKER_EXIT)
+from .failover import LOST, REFUSED, THREAD_ENDED, Call, decide
 from .link import Link
 
 HEARTBEAT_MS = 1000  #   a peer is pinged this often...
@@ -33,7 +34,8 @@ SILENT_MS = 3000  #      ...and taken down when nothing came from it for this lo
 DOWN_RETRY_MS = 500  #   a down peer is pinged back this often
 JITTER_MS = 20  #        in-doubt retries spread over this
 STALE_ANSWERS = 16  #    a peer's latency estimate is stale once this many answers came from others
-WAIT_STEP_MS = 20  #     a call with no peer for it looks again this often, within its deadline
+UNROUTABLE_MS = 500  #   once every peer up said what it serves, a method none serves for this long fails UNKNOWN_METHOD
+BUSY_RECHECK_MS = 50  #  a call refused busy everywhere looks again after this at most (other clients' calls end unseen)
 PROOF_WAIT_MS = 1000  #  a secured connection waits this long for the challenge to prove its key with
 
 
@@ -49,6 +51,8 @@ class PeerState:
     calls: set = field(default_factory=set)
     answered_at: int = 0  # the client's answer count when this peer last answered
     samples: int = 0  #     latency samples taken: the first is provisional (a fresh connection's is slow)
+    freed: asyncio.Event = field(default_factory=asyncio.Event)  # set (and replaced) when a call of ours here ends, for calls it refused busy
+    waiting: int = 0  #     calls waiting on it
 
 
 class RetryBudget:
@@ -63,6 +67,10 @@ class RetryBudget:
         now = time.monotonic()
         self.tokens = min(self.tokens + self.ratio + (now - self.at) * self.per_second, 10 * self.per_second + 100)
         self.at = now
+
+    def left(self) -> bool:
+        """Whether a retry may be drawn now (decide() reads it; withdraw() takes it)."""
+        return self.tokens >= 1
 
     def withdraw(self) -> bool:
         if self.tokens >= 1:
@@ -102,6 +110,8 @@ class Client:
                           "public_key": public_of(secret).encode(), "secret_key": secret.encode()}
         self.counts = {"requests": 0, "ok": 0, "retries": 0, "failed": {}, "proofs": 0}
         self.answers = 0  # answers so far, all peers together (for staleness)
+        self.changed = asyncio.Event()  # set (and replaced) when the peers change: calls waiting for one wake on it
+        self.waiting = 0  # calls waiting on it
 
     # Life.
 
@@ -174,6 +184,7 @@ class Client:
         if answer is not None and answer.get("service") is not None:
             p.serves = set(answer["service"]["methods"])
             self.heard(p)
+            self.notify()
 
     async def learn_members(self, p: PeerState) -> None:
         answer = await self.link.ask(p.endpoint, codec.encode_members_get, 1000)
@@ -192,10 +203,12 @@ class Client:
         p.heard_at = time.monotonic() * 1000
         if not p.up:
             p.up = True
+            self.notify()
 
     def down(self, p: PeerState) -> None:
         if p.up:
             p.up = False
+            self.notify()
         for rid in list(p.calls):
             fut = self.pending.get(rid)
             if fut is not None and not fut.done():
@@ -277,7 +290,8 @@ class Client:
         tried: set[str] = set()
         attempts = 0
         losses = 0  # attempts lost with their connection and moved
-        ended_thread = False  # a run of it ended a peer's worker thread (retried elsewhere once)
+        ended_thread = False  # a run of it ended a peer's worker (retried elsewhere once)
+        began = loop.time()
         last: Exception | None = None
         try:
             while True:
@@ -286,52 +300,74 @@ class Client:
                     raise last if isinstance(last, (BusyError, DrainingError)) else ZeromeshTimeoutError(f'zeromesh: "{method}" got no reply within {timeout} ms ({attempts} attempts)')
                 p = self.pick(method, tried)
                 if p is None:
-                    if any(q.up and q.serves is not None for q in self.peers_by_ep.values()) and all(q.serves is not None for q in self.peers_by_ep.values() if q.up) and loop.time() - (deadline - timeout / 1000) > 0.5:
+                    # No peer for it yet: wait for one to come up or say what it serves. Once every
+                    # peer up has said and none serves it for UNROUTABLE_MS, it is nobody's method.
+                    settled = any(q.up and q.serves is not None for q in self.peers_by_ep.values()) and all(q.serves is not None for q in self.peers_by_ep.values() if q.up)
+                    if settled and loop.time() - began > UNROUTABLE_MS / 1000:
                         raise self.unroutable(method)
-                    await asyncio.sleep(min(WAIT_STEP_MS / 1000, left))
+                    await self.changes(min(left, UNROUTABLE_MS / 1000 - (loop.time() - began)) if settled else left)
                     continue
                 attempts += 1
                 tried.add(p.endpoint)
-                outcome = await self.attempt(p, method, args, left)
-                kind, value = outcome
+                kind, value = await self.attempt(p, method, args, left)
                 if kind == "ok":
                     self.counts["ok"] += 1
                     return value
-                if kind == "error":
-                    # Its worker thread ended under it: an idempotent request goes to another peer
-                    # once (a retry); one that ends a thread again fails, so a poison request takes
-                    # down two threads of the fleet, never all of them.
-                    if (isinstance(value, RemoteError) and value.remote_code == REMOTE_WORKER_EXIT and idempotent
-                            and not ended_thread and attempts < self.max_attempts and self.budget.withdraw()):
-                        ended_thread = True
-                        last = value
-                        self.counts["retries"] += 1
-                        continue
+                if kind == "timeout":
+                    raise value  # the attempt had the whole deadline: it is over
+                if kind == "refused" and isinstance(value, BusyError):
+                    # Not an attempt: a place, here or elsewhere, within the deadline. One frees when
+                    # a call of ours ends or a peer changes (we are told); calls of other clients end
+                    # unseen, so the peers are looked at again after BUSY_RECHECK_MS at most.
+                    attempts -= 1
+                    last = value
+                    await self.changes(min(left, BUSY_RECHECK_MS / 1000), p)
+                    continue
+                worker_ended = kind == "error" and isinstance(value, RemoteError) and value.remote_code == REMOTE_WORKER_EXIT
+                if kind == "error" and not worker_ended:
                     raise value
+                outcome = THREAD_ENDED if worker_ended else REFUSED if kind == "refused" else LOST
                 last = value
-                if kind == "refused":  # the peer certainly did not run it: another peer, whatever the request
-                    if isinstance(value, BusyError):
-                        attempts -= 1  # not an attempt: a place, here or elsewhere, within the deadline
-                        await asyncio.sleep(min(0.05, max(0.0, deadline - loop.time())))
-                    elif attempts >= self.max_attempts:
-                        raise value
-                elif kind in ("lost", "timeout"):
-                    if not idempotent:
-                        raise value
-                    # The first attempt lost with its connection is not counted, and moves outside
-                    # the retry budget: the peer went away holding it (a crash hands back its queue).
-                    if attempts - (1 if losses > 0 else 0) >= self.max_attempts:
-                        raise value
-                    if not (kind == "lost" and losses == 0) and not self.budget.withdraw():
-                        raise value
-                    if kind == "lost":
-                        losses += 1
-                    await asyncio.sleep(self.rng.random() * JITTER_MS / 1000)
+                d = decide(Call(attempts, idempotent, method, last_error=value, losses=losses, ended_thread=ended_thread), outcome,
+                           max_attempts=self.max_attempts, budget_left=self.budget.left(), random=self.rng.random, endpoint=p.endpoint, error=value)
+                if d.action != "retry":
+                    raise d.error if d.error is not None else value
+                if d.spend:
+                    self.budget.withdraw()
+                losses += outcome == LOST
+                ended_thread = ended_thread or worker_ended
                 self.counts["retries"] += 1
+                if d.delay > 0:
+                    await asyncio.sleep(d.delay / 1000)  # the jitter of an in-doubt retry, by design (failover.py)
         except Exception as err:
             code = getattr(err, "code", type(err).__name__)
             self.counts["failed"][code] = self.counts["failed"].get(code, 0) + 1
             raise
+
+    async def changes(self, timeout: float, at: PeerState | None = None) -> None:
+        """Until the peers change (one up or down, a service answer), or with `at`, until a call
+        of ours at that peer is over (a place there is free); `timeout` s at most."""
+        if timeout <= 0:
+            return
+        if at is not None:
+            at.waiting += 1
+        else:
+            self.waiting += 1
+        try:
+            await asyncio.wait_for((at.freed if at is not None else self.changed).wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            if at is not None:
+                at.waiting -= 1
+            else:
+                self.waiting -= 1
+
+    def notify(self) -> None:
+        """The peers changed: every call waiting for a peer looks again."""
+        if self.waiting:
+            self.changed.set()
+            self.changed = asyncio.Event()
 
     async def attempt(self, p: PeerState, method: str, args: Any, left: float) -> tuple[str, Any]:
         rid = next(self.ids)
@@ -354,6 +390,9 @@ class Client:
             self.pending.pop(rid, None)
             p.calls.discard(rid)
             p.inflight -= 1
+            if p.waiting:  # a place of ours at p is free: the calls it refused busy look again
+                p.freed.set()
+                p.freed = asyncio.Event()
         ms = (time.monotonic() - started) * 1000
         p.latency_ms = ms if p.samples < 2 else 0.8 * p.latency_ms + 0.2 * ms  # the first sample is replaced by the next
         p.samples += 1

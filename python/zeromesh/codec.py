@@ -82,30 +82,44 @@ def is_uint(v: Any, top: int = MAX_ID) -> bool:
     return False
 
 
+_SCALARS = frozenset({type(None), str, int, float, bool, bytes, Undefined, msgpack.Timestamp})
+
+
 def as_uint(v: Any) -> int:
     return int(v)
 
 
 def check_value(v: Any, max_depth: int, depth: int = 0) -> str | None:
-    """None when `v` is plain data nested no deeper than `max_depth`, else why not."""
-    if v is None or isinstance(v, (str, int, float, bool, bytes, Undefined, msgpack.Timestamp)):
+    """None when `v` is plain data nested no deeper than `max_depth`, else why not. The types
+    the decoder makes are looked up by exact type first (a set), so a map of scalars costs one
+    lookup a value, with no call."""
+    t = type(v)
+    if t in _SCALARS:
         return None
     if depth >= max_depth:
         return f"nested deeper than {max_depth}"
-    if isinstance(v, list):
+    if t is list:
         for x in v:
-            r = check_value(x, max_depth, depth + 1)
-            if r is not None:
-                return r
+            if type(x) not in _SCALARS:
+                r = check_value(x, max_depth, depth + 1)
+                if r is not None:
+                    return r
         return None
-    if isinstance(v, dict):
+    if t is dict:
         for k, x in v.items():
-            if not isinstance(k, str):
+            if type(k) is not str:
                 return "a map key is not a string"
-            r = check_value(x, max_depth, depth + 1)
-            if r is not None:
-                return r
+            if type(x) not in _SCALARS:
+                r = check_value(x, max_depth, depth + 1)
+                if r is not None:
+                    return r
         return None
+    if isinstance(v, (str, int, float, bytes, Undefined, msgpack.Timestamp)):
+        return None  # a subclass (none the decoder makes)
+    if isinstance(v, list):
+        return check_value(list(v), max_depth, depth)
+    if isinstance(v, dict):
+        return check_value(dict(v), max_depth, depth)
     return f"a {type(v).__name__} is not plain data"
 
 
@@ -163,6 +177,9 @@ def _trace(v: Any) -> dict | None:
     return dict(v)
 
 
+_TYPES = {int(m): m for m in MessageType}
+
+
 def decode(buf: bytes, max_message_size: int = Limits.max_message_size) -> dict:
     """A frame's message, checked; raises ProtocolError when it is malformed."""
     if not isinstance(buf, (bytes, bytearray, memoryview)):
@@ -191,7 +208,7 @@ def decode(buf: bytes, max_message_size: int = Limits.max_message_size) -> dict:
         raise
     except Exception as cause:  # ExtraData, ValueError, RecursionError...
         raise fail(f"undecodable body: {cause}") from cause
-    t = MessageType(t)
+    t = _TYPES[t]  # the enum member, looked up (not MessageType(t), a call per frame)
     out = _DECODERS[t](body) if t in _DECODERS else _decode_gossip(t, body)
     out["type"] = t
     out["version"] = version
@@ -482,12 +499,15 @@ def encode_service_get(seq: int) -> bytes:
     return frame(MessageType.SERVICE_GET, [seq])
 
 
-def encode_service(seq: int, descriptor: dict, features: int = 0, events: list | None = None) -> bytes:
-    """SERVICE (4.8): with subscriptions (4.11), the events element ninth, after a nil contracts."""
+def encode_service(seq: int, descriptor: dict, features: int = 0, events: list | None = None, contracts: list | None = None) -> bytes:
+    """SERVICE (4.8): the contracts element eighth (4.8.1), the events element ninth (4.11),
+    each left out when none follows, nil when a later one does."""
     d = descriptor
     body = [seq, d["digest"], d["methods"], d["version"], d["labels"], d["capacity"], features]
     if events:
-        body += [None, events]
+        body += [contracts, events]
+    elif contracts:
+        body.append(contracts)
     return frame(MessageType.SERVICE, body)
 
 

@@ -133,6 +133,7 @@ class Membership:
         self.broadcasts: list[list] = []  # [claim, transmissions left]
         self.joined = not self.seeds and resolve is None
         self.leaving = False
+        self.left = False  # its leave was said: until the socket closes, it answers with its own left claim (left_answer)
         self.tasks: list[asyncio.Task] = []
         self.probe_order: list[str] = []
         self.digest_key: tuple = ()
@@ -366,7 +367,21 @@ class Membership:
 
     # Answering requests (on the bound socket).
 
+    def left_answer(self, seq: int, kind: str) -> bytes:
+        """After its leave, while its peer drains: a probe or a sync is answered with this peer's
+        own left claim alone, and nothing it carries is taken in; a probe request is refused. So
+        a member that did not hear the leave (it went straight to a few) and probes it learns it
+        from the member itself, and does not declare it dead (the Node peer's leftAnswer)."""
+        own = [self.self.claim()]
+        if kind == "probe":
+            return codec.encode_gossip(seq, {"type": "ack", "from": self.endpoint, "updates": own})
+        if kind == "sync":
+            return codec.encode_gossip(seq, {"type": "sync", "from": self.endpoint, "members": own})
+        return codec.encode_gossip(seq, {"type": "nack", "from": self.endpoint})
+
     def on_probe(self, seq: int, msg: dict) -> bytes:
+        if self.left:
+            return self.left_answer(seq, "probe")
         sender = msg["from"]
         self.merge(msg.get("updates", []), sender, False)
         updates = self.piggyback()
@@ -376,6 +391,8 @@ class Membership:
         return codec.encode_gossip(seq, {"type": "ack", "from": self.endpoint, "updates": updates})
 
     async def on_probe_req(self, seq: int, msg: dict) -> bytes:
+        if self.left:
+            return self.left_answer(seq, "probe-req")
         self.merge(msg.get("updates", []), msg["from"], False)
         target = msg["target"]
         held = self.table.get(target)
@@ -387,6 +404,8 @@ class Membership:
         return codec.encode_gossip(seq, {"type": "nack", "from": self.endpoint})
 
     def on_sync(self, seq: int, msg: dict) -> bytes:
+        if self.left:
+            return self.left_answer(seq, "sync")
         # Bounded: a cold start of hundreds must not crush the seeds. The sender takes the NACK
         # as no answer and tries again after its backoff (a join) or at its next push-pull.
         if not self.take_sync_token():
@@ -558,3 +577,4 @@ class Membership:
         asks = [self.ask(ep, lambda seq, ep=ep: codec.encode_gossip(seq, {"type": "probe", "from": self.endpoint, "target": ep, "updates": [claim]}), self.config.leave_timeout) for ep in targets]
         if asks:
             await asyncio.gather(*asks)
+        self.left = True

@@ -1,13 +1,16 @@
-"""A zeromesh peer in Python: binds a ROUTER socket whose routing id is its endpoint (PROTOCOL.md
-section 1), takes requests (4.1) through one path (duplicates, admission, run, reply and
-remember), answers PING, SERVICE_GET and MEMBERS_GET, is a member (membership.py), and stops
-gracefully: it says it leaves, answers new requests DRAINING, finishes those in flight, and
-closes once no message came for 100 ms.
+"""A zeromesh peer in Python, the composition root: binds a ROUTER socket whose routing id is
+its endpoint (PROTOCOL.md section 1), switches each message to the part that answers it, and
+wires the parts: the one intake requests and events enter by (intake.py: duplicates,
+admission, run, reply and remember), admission (admission.py), how handlers run and their
+deadlines (runner.py, worker_pool.py), the membership (membership.py), security. It answers
+PING, SERVICE_GET and MEMBERS_GET itself, and stops gracefully: it says it leaves, answers new
+work DRAINING, finishes what is in flight, and closes once no message came for 100 ms.
 
-Handlers: a dict of name -> function, or an importable module (its public functions). A
-coroutine function runs on the event loop; any other runs off it: in a process pool of
-`workers` processes (functions at module level, as a process pool needs), or with no workers
-in a thread, so the loop keeps answering the membership however long a handler computes."""
+Handlers: a dict of name -> function, or an importable module (its public functions, or its
+`handlers` dict). A coroutine function runs on the event loop; any other runs off it: in
+`workers` worker processes (spawned, so they hold none of the peer's sockets, and they die
+with it; functions at module level, as a process pool needs), or with no workers in a thread,
+so the loop keeps answering the membership however long a handler computes."""
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +18,6 @@ import importlib
 import inspect
 import logging
 import socket
-from concurrent.futures import ProcessPoolExecutor
 from types import ModuleType
 from typing import Any, Callable
 
@@ -33,8 +35,16 @@ from .key_proofs import KeyProofs
 from .security import Security, ZapHandler, seal, unseal
 from .codec import is_name
 from .service import by_code_units, describe, descriptor_problem, fnv1a
+from ._version import __version__
+from .admission import Admission
+from .intake import Intake, InvalidInput, remote_value  # noqa: F401 - remote_value and InvalidInput: for code that imported them here
+from .runner import RequestContext, Runner  # noqa: F401 - RequestContext: for code that imported it here
+from .worker_pool import WorkerPool
+from .logs import Reports, repeats_text
+from .contract import CONTRACTS_LABEL, ContractMethod, InputCheck, contracts_digest, contracts_element
 
 EVENTS_LABEL = "zeromesh/events"
+MEMBER_STATES = {MemberState.ALIVE: "alive", MemberState.SUSPECT: "suspect", MemberState.DEAD: "dead", MemberState.LEFT: "left"}
 
 log = logging.getLogger("zeromesh.peer")
 
@@ -44,23 +54,20 @@ CLIENT_WINDOW_S = 3.0  # a client connection heard from within this long counts 
 MEMBERSHIP_TYPES = {MessageType.PROBE, MessageType.PROBE_REQ, MessageType.SYNC, MessageType.SEALED, MessageType.ACK, MessageType.NACK}
 REBIND_ATTEMPTS = 50  # the old socket's port is let go by ZeroMQ's I/O thread a moment after close
 HWM = 1000  #     messages queued per connection at most
-
-
-class RequestContext:
-    """What a handler that takes a second argument gets: which request it is, its deadline, its headers."""
-
-    def __init__(self, method: str, request_id: int, timeout_ms: int, headers: dict, endpoint: str):
-        self.method = method
-        self.request_id = request_id
-        self.timeout_ms = timeout_ms
-        self.headers = headers
-        self.endpoint = endpoint
+# Admission, as the Node peer's (peer/options.js), each default defined here once:
+MAX_INFLIGHT = 1024  #     calls running (or, with workers, running and queued) before new ones are answered BUSY
+MAX_QUEUE_PER_WORKER = 64  # with workers: calls waiting for one, per worker, before BUSY (max_queue = 64 x workers)
+MAX_QUEUE_MS = 100  #      with workers: calls waiting are also at most this many ms of work, by the measured time per call
 
 
 def handlers_of(handlers: Any) -> dict[str, Callable]:
-    """A dict of handlers from a dict, a module, or a module's name."""
+    """A dict of handlers from a dict, a module, or a module's name. A module with a `handlers`
+    dict is served that dict (a contract's dotted names: `handlers = implement(scoring, {...})`);
+    any other, its public functions."""
     if isinstance(handlers, str):
         handlers = importlib.import_module(handlers)
+    if isinstance(handlers, ModuleType) and isinstance(getattr(handlers, "handlers", None), dict):
+        handlers = handlers.handlers
     if isinstance(handlers, ModuleType):
         names = getattr(handlers, "__all__", None) or [n for n in dir(handlers) if not n.startswith("_")]
         # A function its `events` dict names handles an event, not a request.
@@ -72,35 +79,6 @@ def handlers_of(handlers: Any) -> dict[str, Callable]:
     return dict(handlers)
 
 
-def _call_sync(fn: Callable, args: Any) -> Any:
-    return fn(args)
-
-
-async def resume(coro: Any, first: Any) -> Any:
-    """Carries on a coroutine that was started by hand and waits on `first` (what it yielded),
-    as a task would: its awaits, its result, and a cancel thrown into it."""
-    waiting = first
-    while True:
-        try:
-            if waiting is None:
-                await asyncio.sleep(0)  # a bare yield: let the loop turn once
-            else:
-                waiting._asyncio_future_blocking = False  # as a task does with what its coroutine yields
-                await waiting
-        except asyncio.CancelledError:
-            try:
-                waiting = coro.throw(asyncio.CancelledError())
-            except StopIteration as done:  # it caught the cancel and returned
-                return done.value
-            continue
-        except Exception:
-            pass  # the coroutine reads its future's error itself when resumed
-        try:
-            waiting = coro.send(None)
-        except StopIteration as done:
-            return done.value
-
-
 def parse_dns_seed(seed: str) -> tuple[str, int]:
     """dns://NAME:PORT as (NAME, PORT); anything else that starts with dns is refused, naming the form."""
     import re
@@ -109,12 +87,6 @@ def parse_dns_seed(seed: str) -> tuple[str, int]:
     if m is None or not 1 <= int(m.group(2)) <= 65535:
         raise InvalidArgumentError(f"zeromesh: seed {seed!r}: write dns://NAME:PORT, such as dns://peers.default.svc.cluster.local:5555 (dns+srv:// is not read by the Python peer)")
     return m.group(1), int(m.group(2))
-
-
-def remote_value(err: BaseException) -> list:
-    """A handler's exception as a REMOTE value (4.2): its message, and its `code` when that is a string."""
-    code = getattr(err, "code", None)
-    return [str(err) or type(err).__name__, code if isinstance(code, str) else None]
 
 
 def subscriptions_of(events: dict) -> dict[str, dict[str, Callable]]:
@@ -146,7 +118,7 @@ class Peer:
                  service_version: str | None = None, capacity: int | None = None, meta: dict | None = None,
                  max_inflight: int | None = None, drain_timeout: int = 10000, advertise: str | None = None,
                  membership: MembershipConfig | None = None, insecure: bool = False, events: dict | None = None,
-                 security: dict | None = None):
+                 security: dict | None = None, max_queue: int | None = None, max_queue_ms: int | None = None):
         self.bind_spec = normalize_bind(bind, "bind")
         self.advertise = normalize_remote(advertise, "advertise") if advertise is not None else None
         if isinstance(seeds, str):
@@ -156,23 +128,35 @@ class Peer:
         self.dns_seeds = [parse_dns_seed(s) for s in (seeds or []) if isinstance(s, str) and s.startswith("dns")]
         self.seeds = [normalize_remote(s, "a seed") for s in (seeds or []) if not (isinstance(s, str) and s.startswith("dns"))]
         self.handlers = handlers_of(handlers if handlers is not None else {})
-        # Decided once, not per request: which run on the loop, and which take a ctx.
-        self.coroutines = {fn for fn in self.handlers.values() if inspect.iscoroutinefunction(fn)}
-        self.with_ctx = {name for name, fn in self.handlers.items() if fn in self.coroutines and len(inspect.signature(fn).parameters) >= 2}
+        # Contract methods (contract.py): their input is checked here, before any handler or
+        # worker sees it; the handler is the function they wrap (a coroutine is one, a worker imports it).
+        self.contract_methods = {name: fn for name, fn in self.handlers.items() if isinstance(fn, ContractMethod)}
+        self.handlers.update({name: cm.fn for name, cm in self.contract_methods.items()})
+        self.input_check = InputCheck(self.contract_methods)
+        self.contracts_element = contracts_element(self.contract_methods)
         # Subscriptions (PROTOCOL.md 4.11): the `events` option, or a handler module's `events` dict.
         module_events = getattr(importlib.import_module(handlers) if isinstance(handlers, str) else handlers, "events", None)
         self.subscriptions = subscriptions_of({**(module_events if isinstance(module_events, dict) else {}), **(events or {})})
         if not isinstance(workers, int) or workers < 0 or workers > 256:
             raise InvalidArgumentError("zeromesh: workers must be a whole number from 0 to 256")
         self.workers = workers
+        if workers == 0 and (max_queue is not None or max_queue_ms is not None):
+            raise InvalidArgumentError("zeromesh: max_queue and max_queue_ms bound the calls waiting for worker processes: they need workers=N")
+        for name, v, low in (("max_queue", max_queue, 0), ("max_queue_ms", max_queue_ms, 1), ("max_inflight", max_inflight, 1)):
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not low <= v <= 2**31 - 1):
+                raise InvalidArgumentError(f"zeromesh: {name} must be a whole number from {low} to 2^31-1, got {v!r}")
+        self.max_queue = max_queue if max_queue is not None else MAX_QUEUE_PER_WORKER * workers
+        self.max_queue_ms = max_queue_ms if max_queue_ms is not None else MAX_QUEUE_MS
         self.labels = dict(labels or {})
         self.service_version = service_version
-        self.capacity = capacity
+        # Requests it runs at full speed at once: its workers, unless told (the Node peer's default: its threads).
+        self.capacity = capacity if capacity is not None else (workers or None)
+        capacity = self.capacity
         why = descriptor_problem(sorted(self.handlers), service_version, self.labels, capacity)
         if why is not None:
             raise InvalidArgumentError(f"zeromesh: the peer's service: {why}")
-        self.meta = dict(meta or {})
-        self.max_inflight = max_inflight if max_inflight is not None else 64 * max(1, workers)
+        self.meta = {"version": __version__, **(meta or {})}  # gossiped in every claim about it, the version added as the Node peer adds its own
+        self.max_inflight = max_inflight if max_inflight is not None else (workers + self.max_queue if workers > 0 else MAX_INFLIGHT)
         self.drain_timeout = drain_timeout
         self.membership_config = membership or MembershipConfig()
         self.insecure = insecure
@@ -185,24 +169,43 @@ class Peer:
         self.zap: ZapHandler | None = None
         self.state = "new"
         self.endpoint: str | None = None
-        self.inflight = 0
-        self.running: dict[tuple[bytes, int], asyncio.Task] = {}
         self.received = 0
-        self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0, "events": 0}
+        self.counts = {"received": 0, "malformed": 0, "requests": 0, "ok": 0, "errors": 0, "unknown": 0, "busy": 0, "drained": 0, "invalid": 0, "duplicates": 0, "cancelled": 0, "protocol_errors": 0, "events": 0, "expired": 0, "overran": 0, "invalid_input": 0}
+        self.reports = Reports()  # repeated log lines, once a minute each (logs.py)
         self.recent = RecentRequests()
-        self.pool: ProcessPoolExecutor | None = None
+        self.pool: WorkerPool | None = None
+        # With workers, the functions they run (sync handlers and subscriptions), by index.
+        sync = [fn for fn in self.handlers.values() if not inspect.iscoroutinefunction(fn)]
+        sync += [fn for groups in self.subscriptions.values() for fn in groups.values() if not inspect.iscoroutinefunction(fn)]
+        self.pool_index: dict[Callable, int] = {}
+        for fn in sync:
+            self.pool_index.setdefault(fn, len(self.pool_index))
+        if workers > 0:
+            self.pool = WorkerPool(list(self.pool_index), workers)
+        # The request path's parts: admission (one decision for every kind of work), the runner
+        # (how a handler runs, and its deadline), and the one intake requests and events enter by.
+        self.admission = Admission(max_inflight=self.max_inflight, counts=self.counts, pool=self.pool, max_queue=self.max_queue, max_queue_ms=self.max_queue_ms)
+        self.runner = Runner(pool=self.pool, pool_index=self.pool_index, counts=self.counts, report_expired=self.report_expired)
+        self.intake = Intake(handlers=self.handlers, subscriptions=self.subscriptions, admission=self.admission, runner=self.runner,
+                             input_check=self.input_check, recent=self.recent, reply=self.reply, counts=self.counts,
+                             report_error=self.report_error, endpoint=lambda: self.endpoint)
         self.ctx: zmq.asyncio.Context | None = None
         self.bound_ctx: zmq.Context | None = None  # the bound socket's: read in batches from the loop (drain)
         self.sock: zmq.Socket | None = None
         self.draining_soon = False
+        self.outbox: dict[bytes, list] = {}  # reply entries waiting for this loop turn's flush, by connection
+        self.flushing_soon = False
+        self.in_drain = False
+        self.in_flush = False
         self.link: Link | None = None
         self.membership: Membership | None = None
         self.tasks: list[asyncio.Task] = []
-        self.idle = asyncio.Event()
         element = events_element(self.subscriptions)
         if element:
             self.labels[EVENTS_LABEL] = events_digest(element)
         self.events_element = element or None
+        if self.contracts_element is not None:
+            self.labels[CONTRACTS_LABEL] = contracts_digest(self.contracts_element)
         self.descriptor = describe(list(self.handlers), service_version, self.labels, capacity)
 
     # Life.
@@ -216,8 +219,8 @@ class Peer:
         self.bound_ctx = zmq.Context()
         if self.security is not None:
             self.zap = ZapHandler(self.bound_ctx, self.security)  # bound before the server socket
-        if self.workers > 0:
-            self.pool = ProcessPoolExecutor(max_workers=self.workers)
+        if self.pool is not None:
+            self.pool.start()  # spawned, not forked: no worker holds the socket bound next
         self.endpoint = self.bind_socket()
         if self.security is None and not self.insecure and not is_loopback(self.endpoint):
             await self.close_sockets()
@@ -228,7 +231,8 @@ class Peer:
             key = self.security.seal_key
             ask = lambda ep, make, timeout: self.link.ask(ep, lambda seq: seal(key, make(seq)), timeout)  # noqa: E731
         self.membership = Membership(endpoint=self.endpoint, seeds=self.seeds, meta=self.meta, service=self.descriptor["digest"],
-                                     ask=ask, config=self.membership_config, resolve=self.resolve_seeds if self.dns_seeds else None)
+                                     ask=ask, config=self.membership_config, resolve=self.resolve_seeds if self.dns_seeds else None,
+                                     on_change=self.member_changed)
         self.state = "running"
         loop = asyncio.get_running_loop()
         loop.add_reader(self.sock.getsockopt(zmq.FD), self.drain)
@@ -356,14 +360,14 @@ class Peer:
             self.state = "stopped"
             return
         self.state = "stopping"
+        self.admission.draining = True  # new work is answered DRAINING from now on
         log.info("draining: leaving the cluster, %d requests in flight", self.inflight)
         leaving = asyncio.ensure_future(self.membership.leave())
         loop = asyncio.get_running_loop()
         end = loop.time() + self.drain_timeout / 1000
         while self.inflight > 0 and loop.time() < end:
-            self.idle.clear()
             try:
-                await asyncio.wait_for(self.idle.wait(), max(0.001, end - loop.time()))
+                await asyncio.wait_for(self.admission.idle.wait(), max(0.001, end - loop.time()))
             except asyncio.TimeoutError:
                 break
         await leaving
@@ -379,7 +383,7 @@ class Peer:
     async def close_sockets(self) -> None:
         for t in self.tasks:
             t.cancel()
-        for t in self.running.values():
+        for t in list(self.intake.running.values()):
             t.cancel()
         if self.link is not None:
             await self.link.close()
@@ -391,13 +395,32 @@ class Peer:
             self.sock.close(linger=0)
             self.sock = None
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            await self.pool.close()
         if self.ctx is not None:
             self.ctx.term()
         if self.zap is not None:
             self.zap.close()
         if self.bound_ctx is not None:
             self.bound_ctx.term()
+
+    @property
+    def ready(self) -> bool:
+        """Joined and serving (readyz); False from the moment it drains."""
+        return self.state == "running" and self.membership is not None and self.membership.joined
+
+    @property
+    def inflight(self) -> int:
+        """Work held now: running, or waiting for a worker (the load replies carry)."""
+        return self.admission.inflight
+
+    @property
+    def latency(self) -> Callable[[float], None] | None:
+        """Observes each answered request's seconds from arrival to reply (ops.py sets it when metrics are on)."""
+        return self.intake.latency
+
+    @latency.setter
+    def latency(self, observe: Callable[[float], None] | None) -> None:
+        self.intake.latency = observe
 
     def members(self) -> list[dict]:
         return self.membership.members() if self.membership is not None else []
@@ -406,26 +429,41 @@ class Peer:
         out = {**self.counts, "inflight": self.inflight, "membership": dict(self.membership.counts) if self.membership else {}}
         if self.key_proofs is not None:
             out["key_proofs"] = {**self.key_proofs.stats(), "reloads": self.reloads}
+        if self.pool is not None:
+            p = self.pool
+            out["workers"] = {**p.counts, "size": self.workers, "load": p.load, "queued": len(p.queue), "places": p.places(self.max_queue, self.max_queue_ms)}
+        out["by_method"] = {m: dict(c) for m, c in self.intake.by_method.items()}
         return out
 
     # The socket's message switch.
 
     def drain(self) -> None:
         """Reads what the bound socket holds, up to a batch, without awaiting per message. ZeroMQ's
-        descriptor signals edges, so it reads until nothing is left (or comes back for the rest)."""
+        descriptor signals edges, and any operation on the socket may take the edge, so it reads
+        while ZMQ_EVENTS says a message waits (no failing read to learn there is none), and looks
+        again after its replies left (or comes back for the rest)."""
         self.draining_soon = False
         sock = self.sock
-        for _ in range(256):
-            if sock is None or sock.closed:
-                return
-            try:
-                frames = sock.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
-            except zmq.ZMQError:
-                return
-            self.on_message(frames)
-        self.drain_soon()  # more waiting: the loop runs other work first
+        if sock is None or sock.closed:
+            return
+        self.in_drain = True  # the replies of what it reads leave together at its end (flush)
+        try:
+            for i in range(256):
+                # The first read just tries (the descriptor said something came, nearly always a
+                # message); the next ones ask ZMQ_EVENTS first.
+                if sock.closed or (i > 0 and not sock.getsockopt(zmq.EVENTS) & zmq.POLLIN):
+                    break
+                try:
+                    frames = sock.recv_multipart(zmq.NOBLOCK)
+                except zmq.ZMQError:  # Again: nothing after all; or the socket closed
+                    break
+                self.on_message(frames)
+            else:
+                self.drain_soon()  # more waiting: the loop runs other work first
+        finally:
+            self.in_drain = False
+            if self.outbox:
+                self.flush()
 
     def drain_soon(self) -> None:
         if not self.draining_soon and self.sock is not None:
@@ -476,8 +514,15 @@ class Peer:
             self.sock.send_multipart([cid, *frames], zmq.NOBLOCK)
         except zmq.ZMQError:
             pass  # gone (EHOSTUNREACH) or its queue is full (EAGAIN): a client that does not read loses replies
-        # A send may take the descriptor's edge that said a message came in: look again.
-        self.drain_soon()
+        if not self.in_drain and not self.in_flush:
+            self.look_again()
+
+    def look_again(self) -> None:
+        """After a send outside drain(): the send may have taken the descriptor's edge that said a
+        message came in, so a message waiting now is read soon (ZMQ_EVENTS, not a failing read)."""
+        sock = self.sock
+        if sock is not None and not sock.closed and sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:
+            self.drain_soon()
 
     def on_frame(self, cid: bytes, frame: bytes) -> None:
         try:
@@ -497,9 +542,9 @@ class Peer:
             if t in (MessageType.REQUEST, MessageType.EVENT):
                 self.key_proofs.asked(cid, asyncio.get_running_loop().time())
         if t == MessageType.REQUEST:
-            self.on_requests(cid, msg)
+            self.intake.requests(cid, msg)
         elif t == MessageType.EVENT and self.events_element:
-            self.on_events(cid, msg)
+            self.intake.events(cid, msg)
         elif t == MessageType.PING:
             meta = {"mv": m.digest(), "inc": m.self.incarnation, "st": MemberState.LEFT if m.leaving else MemberState.ALIVE}
             if msg["seq"] > 0:  # a question, not a heartbeat: how many clients this peer holds (4.4)...
@@ -508,13 +553,9 @@ class Peer:
                 meta["ch"] = self.key_proofs.challenge(cid)
             self.send(cid, [codec.encode_pong(msg["seq"], meta)])
         elif t == MessageType.CANCEL:
-            for rid in msg["ids"]:
-                task = self.running.get((cid, rid))
-                if task is not None:
-                    self.counts["cancelled"] += 1
-                    task.cancel()
+            self.intake.cancel(cid, msg["ids"])
         elif t == MessageType.SERVICE_GET:
-            self.send(cid, [codec.encode_service(msg["seq"], self.descriptor, Feature.EVENTS if self.events_element else 0, self.events_element)])
+            self.send(cid, [codec.encode_service(msg["seq"], self.descriptor, Feature.EVENTS if self.events_element else 0, self.events_element, self.contracts_element)])
         elif t == MessageType.MEMBERS_GET:
             self.send(cid, [codec.encode_members(msg["seq"], m.digest(), m.claims())])
         elif t == MessageType.SEALED:
@@ -554,161 +595,74 @@ class Peer:
     def reply_meta(self) -> dict:
         return {"mv": self.membership.digest(), "load": self.inflight}
 
-    def duplicate(self, cid: bytes, memory: Any, rid: int) -> bool:
-        """Whether `rid` runs or ran on this connection (section 5): a duplicate of a running one is
-        dropped, one of a finished one answered again from memory; otherwise it is remembered as running."""
-        seen = memory.begin(rid)
-        if seen is None:
-            return False
-        self.counts["duplicates"] += 1
-        if seen is not RecentRequests.RUNNING:
-            self.send(cid, [seen])
-        return True
+    def report_error(self, method: str, value: list) -> None:
+        """A handler raised: logged at warning, once a minute per method and code (logs.py)."""
+        n = self.reports.reportable(f"error|{method}|{value[1]}")
+        if n is not None:
+            log.warning("handler %s raised%s: %s%s", method, f" {value[1]}" if value[1] else "", value[0], repeats_text(n),
+                        extra={"method": method, "code": value[1], "repeats": n})
 
-    def on_requests(self, cid: bytes, msg: dict) -> None:
-        memory = self.recent.of(cid)
-        for bad in msg["invalid"]:
-            self.counts["invalid"] += 1
-            self.reply(cid, [bad["id"], Status.INVALID_REQUEST, [f"invalid request: {bad['reason']}", None]])
-        for req in msg["requests"]:
-            rid = req["id"]
-            if self.duplicate(cid, memory, rid):
-                continue
-            self.counts["requests"] += 1
-            refusal = self.admit(req["method"])
-            if refusal is not None:
-                memory.forget(rid)  # no refusal is remembered (PROTOCOL.md section 5)
-                self.reply(cid, [rid, refusal[0], [refusal[1], None]])
-                continue
-            self.inflight += 1
-            fn = self.handlers[req["method"]]
-            if fn in self.coroutines and req["method"] not in self.with_ctx:
-                # A coroutine runs at once, up to its first wait: one that never waits (most do
-                # not) is answered now, with no task made or scheduled for it.
-                coro = fn(req["args"])
-                try:
-                    first = coro.send(None)
-                except StopIteration as done:
-                    self.finished(cid, req, memory, done.value, None)
-                    continue
-                except BaseException as err:  # the handler raised before its first wait
-                    self.finished(cid, req, memory, None, err)
-                    continue
-                task = asyncio.ensure_future(resume(coro, first))
-            else:
-                task = asyncio.ensure_future(self.run(req))
-            self.running[(cid, rid)] = task
-            task.add_done_callback(lambda f, cid=cid, req=req, memory=memory: self.ran(cid, req, memory, f))
+    def report_expired(self, method: str, how: str) -> None:
+        n = self.reports.reportable(f"expired|{method}|{how}")
+        if n is not None:
+            log.warning("a call of %s passed its deadline: %s%s", method, how, repeats_text(n), extra={"method": method, "outcome": how, "repeats": n})
 
-    def on_events(self, cid: bytes, msg: dict) -> None:
-        """EVENT entries (4.11): each runs its group's handler (or, with no group, every
-        subscription to its event), acked once they finished when it asks; an acked entry is
-        remembered as a request is (ids are shared), an unacked one run and forgotten."""
-        memory = self.recent.of(cid)
-        for bad in msg["invalid"]:
-            self.counts["invalid"] += 1
-            if bad["ack"]:
-                self.reply(cid, [bad["id"], Status.INVALID_REQUEST, [f"invalid event: {bad['reason']}", None]])
-        for ev in msg["events"]:
-            eid, ack = ev["id"], ev["ack"]
-            if ack and self.duplicate(cid, memory, eid):
-                continue
-            self.counts["events"] += 1
-            fns = self.subscribers(ev["event"], ev["group"])
-            refusal = self.admit_work(bool(fns), f'no subscription to "{ev["event"]}"' + ("" if ev["group"] is None else f' in group "{ev["group"]}"'))
-            if refusal is not None:
-                if ack:
-                    memory.forget(eid)  # no refusal is remembered (PROTOCOL.md section 5)
-                    self.reply(cid, [eid, refusal[0], [refusal[1], None]])
-                continue
-            self.inflight += 1
-            task = asyncio.ensure_future(self.run_event(fns, ev["payload"]))
-            if ack:
-                self.running[(cid, eid)] = task
-            task.add_done_callback(lambda f, cid=cid, ev=ev, memory=memory: self.ran_event(cid, ev, memory, f))
+    def member_changed(self, claim: dict) -> None:
+        """A member's state changed, as this peer sees it: logged (a death at warning, as it is news an operator wants)."""
+        state = MEMBER_STATES.get(claim["state"], str(claim["state"]))
+        if claim["endpoint"] != self.endpoint:
+            (log.warning if state == "dead" else log.info)("member %s %s (incarnation %d)", claim["endpoint"], state, claim["incarnation"],
+                                                           extra={"member": claim["endpoint"], "state": state, "incarnation": claim["incarnation"]})
 
-    def subscribers(self, event: str, group: str | None) -> list[Callable]:
-        groups = self.subscriptions.get(event, {})
-        if group is not None:
-            return [groups[group]] if group in groups else []
-        return list(groups.values())
+    def reply(self, cid: bytes, entry: list) -> None:
+        """Queues a reply entry for `cid`: the entries one loop turn answers on a connection leave
+        together, in one REPLY frame (flush), as the Node peer's reply outbox sends them. So a
+        client that batched its requests (the Node client does, under load) costs one send back."""
+        box = self.outbox.get(cid)
+        if box is None:
+            box = self.outbox[cid] = []
+            if not self.flushing_soon and not self.in_drain:
+                self.flushing_soon = True
+                asyncio.get_running_loop().call_soon(self.flush)
+        box.append(entry)
 
-    async def run_event(self, fns: list[Callable], payload: Any) -> None:
-        await asyncio.gather(*(self.call(fn, payload) for fn in fns))
-
-    def ran_event(self, cid: bytes, ev: dict, memory: Any, f: asyncio.Future) -> None:
-        self.running.pop((cid, ev["id"]), None)
-        self.inflight -= 1
-        if self.inflight == 0:
-            self.idle.set()
-        if f.cancelled() or not ev["ack"]:
+    def flush(self) -> None:
+        """Sends each connection's queued entries: one REPLY frame of up to max_batch entries, or,
+        when the frame would not encode or fit, each entry alone (an unencodable or oversized
+        result becomes an error entry of its own)."""
+        self.flushing_soon = False
+        if not self.outbox:
             return
-        err = f.exception()
-        entry = [ev["id"], Status.OK, None] if err is None else [ev["id"], Status.REMOTE, remote_value(err)]
-        memory.finish(ev["id"], self.reply(cid, entry))
-
-    def admit_work(self, known: bool, unknown_message: str) -> tuple[int, str] | None:
-        if self.state != "running":
-            self.counts["drained"] += 1
-            return Status.DRAINING, "peer is draining"
-        if not known:
-            self.counts["unknown"] += 1
-            return Status.UNKNOWN_METHOD, unknown_message
-        if self.inflight >= self.max_inflight:
-            self.counts["busy"] += 1
-            return Status.BUSY, f"peer busy: {self.inflight} requests in flight"
-        return None
-
-    def admit(self, method: str) -> tuple[int, str] | None:
-        served = ", ".join(sorted(self.handlers)) or "no methods"
-        return self.admit_work(method in self.handlers, f'unknown method "{method}"; this peer serves {served}')
-
-    async def run(self, req: dict) -> Any:
-        fn = self.handlers[req["method"]]
-        if req["method"] in self.with_ctx:
-            return await fn(req["args"], RequestContext(req["method"], req["id"], req["timeout_ms"], req["headers"], self.endpoint))
-        if fn in self.coroutines:
-            return await fn(req["args"])
-        return await asyncio.get_running_loop().run_in_executor(self.pool, _call_sync, fn, req["args"])
-
-    async def call(self, fn: Callable, args: Any) -> Any:
-        """A coroutine function on the loop; any other in a process of the pool, or a thread."""
-        if inspect.iscoroutinefunction(fn):
-            return await fn(args)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, _call_sync, fn, args)
-
-    def ran(self, cid: bytes, req: dict, memory: Any, f: asyncio.Future) -> None:
-        self.running.pop((cid, req["id"]), None)
-        if f.cancelled():
-            self.finished(cid, req, memory, None, None, cancelled=True)
-            return
-        err = f.exception()
-        self.finished(cid, req, memory, None if err is not None else f.result(), err)
-
-    def finished(self, cid: bytes, req: dict, memory: Any, value: Any, err: BaseException | None, cancelled: bool = False) -> None:
-        """A request's handler is over: its place is free, its reply leaves and is remembered."""
-        self.inflight -= 1
-        if self.inflight == 0:
-            self.idle.set()
-        if cancelled:
-            return  # cancelled by its client: no answer
-        rid = req["id"]
-        if err is None:
-            self.counts["ok"] += 1
-            entry = [rid, Status.OK, value]
-        else:
-            self.counts["errors"] += 1
-            entry = [rid, Status.REMOTE, remote_value(err)]
-        memory.finish(rid, self.reply(cid, entry))
-
-    def reply(self, cid: bytes, entry: list) -> bytes:
-        """Sends a REPLY of one entry; returns the frame (what a duplicate gets again)."""
+        boxes, self.outbox = self.outbox, {}
+        self.in_flush = True
         try:
-            frame = codec.encode_reply(self.reply_meta(), [entry])
+            self.send_boxes(boxes)
+        finally:
+            self.in_flush = False
+        self.look_again()
+
+    def send_boxes(self, boxes: dict[bytes, list]) -> None:
+        meta = self.reply_meta()
+        for cid, entries in boxes.items():
+            for i in range(0, len(entries), codec.Limits.max_batch):
+                chunk = entries[i:i + codec.Limits.max_batch]
+                try:
+                    frame = codec.encode_reply(meta, chunk)
+                except Exception:  # noqa: BLE001 - a result msgpack cannot encode: found entry by entry below
+                    frame = None
+                if frame is not None and len(frame) <= codec.Limits.max_message_size:
+                    self.send(cid, [frame])
+                    continue
+                for entry in chunk:
+                    self.send(cid, [self.alone(meta, entry)])
+
+    def alone(self, meta: dict, entry: list) -> bytes:
+        """A REPLY frame of one entry, or of the error that takes its place (4.2.2)."""
+        try:
+            frame = codec.encode_reply(meta, [entry])
         except Exception as err:  # a result msgpack cannot encode
-            frame = codec.encode_reply(self.reply_meta(), [[entry[0], Status.REMOTE, [f"result could not be encoded: {err}", "ERR_ZEROMESH_ENCODE"]]])
+            frame = codec.encode_reply(meta, [[entry[0], Status.REMOTE, [f"result could not be encoded: {err}", "ERR_ZEROMESH_ENCODE"]]])
         if len(frame) > codec.Limits.max_message_size:
-            frame = codec.encode_reply(self.reply_meta(), [[entry[0], Status.REMOTE, [f"reply of {len(frame)} bytes is larger than a frame may be", "ERR_ZEROMESH_TOO_LARGE"]]])
-        self.send(cid, [frame])
+            frame = codec.encode_reply(meta, [[entry[0], Status.REMOTE, [f"reply of {len(frame)} bytes is larger than a frame may be", "ERR_ZEROMESH_TOO_LARGE"]]])
         return frame
 

@@ -45,7 +45,10 @@ const ELSEWHERE = { 'http-api.md': [0, 1, 2, 4, 5] } // test/docs/http-guide.tes
 const NOT_RUN = {
   'events.md': { 4: 'a sketch of three places at once (a contract, billing\'s handler module, a client); the same calls (on(), proxy(...).events.placed.publish) run in test/integration/events.test.js' },
   'observing.md': { 0: 'needs @opentelemetry/sdk-node and an exporter of the user\'s, neither installed by zeromesh; the SDK\'s in-memory exporter runs the same path in test/integration/tracing.test.js' },
-  'python.md': { 0: 'calls the guide\'s Python peer, which npm test does not install (npm run test:python runs the Python peer against Node clients)' },
+  'python.md': {
+    0: 'calls the guide\'s Python peer, which npm test does not install (npm run test:python runs the Python peer against Node clients)',
+    1: 'calls the guide\'s Python contract peer, which npm test does not install: python/tests/test_guide.py runs it against that peer (npm run test:python)',
+  },
 }
 
 describe('the guides\' snippets run', function () {
