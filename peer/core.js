@@ -27,6 +27,7 @@ import { requestReporter } from './request-reports.js'
 import { OwnService } from './service.js'
 import { startHandlers } from './handlers.js'
 import { resolvePeerOptions } from './options.js'
+import { durableHost } from './durable-host.js'
 import {
   decode, encodePong, encodeError, encodeMembers, encodeService,
 } from '../protocol/codec.js'
@@ -80,7 +81,7 @@ export class PeerCore {
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
     this.cluster = null // gossip, membership, DNS seeds, once started (cluster.js)
     const o = this.options
-    this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
+    this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null, durable: o.durable })
     this.memory = null // what it does about its memory (memory-policy.js), once started
     this.limiter = null // the memory limit's watch (memory-limit.js), once started with a memoryLimit
     this.middleware = [] // peer.use()'s, then the handler modules', run on this thread before each handler (runtime/middleware.js)
@@ -268,6 +269,7 @@ export class PeerCore {
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
     this.cluster.join()
+    if (o.durable !== null) await o.durable.attach(durableHost({ subscriptions: this.own.subscriptions, admission: this.admission, dispatcher: this.dispatcher, clock: o.clock, owns: (e) => o.durable.owns(e) }))
     this.memory = startMemoryPolicy({
       options: o,
       activity: () => this.counts.received,
@@ -475,10 +477,12 @@ export class PeerCore {
     const { clock, drainTimeout, logger } = this.options
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
     const leaving = this.cluster?.leave()
+    const durableDrained = this.dispatcher === null ? null : this.options.durable?.drain(drainTimeout) // takes no new durable event, gives back what it holds unstarted
     const drainEnd = clock.now() + drainTimeout
     if (this.dispatcher !== null) {
       await finishInFlight({ dispatcher: this.dispatcher, streams: this.streams, clock, drainTimeout, debug: this.debugging ? (fields, message) => logger.debug(fields, message) : null })
     }
+    await durableDrained // its acks out, after the work in flight
     await this.publisher.close() // after the work in flight, which may have published
     await leaving
     await awaitQuiet(clock, () => this.counts.received, drainEnd)

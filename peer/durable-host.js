@@ -1,0 +1,49 @@
+// What a peer hands its durable log (the `durable` option, runtime/durable-hook.js): its
+// subscriptions to durable events, how many more events it can take now, and a way to run one
+// through the same admission and the same dispatch as every request and mesh event (ctx,
+// span, middleware, worker threads). Durable events count as one flow of the peer's own
+// (flows.js): when the peer is full they get their share of its places, as a client
+// connection does.
+import { Status } from '../protocol/constants.js'
+import { UnknownMethodError, DrainingError, BusyError, TimeoutError, RemoteError } from '../protocol/errors.js'
+import { EVENT_ID_HEADER, DELIVERIES_HEADER } from '../runtime/durable-hook.js'
+
+/**
+ * @param {object} o
+ * @param {import('./subscriptions.js').Subscriptions} o.subscriptions
+ * @param {import('./admission.js').Admission} o.admission
+ * @param {import('./dispatch.js').Dispatcher} o.dispatcher
+ * @param {{ now(): number }} o.clock
+ * @param {(event: string) => boolean} o.owns  whether an event is durable
+ */
+export function durableHost ({ subscriptions, admission, dispatcher, clock, owns }) {
+  const flow = { held: 0 } // every durable delivery, one flow (admission.js shares a full peer among flows)
+  const tally = { ok: 0, errors: 0 }
+  let next = 0
+  return {
+    /** The peer's subscriptions to durable events: [{ event, group }]. */
+    subscriptions: () => subscriptions.pairs().filter(([event]) => owns(event)).map(([event, group]) => ({ event, group })),
+    /** Places free now for work of any kind (maxInflight, or what the threads' queue allows, less what is held). */
+    free: () => admission.draining ? 0 : Math.max(0, admission.places(null) - admission.inflight),
+    get draining () { return admission.draining },
+    /**
+     * Runs `event`'s handler in `group` with `payload`: resolves with { ok: true }, or
+     * { ok: false, refused, code, message } (refused: the peer did not run it, busy or draining).
+     */
+    run (event, group, payload, { id, deliveries, headers, timeoutMs, bytes }) {
+      const handler = subscriptions.handler(event, group)
+      if (handler === undefined) return Promise.resolve({ ok: false, refused: true, code: UnknownMethodError.code, message: `no subscription to "${event}" in group "${group}" here` })
+      const fn = admission.admit(handler, bytes, null, flow)
+      if (typeof fn !== 'function') return Promise.resolve({ ok: false, refused: true, code: fn.status === Status.DRAINING ? DrainingError.code : BusyError.code, message: fn.message })
+      const req = { id: ++next, method: event, args: payload, timeoutMs, trace: null, headers: { ...headers, [EVENT_ID_HEADER]: id, [DELIVERIES_HEADER]: String(deliveries) }, group }
+      return new Promise((resolve) => {
+        dispatcher.execute(req, fn, (entry) => {
+          if (entry === null) return resolve({ ok: false, refused: false, code: TimeoutError.code, message: `the handler ran past its ${timeoutMs} ms` })
+          if (entry[1] === Status.OK) return resolve({ ok: true })
+          const [message, code] = Array.isArray(entry[2]) ? entry[2] : [String(entry[2]), null]
+          resolve({ ok: false, refused: entry[1] === Status.DRAINING, code: code ?? RemoteError.code, message })
+        }, null, clock.now(), bytes, tally, 'event', flow)
+      })
+    },
+  }
+}
