@@ -1,0 +1,160 @@
+// One peer's reading of one group's durable consumer (a group and one of its events): pull
+// what the peer's places allow (budget.js), hand each event to the peer (its admission, its
+// dispatch: peer/durable-host.js), then ack it once the handler succeeded, or give it back
+// with a delay (backoff) when the handler threw or ran past `timeout`, or store it as a dead
+// letter once maxDeliver attempts failed. While a handler runs the peer tells JetStream it is
+// working (+WPI every ackWait / 3), so a slow handler keeps its event while a lost peer's
+// events go to another peer after ackWait.
+import { decodeEvent, Header } from './codec.js'
+import { DeadCode } from './errors.js'
+import { deadLetter } from './dead-letter.js'
+
+const PULL_EXPIRES_MS = 3000 // an open pull lasts this long: what a drain may wait for the last one
+const RETRY_MS = 1000 //        after a failed pull (NATS away), the next one
+const REFUSED_DELAY_MS = 100 // an event the peer refused (busy past what the pull saw): back to the group after this
+
+export class GroupConsumer {
+  /**
+   * @param {object} o
+   * @param {string} o.event
+   * @param {string} o.group
+   * @param {string} o.name  the consumer's durable name (names.js consumerName)
+   * @param {object} o.consumer  the @nats-io/jetstream Consumer
+   * @param {import('./connection.js').DurableConnection} o.connection
+   * @param {object} o.options
+   * @param {object} o.host  the peer's (peer/durable-host.js)
+   * @param {import('./budget.js').PullBudget} o.budget
+   * @param {() => number} o.share  what one pull may ask for
+   * @param {object} o.counts  the peer's durable counters, shared by its consumers
+   */
+  constructor (o) {
+    Object.assign(this, { event: o.event, group: o.group, name: o.name, consumer: o.consumer, connection: o.connection, options: o.options, host: o.host, budget: o.budget, share: o.share, counts: o.counts })
+    this.stopped = false
+    this.running = new Set() // settle functions of events handed to the peer
+    this.loop = null
+  }
+
+  start () {
+    this.loop = this.pullLoop()
+  }
+
+  async pullLoop () {
+    const stopped = () => this.stopped
+    while (!this.stopped) {
+      await this.budget.wait(stopped)
+      if (this.stopped) break
+      const n = this.budget.claim(this.share())
+      let received = 0
+      try {
+        const messages = await this.consumer.fetch({ max_messages: n, expires: PULL_EXPIRES_MS })
+        for await (const m of messages) {
+          received++
+          this.budget.arrived()
+          this.take(m)
+        }
+      } catch (err) {
+        this.counts.pullErrors++
+        if (!this.stopped) {
+          this.options.logger.warn({ event: this.event, group: this.group, err: err?.message }, `durable pull for ${this.event} (group ${this.group}) failed: ${err?.message}; again in ${RETRY_MS} ms`)
+          this.budget.unclaim(n - received)
+          received = n
+          await this.connection.whenUp(RETRY_MS)
+          if (this.connection.nc.isClosed()) break
+          continue
+        }
+      }
+      this.budget.unclaim(n - received)
+    }
+  }
+
+  /** One delivery: run, then ack, give back or dead-letter; never throws. */
+  take (m) {
+    const o = this.options
+    const deliveries = m.info.deliveryCount
+    this.counts.received++
+    if (deliveries > 1) this.counts.redelivered++
+    const id = m.headers?.get(Header.ID) || `${m.info.stream}:${m.info.streamSequence}`
+    let done = false
+    const settle = () => {
+      if (done) return false
+      done = true
+      this.running.delete(settle)
+      this.budget.settled()
+      return true
+    }
+    this.running.add(settle)
+    settle.m = m
+    if (this.stopped) { settle(); m.nak(); this.counts.released++; return }
+    if (deliveries > o.maxDeliver) {
+      // The peer of the last attempt was lost inside its handler (JetStream delivered it once
+      // more than maxDeliver, consumer's max_deliver): no attempt is left.
+      this.counts.lost++
+      return this.bury(m, id, { code: DeadCode.LOST, message: `the peer of attempt ${deliveries - 1} was lost before its handler answered (after ackWait ${o.ackWait} ms)` }, deliveries - 1, undefined, settle)
+    }
+    const decoded = decodeEvent(m.data, m.headers)
+    if (decoded.problem !== undefined) {
+      this.counts.undecodable++
+      return this.bury(m, id, { code: DeadCode.UNDECODABLE, message: decoded.problem }, deliveries, undefined, settle)
+    }
+    const working = setInterval(() => { if (!done) m.working() }, Math.max(100, Math.floor(o.ackWait / 3)))
+    const timer = setTimeout(() => {
+      this.failed(m, id, { code: DeadCode.TIMEOUT, message: `the handler ran past its timeout (${o.timeout} ms)` }, deliveries, decoded.payload, settle)
+    }, o.timeout)
+    const clear = () => { clearInterval(working); clearTimeout(timer) }
+    this.host.run(this.event, this.group, decoded.payload, { id, deliveries, headers: decoded.headers, timeoutMs: o.timeout, bytes: m.data.length }).then((out) => {
+      clear()
+      if (done) return
+      if (out.ok) {
+        if (!settle()) return
+        m.ack()
+        this.counts.handled++
+      } else if (out.refused) {
+        if (!settle()) return
+        this.counts.refused++
+        m.nak(this.stopped || this.host.draining ? 0 : REFUSED_DELAY_MS)
+      } else this.failed(m, id, { code: out.code, message: out.message }, deliveries, decoded.payload, settle)
+    }, (err) => { clear(); this.failed(m, id, { code: err?.code ?? 'ERR_ZEROMESH_REMOTE', message: err?.message ?? String(err) }, deliveries, decoded.payload, settle) })
+  }
+
+  /** Attempt `deliveries` failed: back after its backoff, or to the dead letters after the last. */
+  failed (m, id, error, deliveries, payload, settle) {
+    if (!settle()) return
+    this.counts.failed++
+    const o = this.options
+    if (deliveries >= o.maxDeliver) return this.bury(m, id, error, deliveries, payload, null)
+    m.nak(o.backoff[Math.min(deliveries - 1, o.backoff.length - 1)])
+  }
+
+  /** To the dead letters (dead-letter.js), then the onDeadLetter hook; given back when JetStream did not store it. */
+  bury (m, id, error, attempts, payload, settle) {
+    const o = this.options
+    deadLetter({ connection: this.connection, options: o, event: this.event, group: this.group, id, m, error, attempts }).then((stored) => {
+      this.counts.deadLettered++
+      o.logger.warn({ event: this.event, group: this.group, id, attempts, code: error.code }, `durable event ${id} (${this.event}, group ${this.group}) dead-lettered after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${error.message}`)
+      if (o.onDeadLetter !== null) {
+        try {
+          Promise.resolve(o.onDeadLetter({ event: this.event, group: this.group, id, attempts, error, payload, stream: m.info.stream, seq: m.info.streamSequence, deadLetter: stored })).catch((err) => o.logger.error({ err: err?.message }, `onDeadLetter threw: ${err?.message}`))
+        } catch (err) {
+          o.logger.error({ err: err?.message }, `onDeadLetter threw: ${err?.message}`)
+        }
+      }
+    }, (err) => {
+      this.counts.deadLetterErrors++
+      o.logger.error({ event: this.event, group: this.group, id, err: err?.message }, `durable event ${id} could not be dead-lettered (${err?.message}): given back`)
+      try { m.nak(o.backoff[0]) } catch {}
+    }).finally(() => settle?.())
+  }
+
+  /** Stops pulling; events not started are given back as they arrive. */
+  stop () {
+    this.stopped = true
+  }
+
+  /** Gives back (NAK, no delay) every event still held: a drain that ran out of time. */
+  release () {
+    for (const settle of [...this.running]) {
+      const m = settle.m
+      if (settle()) { try { m.nak() } catch {} this.counts.released++ }
+    }
+  }
+}
