@@ -261,6 +261,37 @@ describe(`durable events on a real nats-server (${natsServerVersion() ?? 'nats-s
   })
 })
 
+describe('the events guide\'s durable events snippet runs (docs/guides/events.md)', function () {
+  this.timeout(60000)
+  let nats
+  before(async () => { nats = new NatsServer(); await nats.start() })
+  after(async () => { await killAll(); await closeAllNats() })
+
+  it('publishes, the billing peer charges the order with its event id, everything closes', async () => {
+    const { readFileSync, writeFileSync, rmSync } = await import('node:fs')
+    const text = readFileSync(new URL('../../docs/guides/events.md', import.meta.url), 'utf8')
+    const code = [...text.matchAll(/^```js\n([\s\S]*?)^```/gm)].map((m) => m[1]).find((b) => b.includes("from 'zeromesh/jetstream'"))
+    expect(code, 'the durable events block').to.be.a('string')
+    const program = [
+      'const charge = (order, id) => console.log(`charged order ${order.id} as ${id}`)',
+      code.replace("'nats://127.0.0.1:4222'", JSON.stringify(nats.url)).replace('// stored: JetStream has it', "await new Promise((resolve) => { const t = setInterval(() => { if (durable.stats().deliveries.handled === 1) { clearInterval(t); resolve() } }, 10) }) // stored"),
+      'console.log(JSON.stringify({ id, stream, seq, duplicate }))',
+    ].join('\n')
+    const file = fileURLToPath(new URL('./guide-snippet.tmp.mjs', import.meta.url))
+    writeFileSync(file, program)
+    try {
+      const c = runScript(file, [])
+      const { code: exit } = await c.exited
+      expect(exit, c.stderr).to.equal(0)
+      const lines = c.stdout.trim().split('\n')
+      expect(lines[0]).to.equal('charged order 7 as order-7')
+      expect(JSON.parse(lines[1])).to.deep.equal({ id: 'order-7', stream: 'ZEROMESH_EVENTS', seq: 1, duplicate: false })
+    } finally {
+      rmSync(file, { force: true })
+    }
+  })
+})
+
 /** The first `n` dead letters, read with a plain NATS client: [{ subject, headers, data }]. */
 async function readDeadLetters (url, n) {
   const nc = await connect({ servers: url })
