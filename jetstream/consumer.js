@@ -8,6 +8,7 @@
 import { decodeEvent, Header } from './codec.js'
 import { DeadCode } from './errors.js'
 import { deadLetter } from './dead-letter.js'
+import { UnknownMethodError } from '../protocol/errors.js'
 
 const PULL_EXPIRES_MS = 3000 // an open pull lasts this long: what a drain may wait for the last one
 const RETRY_MS = 1000 //        after a failed pull (NATS away), the next one
@@ -111,6 +112,8 @@ export class GroupConsumer {
       } else if (out.refused) {
         if (!settle()) return
         this.counts.refused++
+        // Unsubscribed since (peer.unsubscribe()): this peer reads that consumer no more.
+        if (out.code === UnknownMethodError.code) this.stop()
         m.nak(this.stopped || this.host.draining ? 0 : REFUSED_DELAY_MS)
       } else this.failed(m, id, { code: out.code, message: out.message }, deliveries, decoded.payload, settle)
     }, (err) => { clear(); this.failed(m, id, { code: err?.code ?? 'ERR_ZEROMESH_REMOTE', message: err?.message ?? String(err) }, deliveries, decoded.payload, settle) })

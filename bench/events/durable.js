@@ -1,0 +1,129 @@
+// Durable events, publish to handled (issue 75, item 4): zeromesh's durable mode (zeromesh/jetstream:
+// a Client's publish, a Peer's subscription) against raw @nats-io/jetstream doing the same
+// publish / pull-consume / ack with the same MessagePack payload, and against the mesh's own
+// acked events (client.publish to a peer's subscription), each at 1 and 100 in flight (closed
+// loops: each publishes, waits for its event to be handled, publishes again). One process
+// publishes and handles; nats-server (started here on a loopback ephemeral port, JetStream on,
+// a temporary store) runs beside it. Sides alternate round by round; medians of the rounds.
+//   flock /tmp/zeromesh-bench.lock node bench/events/durable.js [--rounds 3] [--duration 3000]
+import { connect } from '@nats-io/transport-node'
+import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy } from '@nats-io/jetstream'
+import { packr, unpackr } from '../../protocol/msgpack.js'
+import { Peer, Client } from '../../index.js'
+import { durableEvents } from '../../jetstream/index.js'
+import { NatsServer } from '../../test/helpers/nats-server.js'
+
+const arg = (name, def) => { const i = process.argv.indexOf(`--${name}`); return i < 0 ? def : Number(process.argv[i + 1]) }
+const ROUNDS = arg('rounds', 3)
+const DURATION = arg('duration', 3000)
+const LEVELS = [1, 100]
+const PAYLOAD = { order: 12345, customer: 'c-42', total: 1999, items: [1, 2, 3] }
+
+/** Closed loops of `inflight` for `ms`: { rate, p50, p99 } of publish-to-handled. `one(n)` resolves once event n was handled. */
+async function drive (one, inflight, ms) {
+  const lat = []
+  const end = performance.now() + ms
+  let n = 0
+  await Promise.all(Array.from({ length: inflight }, async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now()
+      await one(n++)
+      lat.push(performance.now() - t0)
+    }
+  }))
+  lat.sort((a, b) => a - b)
+  return { rate: lat.length / (ms / 1000), p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)] }
+}
+
+/** Waiters by event key: the handler side calls handled(key). */
+function waiters () {
+  const map = new Map()
+  return {
+    wait: (key) => new Promise((resolve) => map.set(key, resolve)),
+    handled: (key) => { const r = map.get(key); if (r !== undefined) { map.delete(key); r() } },
+  }
+}
+
+async function rawSide (url) {
+  const nc = await connect({ servers: url })
+  const jsm = await jetstreamManager(nc)
+  await jsm.streams.add({ name: 'RAW', subjects: ['raw.>'], duplicate_window: 120e9 })
+  await jsm.consumers.add('RAW', { durable_name: 'raw', ack_policy: AckPolicy.Explicit, filter_subject: 'raw.orders', deliver_policy: DeliverPolicy.New, max_ack_pending: 1000, ack_wait: 10e9 })
+  const js = jetstream(nc)
+  const w = waiters()
+  const messages = await (await js.consumers.get('RAW', 'raw')).consume({ max_messages: 256 })
+  ;(async () => { for await (const m of messages) { const p = unpackr.unpack(m.data); w.handled(p.key); m.ack() } })()
+  let seq = 0
+  return {
+    one: async () => {
+      const key = `r${seq++}`
+      const done = w.wait(key)
+      await js.publish('raw.orders', Uint8Array.from(packr.pack({ ...PAYLOAD, key })), { msgID: key })
+      await done
+    },
+    close: async () => { messages.stop(); await nc.close() },
+  }
+}
+
+async function durableSide (url) {
+  const durable = await durableEvents({ servers: url, events: ['orders.placed'] })
+  const w = waiters()
+  const peer = new Peer({ durable, events: { 'orders.placed': { group: 'billing', handler: (p) => { w.handled(p.key) } } } })
+  await peer.start()
+  const client = new Client({ seeds: [peer.endpoint], durable })
+  let seq = 0
+  return {
+    one: async () => {
+      const key = `d${seq++}`
+      const done = w.wait(key)
+      await client.publish('orders.placed', { ...PAYLOAD, key }, { id: key })
+      await done
+    },
+    close: async () => { await client.close(); await peer.stop(); await durable.close() },
+  }
+}
+
+async function meshSide () {
+  const peer = new Peer({ events: { 'orders.placed': { group: 'billing', handler: () => {} } } })
+  await peer.start()
+  const client = new Client({ seeds: [peer.endpoint] })
+  await client.publish('orders.placed', PAYLOAD) // learned the subscription
+  return {
+    one: () => client.publish('orders.placed', PAYLOAD), // resolves once the handler finished (acked)
+    close: async () => { await client.close(); await peer.stop() },
+  }
+}
+
+const nats = new NatsServer()
+await nats.start()
+const sides = { raw: await rawSide(nats.url), durable: await durableSide(nats.url), mesh: await meshSide() }
+const results = {} // side -> level -> [round results]
+try {
+  for (const side of Object.keys(sides)) await drive(sides[side].one, 10, 500) // warm up
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const level of LEVELS) {
+      const order = r % 2 === 0 ? ['raw', 'durable', 'mesh'] : ['mesh', 'durable', 'raw']
+      for (const side of order) {
+        const out = await drive(sides[side].one, level, DURATION)
+        ;((results[side] ??= {})[level] ??= []).push(out)
+        process.stderr.write(`round ${r + 1} ${side} at ${level}: ${Math.round(out.rate)}/s p50 ${out.p50.toFixed(2)} p99 ${out.p99.toFixed(2)} ms\n`)
+      }
+    }
+  }
+} finally {
+  for (const s of Object.values(sides)) await s.close()
+  await nats.close()
+}
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)] }
+const row = (side, level) => {
+  const rs = results[side][level]
+  return { rate: median(rs.map((x) => x.rate)), p50: median(rs.map((x) => x.p50)), p99: median(rs.map((x) => x.p99)), ratios: rs.map((x, i) => x.rate / results.raw[level][i].rate) }
+}
+console.log('| side | in flight | events/s | p50 ms | p99 ms | x raw (median of rounds) |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+for (const level of LEVELS) {
+  for (const side of ['raw', 'durable', 'mesh']) {
+    const x = row(side, level)
+    console.log(`| ${side} | ${level} | ${Math.round(x.rate).toLocaleString('en')} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${median(x.ratios).toFixed(2)} |`)
+  }
+}
