@@ -20,7 +20,7 @@ export class GroupConsumer {
    * @param {string} o.event
    * @param {string} o.group
    * @param {string} o.name  the consumer's durable name (names.js consumerName)
-   * @param {object} o.consumer  the @nats-io/jetstream Consumer
+   * @param {() => Promise<object>} o.ensure  makes (or finds) the durable consumer: the @nats-io/jetstream Consumer
    * @param {import('./connection.js').DurableConnection} o.connection
    * @param {object} o.options
    * @param {object} o.host  the peer's (peer/durable-host.js)
@@ -29,18 +29,36 @@ export class GroupConsumer {
    * @param {object} o.counts  the peer's durable counters, shared by its consumers
    */
   constructor (o) {
-    Object.assign(this, { event: o.event, group: o.group, name: o.name, consumer: o.consumer, connection: o.connection, options: o.options, host: o.host, budget: o.budget, share: o.share, counts: o.counts })
+    Object.assign(this, { event: o.event, group: o.group, name: o.name, ensure: o.ensure, connection: o.connection, options: o.options, host: o.host, budget: o.budget, share: o.share, counts: o.counts })
     this.stopped = false
     this.running = new Set() // settle functions of events handed to the peer
     this.loop = null
+    this.consumer = null
   }
 
+  /** Starts reading; resolves once the consumer was made, or its first making failed (then it is tried again every RETRY_MS, and read once made). */
   start () {
-    this.loop = this.pullLoop()
+    let first
+    const tried = new Promise((resolve) => { first = resolve })
+    this.loop = this.pullLoop(first)
+    return tried
   }
 
-  async pullLoop () {
+  async pullLoop (tried) {
     const stopped = () => this.stopped
+    while (this.consumer === null && !this.stopped) {
+      try {
+        this.consumer = await this.ensure()
+      } catch (err) {
+        this.counts.pullErrors++
+        this.options.logger.error({ event: this.event, group: this.group, consumer: this.name, err: err?.message }, `durable consumer ${this.name} not made (${err?.message}): again in ${RETRY_MS} ms`)
+        tried()
+        await this.connection.whenUp(RETRY_MS)
+        if (this.connection.nc.isClosed()) return
+        if (this.connection.up) await new Promise((resolve) => setTimeout(resolve, RETRY_MS)) // up, and refused: paced
+      }
+    }
+    tried()
     while (!this.stopped) {
       await this.budget.wait(stopped)
       if (this.stopped) break

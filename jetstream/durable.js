@@ -65,10 +65,11 @@ export class DurableEvents {
     const share = () => Math.max(1, Math.ceil(this.#budget.room() / Math.max(1, this.#consumers.length)))
     for (const { event, group } of subs) {
       const name = consumerName(group, event)
-      const consumer = await this.#connection.ensureConsumer(name, subjectOf(o.subjects, event))
-      this.#consumers.push(new GroupConsumer({ event, group, name, consumer, connection: this.#connection, options: o, host, budget: this.#budget, share, counts: this.#counts }))
+      const ensure = () => this.#connection.ensureConsumer(name, subjectOf(o.subjects, event))
+      this.#consumers.push(new GroupConsumer({ event, group, name, ensure, connection: this.#connection, options: o, host, budget: this.#budget, share, counts: this.#counts }))
     }
-    for (const c of this.#consumers) c.start()
+    // A consumer JetStream cannot make now (NATS away) is made once it can: the peer starts anyway.
+    await Promise.all(this.#consumers.map((c) => c.start()))
     o.logger.info({ consumers: this.#consumers.map((c) => c.name) }, `durable events: reading ${this.#consumers.map((c) => `${c.event} (group ${c.group})`).join(', ') || 'nothing'} from stream ${o.stream}`)
   }
 
@@ -97,7 +98,7 @@ export class DurableEvents {
       connected: this.#connection.up,
       publishes: { ...this.#publisher.counts, pending: this.#publisher.pending },
       deliveries: { ...this.#counts, running: this.#budget?.running ?? 0 },
-      consumers: this.#consumers.map((c) => ({ event: c.event, group: c.group, name: c.name })),
+      consumers: this.#consumers.map((c) => ({ event: c.event, group: c.group, name: c.name, reading: c.consumer !== null && !c.stopped })),
     }
   }
 

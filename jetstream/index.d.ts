@@ -1,6 +1,5 @@
 // Types of zeromesh/jetstream: durable events on NATS JetStream (docs/reference/durable.md).
 // The NATS client packages (@nats-io/transport-node, @nats-io/jetstream) are the application's.
-import type { ZeromeshError } from '../protocol/index.js'
 import type { DurableHook, Logger } from '../runtime/types.js'
 
 export interface DurableEventsOptions {
@@ -87,7 +86,8 @@ export interface DurableStats {
   connected: boolean
   publishes: { published: number, duplicates: number, failed: number, refused: number, pending: number }
   deliveries: { received: number, handled: number, failed: number, redelivered: number, refused: number, released: number, deadLettered: number, deadLetterErrors: number, undecodable: number, lost: number, pullErrors: number, running: number }
-  consumers: Array<{ event: string, group: string, name: string }>
+  /** reading: the consumer is made and this peer pulls from it. */
+  consumers: Array<{ event: string, group: string, name: string, reading: boolean }>
 }
 
 /** The `durable` option of a Peer and a Client. */
@@ -107,15 +107,22 @@ export interface DurableEvents extends DurableHook {
 /** Connects to NATS, makes the streams, and resolves with the `durable` option. */
 export declare function durableEvents(options: DurableEventsOptions): Promise<DurableEvents>
 
+// The two errors are ZeromeshErrors at run time (instanceof holds); declared on Error here because
+// their codes are zeromesh/jetstream's, outside the core's ErrorCode union.
+
 /** NATS or JetStream cannot take the publish now (not connected, no stream, no confirmation in time). Retryable with the same id. */
-export declare class DurableUnavailableError extends ZeromeshError {
+export declare class DurableUnavailableError extends Error {
+  static readonly code: 'ERR_ZEROMESH_DURABLE_UNAVAILABLE'
   readonly code: 'ERR_ZEROMESH_DURABLE_UNAVAILABLE'
+  readonly retryable: true
   /** false: certainly not stored; null: it may have been (a lost confirmation). */
   readonly stored: false | null
 }
 /** @nats-io/transport-node or @nats-io/jetstream is not installed. */
-export declare class DurableSetupError extends ZeromeshError {
+export declare class DurableSetupError extends Error {
+  static readonly code: 'ERR_ZEROMESH_DURABLE_SETUP'
   readonly code: 'ERR_ZEROMESH_DURABLE_SETUP'
+  readonly retryable: false
 }
 
 /** Codes a dead letter's Zeromesh-Error-Code may carry besides a handler's own. */

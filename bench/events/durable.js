@@ -1,7 +1,9 @@
 // Durable events, publish to handled (issue 75, item 4): zeromesh's durable mode (zeromesh/jetstream:
 // a Client's publish, a Peer's subscription) against raw @nats-io/jetstream doing the same
 // publish / pull-consume / ack with the same MessagePack payload, and against the mesh's own
-// acked events (client.publish to a peer's subscription), each at 1 and 100 in flight (closed
+// acked events (client.publish to a peer's subscription), and against a bridge (the other design:
+// one consumer of JetStream that hands each event to a peer through the mesh, an acked mesh
+// publish, and acks JetStream after it), each at 1 and 100 in flight (closed
 // loops: each publishes, waits for its event to be handled, publishes again). One process
 // publishes and handles; nats-server (started here on a loopback ephemeral port, JetStream on,
 // a temporary store) runs beside it. Sides alternate round by round; medians of the rounds.
@@ -83,6 +85,33 @@ async function durableSide (url) {
   }
 }
 
+async function bridgeSide (url) {
+  const nc = await connect({ servers: url })
+  const jsm = await jetstreamManager(nc)
+  await jsm.streams.add({ name: 'BRIDGE', subjects: ['bridge.>'], duplicate_window: 120e9 })
+  await jsm.consumers.add('BRIDGE', { durable_name: 'bridge', ack_policy: AckPolicy.Explicit, filter_subject: 'bridge.orders', deliver_policy: DeliverPolicy.New, max_ack_pending: 1000, ack_wait: 10e9 })
+  const js = jetstream(nc)
+  const w = waiters()
+  const peer = new Peer({ events: { 'orders.placed': { group: 'billing', handler: (p) => { w.handled(p.key) } } } })
+  await peer.start()
+  const client = new Client({ seeds: [peer.endpoint] })
+  await client.publish('orders.placed', { ...PAYLOAD, key: 'warm' })
+  const messages = await (await js.consumers.get('BRIDGE', 'bridge')).consume({ max_messages: 256 })
+  ;(async () => {
+    for await (const m of messages) client.publish('orders.placed', unpackr.unpack(m.data)).then(() => m.ack(), () => m.nak())
+  })()
+  let seq = 0
+  return {
+    one: async () => {
+      const key = `b${seq++}`
+      const done = w.wait(key)
+      await js.publish('bridge.orders', Uint8Array.from(packr.pack({ ...PAYLOAD, key })), { msgID: key })
+      await done
+    },
+    close: async () => { messages.stop(); await client.close(); await peer.stop(); await nc.close() },
+  }
+}
+
 async function meshSide () {
   const peer = new Peer({ events: { 'orders.placed': { group: 'billing', handler: () => {} } } })
   await peer.start()
@@ -96,13 +125,13 @@ async function meshSide () {
 
 const nats = new NatsServer()
 await nats.start()
-const sides = { raw: await rawSide(nats.url), durable: await durableSide(nats.url), mesh: await meshSide() }
+const sides = { raw: await rawSide(nats.url), durable: await durableSide(nats.url), bridge: await bridgeSide(nats.url), mesh: await meshSide() }
 const results = {} // side -> level -> [round results]
 try {
   for (const side of Object.keys(sides)) await drive(sides[side].one, 10, 500) // warm up
   for (let r = 0; r < ROUNDS; r++) {
     for (const level of LEVELS) {
-      const order = r % 2 === 0 ? ['raw', 'durable', 'mesh'] : ['mesh', 'durable', 'raw']
+      const order = r % 2 === 0 ? ['raw', 'durable', 'bridge', 'mesh'] : ['mesh', 'bridge', 'durable', 'raw']
       for (const side of order) {
         const out = await drive(sides[side].one, level, DURATION)
         ;((results[side] ??= {})[level] ??= []).push(out)
@@ -122,7 +151,7 @@ const row = (side, level) => {
 console.log('| side | in flight | events/s | p50 ms | p99 ms | x raw (median of rounds) |')
 console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
 for (const level of LEVELS) {
-  for (const side of ['raw', 'durable', 'mesh']) {
+  for (const side of ['raw', 'durable', 'bridge', 'mesh']) {
     const x = row(side, level)
     console.log(`| ${side} | ${level} | ${Math.round(x.rate).toLocaleString('en')} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${median(x.ratios).toFixed(2)} |`)
   }

@@ -238,6 +238,24 @@ describe(`durable events on a real nats-server (${natsServerVersion() ?? 'nats-s
     expect((await d.publish(EVENT, { back: true }, { id: 'back' })).duplicate).to.equal(false)
   })
 
+  it('a peer started while NATS is down starts, and reads its group once NATS is back', async () => {
+    const d = await open()
+    await nats.stop('SIGKILL')
+    await eventually(() => expect(d.stats().connected).to.equal(false), { timeout: 10000 })
+    const got = []
+    const peer = new Peer({ durable: d, events: { [EVENT]: { group: 'billing', handler: (p, ctx) => { got.push(ctx.eventId) } } } })
+    await peer.start()
+    try {
+      expect(d.stats().deliveries.pullErrors, 'its consumer could not be made').to.be.above(0)
+      await nats.start()
+      await eventually(() => expect(d.stats().consumers.map((c) => c.reading)).to.deep.equal([true]), { timeout: 15000 })
+      expect((await d.publish(EVENT, 1, { id: 'after' })).seq).to.be.a('number')
+      await eventually(() => expect(got).to.deep.equal(['after']), { timeout: 15000 })
+    } finally {
+      await peer.stop()
+    }
+  })
+
   it('a durable event never goes to the mesh: a peer does not state its durable subscriptions, a client refuses to broadcast one, and a client without the durable option finds no subscriber', async () => {
     const d = await open()
     const peer = new Peer({ durable: d, events: { [EVENT]: { group: 'billing', handler: () => {} }, 'mesh.event': () => {} } })
