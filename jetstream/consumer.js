@@ -31,7 +31,8 @@ export class GroupConsumer {
   constructor (o) {
     Object.assign(this, { event: o.event, group: o.group, name: o.name, ensure: o.ensure, connection: o.connection, options: o.options, host: o.host, budget: o.budget, share: o.share, counts: o.counts })
     this.stopped = false
-    this.running = new Set() // settle functions of events handed to the peer
+    this.running = new Set() // the deliveries handed to the peer and not settled: { m, settle, started, heard, onTimeout }
+    this.sweep = null // the timer of startSweep()
     this.loop = null
     this.consumer = null
   }
@@ -93,16 +94,19 @@ export class GroupConsumer {
     this.counts.received++
     if (deliveries > 1) this.counts.redelivered++
     const id = m.headers?.get(Header.ID) || `${m.info.stream}:${m.info.streamSequence}`
-    let done = false
+    // What the sweep (below) reads: when it started, when JetStream last heard of it.
+    const d = { m, settled: false, started: performance.now(), heard: 0, onTimeout: null }
+    d.heard = d.started
     const settle = () => {
-      if (done) return false
-      done = true
-      this.running.delete(settle)
+      if (d.settled) return false
+      d.settled = true
+      this.running.delete(d)
+      if (this.running.size === 0) this.stopSweep()
       this.budget.settled()
       return true
     }
-    this.running.add(settle)
-    settle.m = m
+    d.settle = settle
+    this.running.add(d)
     if (this.stopped) { settle(); m.nak(); this.counts.released++; return }
     if (deliveries > o.maxDeliver) {
       // The peer of the last attempt was lost inside its handler (JetStream delivered it once
@@ -115,26 +119,45 @@ export class GroupConsumer {
       this.counts.undecodable++
       return this.bury(m, id, { code: DeadCode.UNDECODABLE, message: decoded.problem }, deliveries, undefined, settle)
     }
-    const working = setInterval(() => { if (!done) m.working() }, Math.max(100, Math.floor(o.ackWait / 3)))
-    const timer = setTimeout(() => {
-      this.failed(m, id, { code: DeadCode.TIMEOUT, message: `the handler ran past its timeout (${o.timeout} ms)` }, deliveries, decoded.payload, settle)
-    }, o.timeout)
-    const clear = () => { clearInterval(working); clearTimeout(timer) }
+    d.onTimeout = () => this.failed(m, id, { code: DeadCode.TIMEOUT, message: `the handler ran past its timeout (${o.timeout} ms)` }, deliveries, decoded.payload, settle)
+    this.startSweep()
     this.host.run(this.event, this.group, decoded.payload, { id, deliveries, headers: decoded.headers, timeoutMs: o.timeout, bytes: m.data.length }).then((out) => {
-      clear()
-      if (done) return
+      if (d.settled) return
       if (out.ok) {
-        if (!settle()) return
+        settle()
         m.ack()
         this.counts.handled++
       } else if (out.refused) {
-        if (!settle()) return
+        settle()
         this.counts.refused++
         // Unsubscribed since (peer.unsubscribe()): this peer reads that consumer no more.
         if (out.code === UnknownMethodError.code) this.stop()
         m.nak(this.stopped || this.host.draining ? 0 : REFUSED_DELAY_MS)
       } else this.failed(m, id, { code: out.code, message: out.message }, deliveries, decoded.payload, settle)
-    }, (err) => { clear(); this.failed(m, id, { code: err?.code ?? 'ERR_ZEROMESH_REMOTE', message: err?.message ?? String(err) }, deliveries, decoded.payload, settle) })
+    }, (err) => { this.failed(m, id, { code: err?.code ?? 'ERR_ZEROMESH_REMOTE', message: err?.message ?? String(err) }, deliveries, decoded.payload, settle) })
+  }
+
+  /**
+   * One timer for every event this consumer holds (not two an event): each tick tells JetStream
+   * the peer still works on those it has not heard of for ackWait / 3 (+WPI), and fails those
+   * whose handler ran past `timeout`.
+   */
+  startSweep () {
+    if (this.sweep !== null) return
+    const o = this.options
+    const every = Math.max(20, Math.min(Math.floor(o.ackWait / 3), Math.floor(o.timeout / 4)))
+    this.sweep = setInterval(() => {
+      const now = performance.now()
+      for (const d of this.running) {
+        if (d.onTimeout !== null && now - d.started >= o.timeout) d.onTimeout()
+        else if (now - d.heard >= o.ackWait / 3) { d.heard = now; d.m.working() }
+      }
+    }, every)
+  }
+
+  stopSweep () {
+    clearInterval(this.sweep)
+    this.sweep = null
   }
 
   /** Attempt `deliveries` failed: back after its backoff, or to the dead letters after the last. */
@@ -173,9 +196,9 @@ export class GroupConsumer {
 
   /** Gives back (NAK, no delay) every event still held: a drain that ran out of time. */
   release () {
-    for (const settle of [...this.running]) {
-      const m = settle.m
-      if (settle()) { try { m.nak() } catch {} this.counts.released++ }
+    for (const d of [...this.running]) {
+      if (d.settle()) { try { d.m.nak() } catch {} this.counts.released++ }
     }
+    this.stopSweep()
   }
 }

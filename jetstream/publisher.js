@@ -25,27 +25,29 @@ export class DurablePublisher {
     this.o = options
     this.pending = 0
     this.counts = { published: 0, duplicates: 0, failed: 0, refused: 0 }
-  }
-
-  /** Publishes `event` (durable: checked by the caller) with `payload`. Options: { id, headers, timeout, signal }. */
-  async publish (event, payload, options) {
-    const o = this.o
-    const opts = checkOptions('durable publish options', options, {
+    // The options a durable publish takes, checked where they enter; made once. The mesh's
+    // (groups, ack, key, where...) are refused: they mean nothing here.
+    this.spec = {
       id: (v) => {
         if (v === undefined) return randomUUID()
-        if (typeof v !== 'string' || v.length === 0 || v.length > 256 || /\s/.test(v)) throw invalidArgument(`publish("${event}", payload, { id }): id must be 1 to 256 characters without whitespace, got ${JSON.stringify(v)}`)
+        if (typeof v !== 'string' || v.length === 0 || v.length > 256 || /\s/.test(v)) throw invalidArgument(`durable publish: id must be 1 to 256 characters without whitespace, got ${JSON.stringify(v)}`)
         return v
       },
       headers: (v) => {
         if (v === undefined) return null
         const problem = headersProblem(v)
-        if (problem !== null) throw invalidArgument(`publish("${event}", payload, { headers }): ${problem}`)
+        if (problem !== null) throw invalidArgument(`durable publish: headers: ${problem}`)
         return Object.keys(v).length === 0 ? null : v
       },
-      timeout: int(o.publishTimeout, 1, 2 ** 31 - 1),
+      timeout: int(options.publishTimeout, 1, 2 ** 31 - 1),
       signal: (v) => v,
-      // The mesh's publish options a durable publish has no use for: refused, to say so.
-    })
+    }
+  }
+
+  /** Publishes `event` (durable: checked by the caller) with `payload`. Options: { id, headers, timeout, signal }. */
+  async publish (event, payload, options) {
+    const o = this.o
+    const opts = checkOptions('durable publish options', options, this.spec)
     if (opts.signal?.aborted) throw new AbortError('zeromesh: publish aborted')
     const nc = this.c.nc
     let data

@@ -59,6 +59,7 @@ export class PeerCore {
     this.streams = null // PeerStreams, once started
     this.requests = null // PeerRequests, once started
     this.intake = null // the one way requests, events and streams enter (intake.js), once started
+    this.durableHost = null // what its durable log (the durable option) is handed, once started (durable-host.js)
     this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
     this.clients = new ClientCount() //          how many connections clients hold now, for `cc` (client-count.js)
     this.flows = new Flows({ header: this.options.flowHeader }) // the flows that share it when it is busy (flows.js)
@@ -269,10 +270,10 @@ export class PeerCore {
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
     this.cluster.join()
-    if (o.durable !== null) await o.durable.attach(durableHost({ subscriptions: this.own.subscriptions, admission: this.admission, dispatcher: this.dispatcher, clock: o.clock, owns: (e) => o.durable.owns(e) }))
+    if (o.durable !== null) await o.durable.attach(this.durableHost = durableHost({ subscriptions: this.own.subscriptions, admission: this.admission, dispatcher: this.dispatcher, clock: o.clock, owns: (e) => o.durable.owns(e) }))
     this.memory = startMemoryPolicy({
       options: o,
-      activity: () => this.counts.received,
+      activity: () => this.counts.received + (this.durableHost?.runs ?? 0), // durable deliveries are activity too
       collect: () => this.collectGarbage(),
       shed: () => { this.closeConnections().catch(() => {}) },
       counts: this.counts.memory,

@@ -20,7 +20,9 @@ export function durableHost ({ subscriptions, admission, dispatcher, clock, owns
   const flow = { held: 0 } // every durable delivery, one flow (admission.js shares a full peer among flows)
   const tally = { ok: 0, errors: 0 }
   let next = 0
-  return {
+  const host = {
+    /** Durable deliveries run (or refused) so far: activity, for the idle collector (idle-collect.js). */
+    runs: 0,
     /** The peer's subscriptions to durable events: [{ event, group }]. */
     subscriptions: () => subscriptions.pairs().filter(([event]) => owns(event)).map(([event, group]) => ({ event, group })),
     /** Places free now for work of any kind (maxInflight, or what the threads' queue allows, less what is held). */
@@ -31,6 +33,7 @@ export function durableHost ({ subscriptions, admission, dispatcher, clock, owns
      * { ok: false, refused, code, message } (refused: the peer did not run it, busy or draining).
      */
     run (event, group, payload, { id, deliveries, headers, timeoutMs, bytes }) {
+      host.runs++
       const handler = subscriptions.handler(event, group)
       if (handler === undefined) return Promise.resolve({ ok: false, refused: true, code: UnknownMethodError.code, message: `no subscription to "${event}" in group "${group}" here` })
       const fn = admission.admit(handler, bytes, null, flow)
@@ -46,4 +49,5 @@ export function durableHost ({ subscriptions, admission, dispatcher, clock, owns
       })
     },
   }
+  return host
 }

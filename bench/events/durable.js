@@ -7,7 +7,7 @@
 // loops: each publishes, waits for its event to be handled, publishes again). One process
 // publishes and handles; nats-server (started here on a loopback ephemeral port, JetStream on,
 // a temporary store) runs beside it. Sides alternate round by round; medians of the rounds.
-//   flock /tmp/zeromesh-bench.lock node bench/events/durable.js [--rounds 3] [--duration 3000]
+//   flock /tmp/zeromesh-bench.lock node bench/events/durable.js [--rounds 3] [--duration 3000] [--sides raw,durable,bridge,mesh]
 import { connect } from '@nats-io/transport-node'
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy } from '@nats-io/jetstream'
 import { packr, unpackr } from '../../protocol/msgpack.js'
@@ -19,6 +19,7 @@ const arg = (name, def) => { const i = process.argv.indexOf(`--${name}`); return
 const ROUNDS = arg('rounds', 3)
 const DURATION = arg('duration', 3000)
 const LEVELS = [1, 100]
+const SIDES = (process.argv.includes('--sides') ? process.argv[process.argv.indexOf('--sides') + 1] : 'raw,durable,bridge,mesh').split(',')
 const PAYLOAD = { order: 12345, customer: 'c-42', total: 1999, items: [1, 2, 3] }
 
 /** Closed loops of `inflight` for `ms`: { rate, p50, p99 } of publish-to-handled. `one(n)` resolves once event n was handled. */
@@ -125,13 +126,16 @@ async function meshSide () {
 
 const nats = new NatsServer()
 await nats.start()
-const sides = { raw: await rawSide(nats.url), durable: await durableSide(nats.url), bridge: await bridgeSide(nats.url), mesh: await meshSide() }
+const make = { raw: () => rawSide(nats.url), durable: () => durableSide(nats.url), bridge: () => bridgeSide(nats.url), mesh: () => meshSide() }
+if (!SIDES.includes('raw')) SIDES.unshift('raw') // the baseline of every ratio
+const sides = {}
+for (const side of SIDES) sides[side] = await make[side]()
 const results = {} // side -> level -> [round results]
 try {
   for (const side of Object.keys(sides)) await drive(sides[side].one, 10, 500) // warm up
   for (let r = 0; r < ROUNDS; r++) {
     for (const level of LEVELS) {
-      const order = r % 2 === 0 ? ['raw', 'durable', 'bridge', 'mesh'] : ['mesh', 'bridge', 'durable', 'raw']
+      const order = r % 2 === 0 ? SIDES : [...SIDES].reverse()
       for (const side of order) {
         const out = await drive(sides[side].one, level, DURATION)
         ;((results[side] ??= {})[level] ??= []).push(out)
@@ -151,7 +155,7 @@ const row = (side, level) => {
 console.log('| side | in flight | events/s | p50 ms | p99 ms | x raw (median of rounds) |')
 console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
 for (const level of LEVELS) {
-  for (const side of ['raw', 'durable', 'bridge', 'mesh']) {
+  for (const side of SIDES) {
     const x = row(side, level)
     console.log(`| ${side} | ${level} | ${Math.round(x.rate).toLocaleString('en')} | ${x.p50.toFixed(2)} | ${x.p99.toFixed(2)} | ${median(x.ratios).toFixed(2)} |`)
   }
