@@ -129,6 +129,18 @@ describe(`durable events on a real nats-server (${natsServerVersion() ?? 'nats-s
     expect(started(a).filter((f) => f.id === 'poison-1')).to.have.length(3)
   })
 
+  it('a handler past its timeout fails that attempt (ERR_ZEROMESH_TIMEOUT) and the event comes again; after maxDeliver, a dead letter; a slow handler within its timeout keeps its event past ackWait', async () => {
+    const a = await startPeer(nats.url, [{ event: EVENT, group: 'billing', mode: 'hang-on-flag', delayMs: 1500 }], { timeout: 2500, maxDeliver: 2, ackWait: 600 })
+    const d = await open()
+    await d.publish(EVENT, { slow: true }, { id: 'slow' }) // 1.5 s, past ackWait (0.6 s): it says it works
+    await eventually(() => expect(done(a).map((f) => f.id)).to.deep.equal(['slow']), { timeout: 15000 })
+    expect(started(a).filter((f) => f.id === 'slow'), 'not delivered again while it ran').to.have.length(1)
+    await d.publish(EVENT, { hang: true }, { id: 'hung' })
+    await eventually(() => expect(facts(a).filter((f) => f.t === 'dead')).to.have.length(1), { timeout: 20000 })
+    expect(facts(a).find((f) => f.t === 'dead')).to.include({ id: 'hung', attempts: 2, code: DeadCode.TIMEOUT })
+    expect(started(a).filter((f) => f.id === 'hung').map((f) => f.deliveries)).to.deep.equal([1, 2])
+  })
+
   it('nats-server SIGKILLed and started again on the same store while events flow: every event acknowledged to the publisher is handled', async () => {
     // One at a time, 5 ms each: a backlog stored and not yet handled when the server dies.
     const a = await startPeer(nats.url, [{ event: EVENT, group: 'billing', mode: 'record', delayMs: 5 }], { maxInflight: 1 })
