@@ -113,6 +113,16 @@ describe(`durable events on a real nats-server (${natsServerVersion() ?? 'nats-s
     expect(done(b).every((f) => f.deliveries === 1), 'never delivered to the draining peer').to.equal(true)
   })
 
+  it('maxAckPending: 1 keeps the order of publishes, a failed event holding the line until it succeeds, whatever the peer\'s capacity', async () => {
+    const a = await startPeer(nats.url, [{ event: EVENT, group: 'ordered', mode: 'record' }], { maxAckPending: 1, backoff: [200] }, { maxInflight: 64 })
+    const d = await open()
+    for (let n = 0; n < 20; n++) await d.publish(EVENT, { n, failOnce: n === 5 }, { id: `o${n}` })
+    await eventually(() => expect(done(a)).to.have.length(20), { timeout: 20000 })
+    expect(done(a).map((f) => f.payload.n)).to.deep.equal(Array.from({ length: 20 }, (_, n) => n))
+    expect(Math.max(...started(a).map((f) => f.running)), 'one at a time').to.equal(1)
+    expect(started(a).filter((f) => f.payload.n === 5).map((f) => f.deliveries)).to.deep.equal([1, 2])
+  })
+
   it('a handler that always throws: maxDeliver attempts after their backoff, then the dead-letter stream with the error in its headers, and the onDeadLetter hook', async () => {
     const a = await startPeer(nats.url, [{ event: EVENT, group: 'billing', mode: 'throw' }], { maxDeliver: 3, backoff: [100, 200] })
     const d = await open()
