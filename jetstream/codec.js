@@ -2,7 +2,7 @@
 // protocol/msgpack.js, so the Python peer and any NATS client read it), and its metadata as
 // NATS headers:
 //   Nats-Msg-Id       the event id (JetStream's duplicate detection: a retried publish is stored once)
-//   Zeromesh-Event    the event's name
+//   (the event's name is the subject's tail; a dead letter also names it in Zeromesh-Event)
 //   Zeromesh-Headers  the publisher's headers, as JSON (absent when none)
 import { packr, unpackr } from '../protocol/msgpack.js'
 import { readHeaders, NO_HEADERS } from '../protocol/headers.js'
@@ -19,9 +19,12 @@ export const Header = Object.freeze({
   SEQ: 'Zeromesh-Seq',
 })
 
-/** The payload packed (a copy: msgpackr's result is a view of a slab it reuses). */
+/**
+ * The payload packed: msgpackr's result is a view of its slab, which a later pack() never
+ * rewrites (protocol/msgpack.js), so the NATS client may hold it until it writes it.
+ */
 export function encodePayload (payload) {
-  return Uint8Array.from(packr.pack(payload))
+  return packr.pack(payload)
 }
 
 /** { payload, headers } of a stored event, or { problem } when it does not decode. */

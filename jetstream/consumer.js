@@ -64,6 +64,7 @@ export class GroupConsumer {
       await this.budget.wait(stopped)
       if (this.stopped) break
       const n = this.budget.claim(this.share())
+      this.counts.pulls++
       let received = 0
       try {
         const messages = await this.consumer.fetch({ max_messages: n, expires: PULL_EXPIRES_MS })
@@ -101,7 +102,6 @@ export class GroupConsumer {
       if (d.settled) return false
       d.settled = true
       this.running.delete(d)
-      if (this.running.size === 0) this.stopSweep()
       this.budget.settled()
       return true
     }
@@ -138,7 +138,8 @@ export class GroupConsumer {
   }
 
   /**
-   * One timer for every event this consumer holds (not two an event): each tick tells JetStream
+   * One timer for every event this consumer holds (not two an event), running from the first
+   * event to stop() (not started and cleared with each event): each tick tells JetStream
    * the peer still works on those it has not heard of for ackWait / 3 (+WPI), and fails those
    * whose handler ran past `timeout`.
    */
@@ -153,6 +154,7 @@ export class GroupConsumer {
         else if (now - d.heard >= o.ackWait / 3) { d.heard = now; d.m.working() }
       }
     }, every)
+    this.sweep.unref() // never what keeps a process alive
   }
 
   stopSweep () {
@@ -192,6 +194,7 @@ export class GroupConsumer {
   /** Stops pulling; events not started are given back as they arrive. */
   stop () {
     this.stopped = true
+    if (this.running.size === 0) this.stopSweep()
   }
 
   /** Gives back (NAK, no delay) every event still held: a drain that ran out of time. */

@@ -17,7 +17,7 @@ export class DurableEvents {
   #budget = null
   #attached = false
   #closed = false
-  #counts = { received: 0, handled: 0, failed: 0, redelivered: 0, refused: 0, released: 0, deadLettered: 0, deadLetterErrors: 0, undecodable: 0, lost: 0, pullErrors: 0 }
+  #counts = { pulls: 0, received: 0, handled: 0, failed: 0, redelivered: 0, refused: 0, released: 0, deadLettered: 0, deadLetterErrors: 0, undecodable: 0, lost: 0, pullErrors: 0 }
 
   constructor (nats, options) {
     this.options = options
@@ -106,7 +106,7 @@ export class DurableEvents {
   async close () {
     if (this.#closed) return
     this.#closed = true
-    for (const c of this.#consumers) c.stop()
+    for (const c of this.#consumers) { c.stop(); c.release() }
     this.#budget?.stop()
     await this.#connection.close()
   }

@@ -85,7 +85,7 @@ export interface DeadLetter {
 export interface DurableStats {
   connected: boolean
   publishes: { published: number, duplicates: number, failed: number, refused: number, pending: number }
-  deliveries: { received: number, handled: number, failed: number, redelivered: number, refused: number, released: number, deadLettered: number, deadLetterErrors: number, undecodable: number, lost: number, pullErrors: number, running: number }
+  deliveries: { pulls: number, received: number, handled: number, failed: number, redelivered: number, refused: number, released: number, deadLettered: number, deadLetterErrors: number, undecodable: number, lost: number, pullErrors: number, running: number }
   /** reading: the consumer is made and this peer pulls from it. */
   consumers: Array<{ event: string, group: string, name: string, reading: boolean }>
 }

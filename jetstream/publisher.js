@@ -56,10 +56,11 @@ export class DurablePublisher {
     } catch (err) {
       throw invalidArgument(`publish("${event}"): the payload cannot be packed as MessagePack: ${err.message}`)
     }
-    const h = this.c.nats.headers()
-    h.set(Header.EVENT, event)
+    // Headers only when the publisher gave some: the event's name is the subject's tail, and
+    // each header costs the server and every reader on each event.
     const json = opts.headers === null ? null : JSON.stringify(opts.headers)
-    if (json !== null) h.set(Header.HEADERS, json)
+    let h
+    if (json !== null) { h = this.c.nats.headers(); h.set(Header.HEADERS, json) }
     const max = nc.info?.max_payload ?? 1024 * 1024
     const size = data.length + (json?.length ?? 0) + HEADER_ROOM
     if (size > max) throw invalidArgument(`publish("${event}"): the event is ${data.length} bytes packed (${size} with its headers), more than the ${max} bytes NATS takes in a message (the server's max_payload)`)
@@ -73,7 +74,9 @@ export class DurablePublisher {
     }
     this.pending++
     try {
-      const ack = await this.c.js.publish(subjectOf(o.subjects, event), data, { msgID: opts.id, headers: h, timeout: opts.timeout, expect: { streamName: o.stream } })
+      // No expected-stream header: streams' subjects never overlap, so only the stream
+      // durableEvents() made or checked stores <subjects>.<event>.
+      const ack = await this.c.js.publish(subjectOf(o.subjects, event), data, h === undefined ? { msgID: opts.id, timeout: opts.timeout } : { msgID: opts.id, headers: h, timeout: opts.timeout })
       if (ack.duplicate) this.counts.duplicates++
       else this.counts.published++
       return { id: opts.id, stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate }
