@@ -121,20 +121,31 @@ export class GroupConsumer {
     }
     d.onTimeout = () => this.failed(m, id, { code: DeadCode.TIMEOUT, message: `the handler ran past its timeout (${o.timeout} ms)` }, deliveries, decoded.payload, settle)
     this.startSweep()
-    this.host.run(this.event, this.group, decoded.payload, { id, deliveries, headers: decoded.headers, timeoutMs: o.timeout, bytes: m.data.length }).then((out) => {
+    // Called by the peer, perhaps inside its dispatch: never throws into it (an ack on a
+    // connection closed since throws; JetStream then delivers the event again).
+    const finished = (out) => {
       if (d.settled) return
-      if (out.ok) {
-        settle()
-        m.ack()
-        this.counts.handled++
-      } else if (out.refused) {
-        settle()
-        this.counts.refused++
-        // Unsubscribed since (peer.unsubscribe()): this peer reads that consumer no more.
-        if (out.code === UnknownMethodError.code) this.stop()
-        m.nak(this.stopped || this.host.draining ? 0 : REFUSED_DELAY_MS)
-      } else this.failed(m, id, { code: out.code, message: out.message }, deliveries, decoded.payload, settle)
-    }, (err) => { this.failed(m, id, { code: err?.code ?? 'ERR_ZEROMESH_REMOTE', message: err?.message ?? String(err) }, deliveries, decoded.payload, settle) })
+      try {
+        if (out.ok) {
+          settle()
+          this.counts.handled++
+          m.ack()
+        } else if (out.refused) {
+          settle()
+          this.counts.refused++
+          // Unsubscribed since (peer.unsubscribe()): this peer reads that consumer no more.
+          if (out.code === UnknownMethodError.code) this.stop()
+          m.nak(this.stopped || this.host.draining ? 0 : REFUSED_DELAY_MS)
+        } else this.failed(m, id, { code: out.code, message: out.message }, deliveries, decoded.payload, settle)
+      } catch (err) {
+        this.options.logger.warn({ event: this.event, group: this.group, id, err: err?.message }, `durable event ${id}: its answer to JetStream failed (${err?.message}); JetStream delivers it again`)
+      }
+    }
+    try {
+      this.host.run(this.event, this.group, decoded.payload, { id, deliveries, headers: decoded.headers, timeoutMs: o.timeout, bytes: m.data.length }, finished)
+    } catch (err) {
+      this.failed(m, id, { code: err?.code ?? 'ERR_ZEROMESH_REMOTE', message: err?.message ?? String(err) }, deliveries, decoded.payload, settle)
+    }
   }
 
   /**

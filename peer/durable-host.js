@@ -16,6 +16,8 @@ import { EVENT_ID_HEADER, DELIVERIES_HEADER } from '../runtime/durable-hook.js'
  * @param {{ now(): number }} o.clock
  * @param {(event: string) => boolean} o.owns  whether an event is durable
  */
+const OK = Object.freeze({ ok: true })
+
 export function durableHost ({ subscriptions, admission, dispatcher, clock, owns }) {
   const flow = { held: 0 } // every durable delivery, one flow (admission.js shares a full peer among flows)
   const tally = { ok: 0, errors: 0 }
@@ -29,24 +31,25 @@ export function durableHost ({ subscriptions, admission, dispatcher, clock, owns
     free: () => admission.draining ? 0 : Math.max(0, admission.places(null) - admission.inflight),
     get draining () { return admission.draining },
     /**
-     * Runs `event`'s handler in `group` with `payload`: resolves with { ok: true }, or
-     * { ok: false, refused, code, message } (refused: the peer did not run it, busy or draining).
+     * Runs `event`'s handler in `group` with `payload`, then calls `done` once with { ok: true },
+     * or { ok: false, refused, code, message } (refused: the peer did not run it, busy or
+     * draining): at once when the handler returned at once, so the log's ack leaves in the same
+     * write as what the handler did. Without `done`, a promise of the same.
      */
-    run (event, group, payload, { id, deliveries, headers, timeoutMs, bytes }) {
+    run (event, group, payload, { id, deliveries, headers, timeoutMs, bytes }, done) {
+      if (done === undefined) return new Promise((resolve) => host.run(event, group, payload, { id, deliveries, headers, timeoutMs, bytes }, resolve))
       host.runs++
       const handler = subscriptions.handler(event, group)
-      if (handler === undefined) return Promise.resolve({ ok: false, refused: true, code: UnknownMethodError.code, message: `no subscription to "${event}" in group "${group}" here` })
+      if (handler === undefined) return done({ ok: false, refused: true, code: UnknownMethodError.code, message: `no subscription to "${event}" in group "${group}" here` })
       const fn = admission.admit(handler, bytes, null, flow)
-      if (typeof fn !== 'function') return Promise.resolve({ ok: false, refused: true, code: fn.status === Status.DRAINING ? DrainingError.code : BusyError.code, message: fn.message })
+      if (typeof fn !== 'function') return done({ ok: false, refused: true, code: fn.status === Status.DRAINING ? DrainingError.code : BusyError.code, message: fn.message })
       const req = { id: ++next, method: event, args: payload, timeoutMs, trace: null, headers: { ...headers, [EVENT_ID_HEADER]: id, [DELIVERIES_HEADER]: String(deliveries) }, group }
-      return new Promise((resolve) => {
-        dispatcher.execute(req, fn, (entry) => {
-          if (entry === null) return resolve({ ok: false, refused: false, code: TimeoutError.code, message: `the handler ran past its ${timeoutMs} ms` })
-          if (entry[1] === Status.OK) return resolve({ ok: true })
-          const [message, code] = Array.isArray(entry[2]) ? entry[2] : [String(entry[2]), null]
-          resolve({ ok: false, refused: entry[1] === Status.DRAINING, code: code ?? RemoteError.code, message })
-        }, null, clock.now(), bytes, tally, 'event', flow)
-      })
+      dispatcher.execute(req, fn, (entry) => {
+        if (entry === null) return done({ ok: false, refused: false, code: TimeoutError.code, message: `the handler ran past its ${timeoutMs} ms` })
+        if (entry[1] === Status.OK) return done(OK)
+        const [message, code] = Array.isArray(entry[2]) ? entry[2] : [String(entry[2]), null]
+        done({ ok: false, refused: entry[1] === Status.DRAINING, code: code ?? RemoteError.code, message })
+      }, null, clock.now(), bytes, tally, 'event', flow)
     },
   }
   return host
