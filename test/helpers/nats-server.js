@@ -19,6 +19,13 @@ export function natsServerVersion () {
 }
 
 const running = new Set()
+// A process that ends without its cleanup (a crash, process.exit) takes its servers with it.
+process.once('exit', () => {
+  for (const s of running) {
+    if (s.pid !== null) try { process.kill(s.pid, 'SIGKILL') } catch {}
+    try { rmSync(s.dir, { recursive: true, force: true }) } catch {}
+  }
+})
 
 export class NatsServer {
   constructor ({ maxPayload } = {}) {
