@@ -212,7 +212,7 @@ export class ClientCore {
    * group subscribes within the deadline.
    */
   publish (event, payload, options) {
-    return this.throughChain('publish', event, payload, options, (e, p, o) => this.publishing.publish(e, p, o))
+    return this.throughChain('publish', event, payload, options, (e, p, o) => this.options.durable?.owns(e) ? this.durableOnly(() => this.options.durable.publish(e, p, o)) : this.publishing.publish(e, p, o))
   }
 
   /**
@@ -222,7 +222,12 @@ export class ClientCore {
    * NoSubscribersError when no peer subscribes within the deadline.
    */
   broadcast (event, payload, options) {
-    return this.throughChain('broadcast', event, payload, options, (e, p, o) => this.publishing.broadcast(e, p, o))
+    return this.throughChain('broadcast', event, payload, options, (e, p, o) => this.options.durable?.owns(e) ? this.durableOnly(() => Promise.reject(invalidArgument(`broadcast("${e}"): "${e}" is a durable event (the durable option); durable events are published, never broadcast (docs/guides/events.md#durable-events)`))) : this.publishing.broadcast(e, p, o))
+  }
+
+  /** A durable event's `send()`, unless this client is closed. */
+  durableOnly (send) {
+    return this.closing === null ? send() : Promise.reject(new ClosedError('zeromesh: the client was closed'))
   }
 
   /** An event through the middleware (ctx.kind 'publish' or 'broadcast', ctx.method the event, ctx.args the payload), then `send`. */

@@ -2,7 +2,7 @@
 /// <reference types="node" />
 import { EventEmitter } from 'node:events'
 import type { Member } from '../protocol/index.js'
-import type { Clock, Logger, DnsOptions, Transport } from '../runtime/types.js'
+import type { Clock, Logger, DnsOptions, Transport, DurableHook } from '../runtime/types.js'
 
 /** A peer as a strategy sees it. */
 export interface StrategyPeer {
@@ -118,6 +118,8 @@ export interface ClientOptions {
   logger?: Logger
   /** For DNS seeds: servers, re-resolve interval, query timeout. */
   dns?: DnsOptions
+  /** Durable events (zeromesh/jetstream's durableEvents()): publish() of one of its events stores it in JetStream, never sends it on the mesh. */
+  durable?: DurableHook | null
 }
 
 export interface ClientSecurity {

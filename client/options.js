@@ -6,6 +6,7 @@ import { Limits } from '../protocol/constants.js'
 import { clockOption, MAX_TIMER_MS } from '../runtime/clock.js'
 import { resolveClientSecurity, requireLoopbackWhenPlain } from '../transport/security.js'
 import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
+import { durableOption } from '../runtime/durable-hook.js'
 import { zmqTransport } from '../transport/index.js'
 import { deprecated } from '../runtime/deprecated.js'
 import { versionRange, whereProblem } from '../protocol/service.js'
@@ -98,6 +99,7 @@ export function resolveClientOptions (given) {
     security: resolveClientSecurity,
     logger: loggerOption,
     dns: dnsOption,
+    durable: durableOption, // zeromesh/jetstream's durableEvents(): its events are published to a durable log, not the mesh
     streamWindow: windowOption(clientDefaults.streamWindow),
   })
   o.dnsSeeds = o.seeds.dns //      found by name, resolved again now and then (transport/dns-seeds.js)

@@ -22,6 +22,7 @@ import { requestReporter } from './request-reports.js'
 import { OwnService } from './service.js'
 import { startHandlers } from './handlers.js'
 import { resolvePeerOptions } from './options.js'
+import { durableHost } from './durable-host.js'
 import {
   decode, encodePong, encodeError, encodeMembers, encodeService,
 } from '../protocol/codec.js'
@@ -54,6 +55,7 @@ export class PeerCore {
     this.intake = null // the one way requests, events and streams enter (intake.js), once started
     this.recent = null // the duplicates memory, by connection (recent-requests.js), once started
     this.routes = [] //   the socket's message table, by type (messageTable()), once started
+    this.durableHost = null // what its durable log (the durable option) is handed, once started (durable-host.js)
     this.connections = new ConnectionTable() // what it knows of each client connection (connections.js)
     this.clients = new ClientCount() //          how many connections clients hold now, for `cc` (client-count.js)
     this.flows = new Flows({ header: this.options.flowHeader }) // the flows that share it when it is busy (flows.js)
@@ -76,7 +78,7 @@ export class PeerCore {
     this.latency = null // a LatencyHistogram (ops/metrics.js) once metrics are on: time from arrival to reply
     this.cluster = null // gossip, membership, DNS seeds, once started (cluster.js)
     const o = this.options
-    this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null })
+    this.own = new OwnService({ version: o.serviceVersion, labels: o.labels, capacity: o.capacity ?? null, durable: o.durable })
     this.memory = null // what it does about its memory (memory-policy.js), once started
     this.limiter = null // the memory limit's watch (memory-limit.js), once started with a memoryLimit
     this.middleware = [] // peer.use()'s, then the handler modules', run on this thread before each handler (runtime/middleware.js)
@@ -217,6 +219,7 @@ export class PeerCore {
     this.replyMeta = Object.freeze({ mv: this.membership.version })
     this.state = 'running'
     this.cluster.join()
+    await this.attachDurable()
     this.startMemory()
     this.announce(endpoint)
     // The allow-list's files changed (a Kubernetes Secret or ConfigMap update sends no signal):
@@ -272,13 +275,21 @@ export class PeerCore {
   startMemory () {
     this.memory = startMemoryPolicy({
       options: this.options,
-      activity: () => this.counts.received,
+      activity: () => this.counts.received + (this.durableHost?.runs ?? 0), // durable deliveries are activity too
       collect: () => this.collectGarbage(),
       shed: () => { this.closeConnections().catch(() => {}) },
       counts: this.counts.memory,
     })
     this.limiter = this.memory.limiter
     if (this.limiter !== null) this.admission.memory = this.limiter
+  }
+
+  /** Hands its durable log (the durable option, runtime/durable-hook.js) what it needs to run durable events here, once it runs. */
+  async attachDurable () {
+    const o = this.options
+    if (o.durable === null) return
+    this.durableHost = durableHost({ subscriptions: this.own.subscriptions, admission: this.admission, dispatcher: this.dispatcher, clock: o.clock, owns: (e) => o.durable.owns(e) })
+    await o.durable.attach(this.durableHost)
   }
 
   /** Says what it serves, where and how, once running. */
@@ -476,10 +487,12 @@ export class PeerCore {
     const { clock, drainTimeout, logger } = this.options
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
     const leaving = this.cluster?.leave()
+    const durableDrained = this.dispatcher === null ? null : this.options.durable?.drain(drainTimeout) // takes no new durable event, gives back what it holds unstarted
     const drainEnd = clock.now() + drainTimeout
     if (this.dispatcher !== null) {
       await finishInFlight({ dispatcher: this.dispatcher, streams: this.streams, clock, drainTimeout, debug: this.debugging ? (fields, message) => logger.debug(fields, message) : null })
     }
+    await durableDrained // its acks out, after the work in flight
     await this.publisher.close() // after the work in flight, which may have published
     await leaving
     await awaitQuiet(clock, () => this.counts.received, drainEnd)

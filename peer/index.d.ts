@@ -2,7 +2,7 @@
 /// <reference types="node" />
 import { EventEmitter } from 'node:events'
 import type { Member } from '../protocol/index.js'
-import type { Clock, Logger, DnsOptions, Transport, Listener, Connector } from '../runtime/types.js'
+import type { Clock, Logger, DnsOptions, Transport, Listener, Connector, DurableHook } from '../runtime/types.js'
 export type { Logger, DnsOptions, Transport, Listener, Connector }
 
 export type { Member }
@@ -19,6 +19,10 @@ export interface RequestContext {
   readonly headers: Readonly<Record<string, string>>
   /** The client's id for this request. */
   readonly requestId: number
+  /** A durable event's id (its Nats-Msg-Id: zeromesh/jetstream), or null: make the handler idempotent on it. */
+  readonly eventId: string | null
+  /** How many times the durable log delivered this event, this time included; 0 when not a durable event. */
+  readonly deliveries: number
   /** This peer's advertised endpoint. */
   readonly endpoint: string
   /** Milliseconds the client had left when it sent the request; 0 = no deadline. */
@@ -190,6 +194,8 @@ export interface PeerOptions {
   logger?: Logger
   /** DNS seeds (seeds of the form dns://NAME:PORT or dns+srv://_service._proto.NAME): servers, re-resolve interval, query timeout. */
   dns?: DnsOptions
+  /** Durable events (zeromesh/jetstream's durableEvents()): this peer's subscriptions to them read their groups' JetStream consumers, not the mesh. */
+  durable?: DurableHook | null
 }
 
 export interface PeerSecurity {

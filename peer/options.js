@@ -19,6 +19,7 @@ import { resolvePeerSecurity, requireLoopbackWhenPlain } from '../transport/secu
 import { splitSeeds, dnsOption } from '../transport/dns-seeds.js'
 import { subscriptionsOf } from './subscriptions.js'
 import { SUBSCRIPTIONS } from '../runtime/contract.js'
+import { durableOption } from '../runtime/durable-hook.js'
 
 // Each worker thread holds a V8 isolate (tens of MB) and starts in tens of ms: far more than
 // the cores buys nothing and a peer asked for a thousand never gets ready.
@@ -121,6 +122,7 @@ export function resolvePeerOptions (given) {
     security: resolvePeerSecurity,
     logger: loggerOption,
     dns: dnsOption,
+    durable: durableOption, // zeromesh/jetstream's durableEvents(): its events run from a durable log, not the mesh
   })
   o.dnsSeeds = o.seeds.dns //      found by name, resolved again now and then (transport/dns-seeds.js)
   o.seeds = o.seeds.endpoints

@@ -40,6 +40,7 @@ export class PeerPublisher {
       clock: options.clock,
       logger: options.logger,
       transport: options.transport,
+      durable: options.durable, // ctx.publish of a durable event goes to the log
     })
   }
 

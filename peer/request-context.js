@@ -2,6 +2,7 @@
 // thread: which request it is, its headers, its deadline, and a signal that aborts at the
 // deadline or when the client cancels.
 import { NO_HEADERS } from '../protocol/headers.js'
+import { EVENT_ID_HEADER, DELIVERIES_HEADER } from '../runtime/durable-hook.js'
 
 /**
  * The `ctx` a handler gets: who it is, its deadline and a signal that fires at the deadline.
@@ -50,6 +51,16 @@ export class RequestContext {
   eventOptions (options) {
     if (options?.timeout !== undefined || this.deadline === Infinity) return options
     return { ...options, timeout: Math.max(1, Math.floor(this.remaining())) }
+  }
+
+  /** A durable event's id (zeromesh/jetstream: its Nats-Msg-Id), or null: handlers are idempotent on it. */
+  get eventId () {
+    return this.headers[EVENT_ID_HEADER] ?? null
+  }
+
+  /** How many times the durable log delivered this event, this time included (0: not a durable event). */
+  get deliveries () {
+    return Number(this.headers[DELIVERIES_HEADER] ?? 0)
   }
 
   /** The client cancelled (or the work was stopped from outside): the signal aborts (now, or when first read), and its deadline timer goes. */

@@ -21,11 +21,12 @@ export class OwnService {
    * @param {Record<string,string>} o.labels
    * @param {number|null} o.capacity    requests it runs at full speed at once, or null (undeclared)
    */
-  constructor ({ version, labels, capacity }) {
+  constructor ({ version, labels, capacity, durable = null }) {
     for (const own of [CONTRACTS_LABEL, EVENTS_LABEL, STREAMS_LABEL]) if (own in labels) throw invalidArgument(`label ${own} is the peer's own: it states the digest of what it ${own === EVENTS_LABEL ? 'subscribes to' : own === STREAMS_LABEL ? 'serves as streams' : 'serves'}`)
     this.version = version
     this.labels = labels
     this.capacity = capacity
+    this.durable = durable // subscriptions to its durable events come from the log (runtime/durable-hook.js): never stated to the mesh
     this.handlers = Object.create(null) // method -> function, what the dispatcher runs
     this.subscriptions = new Subscriptions() // event -> group -> handler, what its events run
     this.descriptor = this.describe()
@@ -105,7 +106,7 @@ export class OwnService {
       d.labels = { ...d.labels, [STREAMS_LABEL]: streamsDigest(streams) }
     }
     // Its subscriptions, stated in the answer and, by digest, in a label (PROTOCOL.md 4.11).
-    const events = eventsElement(this.subscriptions?.pairs() ?? [])
+    const events = eventsElement((this.subscriptions?.pairs() ?? []).filter(([e]) => this.durable === null || !this.durable.owns(e)))
     if (events !== null) {
       d.events = events
       d.labels = { ...d.labels, [EVENTS_LABEL]: eventsDigest(events) }

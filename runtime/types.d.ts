@@ -48,3 +48,18 @@ export interface Transport {
   listener(options: Record<string, unknown>): Listener
   connector(options: Record<string, unknown>): Connector
 }
+
+/**
+ * The `durable` option of a Peer and a Client (runtime/durable-hook.js): what zeromesh/jetstream's
+ * durableEvents() resolves with. Its events go to and come from a durable log, never the mesh.
+ */
+export interface DurableHook {
+  /** Whether `event` is durable. */
+  owns(event: string): boolean
+  /** A Client's publish of a durable event. */
+  publish(event: string, payload: unknown, options?: object): Promise<unknown>
+  /** A Peer, once running, hands over its subscriptions to durable events. */
+  attach(host: object): Promise<void>
+  /** The Peer stops: take nothing new, finish or give back what it holds, within `timeoutMs`. */
+  drain(timeoutMs: number): Promise<void>
+}

@@ -43,7 +43,7 @@ const RUN = {
 RUN['http-api.md'] = [3]
 const ELSEWHERE = { 'http-api.md': [0, 1, 2, 4, 5] } // test/docs/http-guide.test.js
 const NOT_RUN = {
-  'events.md': { 4: 'a sketch of three places at once (a contract, billing\'s handler module, a client); the same calls (on(), proxy(...).events.placed.publish) run in test/integration/events.test.js' },
+  'events.md': { 4: 'a sketch of three places at once (a contract, billing\'s handler module, a client); the same calls (on(), proxy(...).events.placed.publish) run in test/integration/events.test.js', 5: 'needs a nats-server, which npm test does not start: npm run test:jetstream runs it against a real one (test/jetstream/durable.jetstream.js)' },
   'observing.md': { 0: 'needs @opentelemetry/sdk-node and an exporter of the user\'s, neither installed by zeromesh; the SDK\'s in-memory exporter runs the same path in test/integration/tracing.test.js' },
   'python.md': {
     0: 'calls the guide\'s Python peer, which npm test does not install (npm run test:python runs the Python peer against Node clients)',
