@@ -7,7 +7,7 @@
 // Loaded with `node --import` into a server, SIGUSR2 starts the window and the next SIGUSR2
 // stops it and writes the counts as JSON to $ZEROMESH_WAKEUPS_FILE.
 import { createHook } from 'node:async_hooks'
-import { writeFileSync } from 'node:fs'
+import { writeFileSync, renameSync } from 'node:fs'
 
 let counting = false
 const calls = {}
@@ -40,6 +40,6 @@ if (file) {
   process.on('SIGUSR2', () => {
     on = !on
     if (on) start()
-    else writeFileSync(file, JSON.stringify(stop()))
+    else { writeFileSync(`${file}.part`, JSON.stringify(stop())); renameSync(`${file}.part`, file) } // whole when it appears
   })
 }

@@ -107,10 +107,17 @@ async function until (what, cond, ms = 20000) {
   }
 }
 
+const tracers = new Set() // { s, file } of every strace started: stopped, and their files removed, however the run ends
+function stopTracers () {
+  for (const { s, file } of tracers) { try { s.kill('SIGKILL') } catch {} rmSync(file, { force: true }) }
+  tracers.clear()
+}
+
 /** `strace -f` attached to every thread of `pid`, writing to a file; stop() detaches and resolves with { group: { syscall: count } }. */
 async function straceOf (pid) {
   const file = path.join(os.tmpdir(), `zeromesh-wakeups-${process.pid}-${pid}.trace`)
   const s = spawn('strace', ['-f', '-qq', '-s', '0', '-o', file, '-p', String(pid)], { stdio: 'ignore' })
+  tracers.add({ s, file })
   const exited = new Promise((resolve) => s.on('exit', resolve))
   await until(`strace on ${pid}`, () => traced(pid))
   return {
@@ -220,6 +227,7 @@ try {
     }
   }
 } finally {
+  stopTracers()
   killChildren()
 }
 runs.sort((a, b) => (a.system === b.system ? a.run - b.run : a.system === 'raw' ? -1 : 1))
