@@ -4,7 +4,7 @@
 // `resolve`/`reject` for a request, the common case, so that one costs no second object.
 import { AbortError } from '../protocol/errors.js'
 
-const NONE = Object.freeze([]) // shared until a call has an endpoint to list: most never retry
+const NONE = Object.freeze([]) // shared until a call has an endpoint to list (then its peer's `alone`): most never retry
 
 export class Call {
   /**
@@ -75,12 +75,15 @@ export class Call {
     this.reject = null
   }
 
-  /** `endpoint` got this call: it is tried, and told to drop it if the answer comes from elsewhere. */
-  sentTo (endpoint) {
-    if (this.tried === NONE) this.tried = [endpoint]
-    else if (!this.tried.includes(endpoint)) this.tried.push(endpoint)
-    if (this.outstanding === NONE) this.outstanding = [endpoint]
-    else if (!this.outstanding.includes(endpoint)) this.outstanding.push(endpoint)
+  /**
+   * `peer` got this call: it is tried, and told to drop it if the answer comes from elsewhere.
+   * A first attempt's lists are the peer's own one-endpoint list (`alone`, frozen), not two new
+   * arrays per call: a list is copied, never changed, when it grows or shrinks.
+   */
+  sentTo (peer) {
+    const endpoint = peer.endpoint
+    if (!this.tried.includes(endpoint)) this.tried = this.tried.length === 0 ? peer.alone : [...this.tried, endpoint]
+    if (!this.outstanding.includes(endpoint)) this.outstanding = this.outstanding.length === 0 ? peer.alone : [...this.outstanding, endpoint]
   }
 
   /** Every healthy peer was tried: a new round may try them all again. */
@@ -90,9 +93,8 @@ export class Call {
 
   /** `endpoint` answered (or ended its side): nothing to cancel there. */
   answeredBy (endpoint) {
-    if (this.outstanding === NONE) return
-    const i = this.outstanding.indexOf(endpoint)
-    if (i >= 0) this.outstanding.splice(i, 1)
+    if (this.outstanding.length === 0 || !this.outstanding.includes(endpoint)) return
+    this.outstanding = this.outstanding.length === 1 ? NONE : this.outstanding.filter((e) => e !== endpoint)
   }
 
   abortError () {

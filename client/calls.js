@@ -146,7 +146,7 @@ export class Calls {
     if (unsized) this.pendingBytes += call.size
     if (call.attempts > 0) this.counts.retries++
     call.attempts++
-    call.sentTo(peer.endpoint)
+    call.sentTo(peer)
     if (call.span !== null) this.o.tracing.attempt(call, peer.endpoint, false)
     call.peer = peer
     call.sent = false
@@ -183,7 +183,7 @@ export class Calls {
     const d = this.o.path.route(call, true)
     if (d.peer === undefined || !this.o.budget.withdraw()) return
     if (!call.kind.copy(call, d.peer, timeLeft(call, this.clock.now()))) return
-    call.sentTo(d.peer.endpoint)
+    call.sentTo(d.peer)
     if (call.span !== null) this.o.tracing.attempt(call, d.peer.endpoint, true)
     this.counts.hedges++
   }

@@ -46,6 +46,7 @@ export class PeerEntry {
   /** @param {{ n: number }} samples  latency samples taken of every peer of the table (peak-ewma.js) */
   constructor (endpoint, order, now, samples) {
     this.endpoint = endpoint
+    this.alone = Object.freeze([endpoint]) // the list of just this peer a call's first attempt here shares (call.js sentTo)
     this.order = order // position in the order peers were learned; lists keep this order
     this.state = 'down' // down until its handshake completes
     this.calls = new CallList() // calls whose current attempt is on this peer (requests: its outstanding load)...

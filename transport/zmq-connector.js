@@ -138,7 +138,8 @@ export class ZmqConnector {
           const beat = msg.length === 2 ? heartbeatAnswer(msg[1]) : null
           if (beat !== null) { this.o.onHeartbeat?.(endpoint, beat); continue }
         }
-        try { this.o.onMessage(endpoint, msg.slice(1)) } catch { /* onMessage handles its own errors */ }
+        msg.shift() // the alias: what is left are the frames, without a copy of the array
+        try { this.o.onMessage(endpoint, msg) } catch { /* onMessage handles its own errors */ }
         // The callers whose requests this message settled run first (and send their next
         // requests); only then is ZeroMQ asked for the next message, which costs a system
         // call when none is waiting.
@@ -157,7 +158,7 @@ export class ZmqConnector {
   send (endpoint, frames, done) {
     const alias = this.aliases.aliasOf(endpoint)
     if (this.closed || alias === undefined) { queueMicrotask(() => done(this.closed ? 'CLOSED' : 'EHOSTUNREACH')); return }
-    this.socket.send([alias, ...frames]).then(() => done(null), (err) => done(err?.code ?? 'ERROR'))
+    this.socket.send(frames.length === 1 ? [alias, frames[0]] : [alias, ...frames]).then(() => done(null), (err) => done(err?.code ?? 'ERROR'))
   }
 
   async close () {
