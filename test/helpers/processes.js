@@ -91,3 +91,18 @@ export function freePort () {
     s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)) })
   })
 }
+
+/**
+ * Holds a port on 127.0.0.1 that nothing serves: a listener that drops every connection at
+ * once, so a client dialling it sees a peer that is down, and no other test's socket can take
+ * the port meanwhile. `release()` frees it for the caller to bind at once.
+ */
+export function holdPort () {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer((conn) => conn.destroy())
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      resolve({ port: s.address().port, release: () => new Promise((done) => s.close(() => done())) })
+    })
+  })
+}

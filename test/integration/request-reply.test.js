@@ -5,7 +5,7 @@
 import { expect } from 'chai'
 import { harness } from '../helpers/cluster.js'
 import { eventually } from '../helpers/eventually.js'
-import { Peer } from '../../index.js'
+import { holdPort } from '../helpers/processes.js'
 
 const handlers = {
   echo: (args) => args,
@@ -24,15 +24,17 @@ describe('request/reply over ZeroMQ', () => {
   })
 
   it('a request waits for a peer that comes up before its deadline', async () => {
-    const probe = new Peer({ bind: 'tcp://127.0.0.1:0' })
-    const ep = await probe.start()
-    await probe.stop()
+    // The port is held until the peer binds it: released early, another test's socket took it
+    // (EADDRINUSE in CI, with the suites' workers side by side).
+    const held = await holdPort()
+    const ep = `tcp://127.0.0.1:${held.port}`
     const c = h.client({ seeds: [ep] })
     const pending = c.request('echo', 'late peer', { timeout: 5000 })
     await eventually(() => { // it found no peer there, and waits
       expect(c.peers().map((x) => x.state)).to.deep.equal(['down'])
       expect(c.stats().inflight).to.equal(1)
     })
+    await held.release()
     await h.peer({ bind: ep, handlers })
     expect(await pending).to.equal('late peer')
   })
