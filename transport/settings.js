@@ -12,6 +12,15 @@ import process from 'node:process'
 export const RECONNECT_MS = 100
 export const RECONNECT_MAX_MS = 250
 
+// A handshake not finished within this is dropped, by either end (ZMQ_HANDSHAKE_IVL). 10 s,
+// not 2: on a starved host (the lab's 120 peers and 24 clients on 2 cores) a CURVE handshake,
+// whose ZAP answer waits for a busy JS thread, took over 2 s; the listener dropped it, both
+// ends retried within 250 ms, and each retry cost another handshake's crypto: 17,576-31,766
+// failed handshakes in one cold start, converged in 78-94 s. At 10 s: 110, and 32 s. What it
+// costs: a TCP connection that never handshakes holds a descriptor up to 10 s (the security
+// guide's threat model says how to cap those).
+export const HANDSHAKE_TIMEOUT_MS = 10000
+
 /**
  * Options of a connecting ROUTER that addresses peers by endpoint alias.
  * `immediate: false` keeps each peer's pipe across reconnects: with `true`, libzmq drops the
@@ -29,7 +38,7 @@ export function connectingRouterOptions ({ maxMessageSize, sendHighWaterMark = 1
     // No ZMTP heartbeats (ZMQ_HEARTBEAT_IVL stays 0): the connector's own, in protocol PINGs
     // (heartbeats.js), notice a frozen peer. A ZMTP PING is what libzmq 4.3.5 aborts the
     // receiving process over when its connection broke with its inbound queue full.
-    handshakeInterval: 5000, // a peer that accepts TCP but never handshakes is dropped
+    handshakeInterval: HANDSHAKE_TIMEOUT_MS, // a peer that accepts TCP but never handshakes is dropped
     reconnectInterval: RECONNECT_MS,
     reconnectMaxInterval: RECONNECT_MAX_MS,
     sendHighWaterMark,

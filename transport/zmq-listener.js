@@ -5,13 +5,12 @@ import * as zmq from 'zeromq'
 import { bindSpec, defaultAdvertiseHost, normalizeRemote, portOf } from '../protocol/endpoint.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { systemClock } from '../runtime/clock.js'
-import { queueLimit } from './settings.js'
+import { queueLimit, HANDSHAKE_TIMEOUT_MS } from './settings.js'
 import { serverCurveOptions, requireCurve } from './security.js'
 import * as zap from './zap.js'
 import { RefusalAddresses } from './refusal-addresses.js'
 import { ConnectionCaps } from './connection-caps.js'
 
-const HANDSHAKE_MS = 2000 // a connection that has not finished its handshake by then is closed
 const REBIND_ATTEMPTS = 20 // an ephemeral port can be taken between probe and rebind
 const EAGAIN_RETRY_MS = 2 //  pause before re-sending a reply that met a full pipe
 const EAGAIN_GIVE_UP_MS = 2000 // after this a reply to a client that never drains is dropped
@@ -174,7 +173,7 @@ export class ZmqListener {
       heartbeatInterval: this.o.heartbeatInterval,
       heartbeatTimeout: this.o.heartbeatTimeout,
       heartbeatTimeToLive: this.o.heartbeatTimeout,
-      handshakeInterval: HANDSHAKE_MS, // a connection that never completes its handshake is dropped
+      handshakeInterval: HANDSHAKE_TIMEOUT_MS, // a connection that never completes its handshake is dropped
       // Each connection's queues hold a bounded number of bytes (socket-settings.js): a client
       // that sends faster than this peer reads is slowed by TCP, one that never reads gets
       // its replies dropped and counted.

@@ -239,6 +239,25 @@ describe('security: CURVE and the allow-list', function () {
     }
   })
 
+  it('a handshake whose ZAP answer waits 3 s on a busy JS thread completes: not dropped at 2 s and retried (the lab\'s cold start on a starved host: 17,576-31,766 failed handshakes)', async () => {
+    const p = await h.peer({ handlers: echo, ...secured() })
+    const s = h.track(new zmq.Dealer({ linger: 0, curveServerKey: cluster.publicKey, curvePublicKey: alice.publicKey, curveSecretKey: alice.secretKey }))
+    const seen = []
+    s.events.on('handshake', () => seen.push('handshake'))
+    s.events.on('handshake:error:other', () => seen.push('handshake failed'))
+    s.events.on('handshake:error:auth', () => seen.push('refused'))
+    s.events.on('disconnect', () => seen.push('disconnect'))
+    s.connect(p.endpoint)
+    // The peer's ZAP handler runs on this thread: it can answer only once the thread is free,
+    // while both ends' ZeroMQ threads run the handshake's timers.
+    const until = Date.now() + 3000
+    while (Date.now() < until) { /* a busy JS thread */ }
+    await eventually(() => expect(seen).to.not.deep.equal([]), { timeout: 8000 })
+    expect(seen[0]).to.equal('handshake')
+    expect(seen).to.not.include('handshake failed')
+    expect(seen).to.not.include('disconnect')
+  })
+
   it('refuses to bind off loopback without a cluster key, unless security is false on purpose', () => {
     for (const bind of ['tcp://0.0.0.0:0', 'tcp://*:5555', 'tcp://10.1.2.3:5555']) {
       expect(() => new Peer({ bind })).to.throw(/not loopback.*clusterKey.*security: false/s).with.property('code', 'ERR_ZEROMESH_INVALID_ARGUMENT')
