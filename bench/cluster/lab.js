@@ -32,7 +32,7 @@ import zmq from 'zeromq'
 import { clientDefaults } from '../../client/options.js'
 import { LabNet, staleLabNamespaces } from './lab/net.js'
 import { LabProc } from './lab/proc.js'
-import { spread, classifyDeaths, addOutcomes, failedCount, table } from './lab/figures.js'
+import { spread, classifyDeaths, deathsAroundRestarts, addOutcomes, failedCount, table } from './lab/figures.js'
 
 const ALL_PHASES = ['cold', 'steady', 'roll', 'host-loss', 'zone-loss', 'zone-cut', 'blackhole', 'scale', 'idle']
 const { values: o } = parseArgs({
@@ -188,11 +188,15 @@ async function main () {
   }
 
   /** Stops host `h` gracefully (its peers drain and leave) and starts it again. */
+  const restarts = [] // graceful ones: { host, stop, exited, ready }, for the diagnosis
   async function restart (h, graceful) {
-    if (graceful) { h.proc.tell('stop'); await Promise.race([h.proc.exited, sleep(30000)]) }
+    const r = { host: h.name, stop: Date.now(), exited: null, ready: null }
+    if (graceful) { restarts.push(r); h.proc.tell('stop'); await Promise.race([h.proc.exited, sleep(30000)]) }
     await h.proc.kill()
+    r.exited = Date.now()
     startHost(h)
     await h.proc.ready()
+    r.ready = Date.now()
   }
 
   // ---- cold start -------------------------------------------------------------------------
@@ -402,7 +406,7 @@ async function main () {
   const failures = rows.filter((r) => Object.values(r.failed).some((f) => Object.keys(f).length > 0)).map((r) => `${r.phase}: ${JSON.stringify(r.failed)}`)
   for (const h of live()) h.proc.tell('stop')
   await Promise.all(live().map((h) => Promise.race([h.proc.exited, sleep(15000)])))
-  const diagnosis = `\n\nfailed: ${failures.join('; ')}\nfalse deaths: ${falseDeaths.length}, the first: ${JSON.stringify(falseDeaths.slice(0, 3))}\nclient warnings: ${JSON.stringify(warnings)}\npeers' refusals: ${JSON.stringify(refusals)}`
+  const diagnosis = `\n\nfailed: ${failures.join('; ')}\nfalse deaths: ${falseDeaths.length} (against the graceful restarts: ${JSON.stringify(deathsAroundRestarts(falseDeaths, restarts, (ep) => hostOf.get(ep)))}), the first: ${JSON.stringify(falseDeaths.slice(0, 3))}\nclient warnings: ${JSON.stringify(warnings)}\npeers' refusals: ${JSON.stringify(refusals)}`
   return { text: failures.length || falseDeaths.length ? text + diagnosis : text, rows, falseDeaths, size: { hosts: H, peers: P, zones: Z, clients: C } }
 }
 

@@ -2,7 +2,7 @@
 // counts as false. A death the lab caused must never count as false, and a live, reachable
 // peer declared dead must never be excused.
 import { expect } from 'chai'
-import { spread, classifyDeaths, addOutcomes, failedCount, FAULT_GRACE_MS } from '../../bench/cluster/lab/figures.js'
+import { spread, classifyDeaths, deathsAroundRestarts, addOutcomes, failedCount, FAULT_GRACE_MS } from '../../bench/cluster/lab/figures.js'
 
 describe('the lab\'s figures', () => {
   it('spread: the busiest and the 99th percentile over the mean', () => {
@@ -40,6 +40,13 @@ describe('the lab\'s figures', () => {
       const b = classifyDeaths([d('p@h1', 'q@h2'), d('q@h2', 'p@h1'), d('p@h1', 'r@h3')], hole, hostOf)
       expect(b.caused).to.have.length(2)
       expect(b.falseDeaths).to.deep.equal([d('p@h1', 'r@h3')])
+    })
+
+    it('against graceful restarts: draining, down, back within the grace, or other', () => {
+      const restarts = [{ host: 'h2', stop: 1000, exited: 3000, ready: 5000 }, { host: 'h3', stop: 8000, exited: 9000, ready: null }]
+      const list = [d('p@h1', 'q@h2', 2000), d('p@h1', 'q@h2', 4000), d('p@h1', 'q@h2', 5000 + FAULT_GRACE_MS), d('p@h1', 'q@h2', 5001 + FAULT_GRACE_MS),
+        d('p@h1', 'q@h2', 999), d('p@h1', 'r@h3', 9500), d('p@h1', 's@h4', 2000)]
+      expect(deathsAroundRestarts(list, restarts, hostOf)).to.deep.equal({ draining: 1, down: 2, back: 1, other: 3 })
     })
   })
 

@@ -44,7 +44,7 @@ const peers = Array.from({ length: config.peers }, (_, i) => peerAt(i))
 // Every member this host's peers declared dead, and when (wall clock: every lab process runs
 // on one machine): the lab tells a death it caused from a false one.
 let deaths = []
-for (const p of peers) p.on('member', (m) => { if (m.state === 'dead') deaths.push({ viewer: p.endpoint, endpoint: m.endpoint, at: Date.now() }) })
+for (const p of peers) p.on('member', (m) => { if (m.state === 'dead') deaths.push({ viewer: p.endpoint, endpoint: m.endpoint, incarnation: m.incarnation, at: Date.now() }) })
 const endpoints = await Promise.all(peers.map((p) => p.start()))
 process.stdout.write(JSON.stringify({ ready: true, endpoints, pid: process.pid }) + '\n')
 
