@@ -57,8 +57,7 @@ def test_a_node_peer_failing_under_load_fails_no_idempotent_request(procs, fault
 
     async def main():
         async with Client([a, b]) as c:
-            while len([p for p in c.peers() if p["state"] == "up" and p["methods"]]) < 2:
-                await asyncio.sleep(0.02)
+            await c.wait_for("whoami", count=2, timeout=10000)
             failed, ok = [], 0
             loop = asyncio.get_running_loop()
             end = loop.time() + (6 if fault == "SIGSTOP" else 3)

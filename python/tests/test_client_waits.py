@@ -8,6 +8,7 @@ import socket
 import sys
 
 from zeromesh.client import Client
+from zeromesh.errors import InvalidArgumentError, ZeromeshTimeoutError
 from zeromesh.peer import Peer
 
 
@@ -77,3 +78,33 @@ def test_a_call_refused_busy_waits_for_a_place_not_a_timer(monkeypatch):
             await peer.stop()
     asyncio.run(asyncio.wait_for(main(), 30))
     assert sleeps == []
+
+
+def test_wait_for_resolves_when_a_peer_serving_the_method_comes_up_and_times_out_otherwise():
+    async def main():
+        ep = free_endpoint()
+        client = Client([ep], timeout=10000)
+        peer = Peer(bind=ep, handlers={"echo": echo})
+        try:
+            waiting = asyncio.ensure_future(client.wait_for("echo", timeout=10000))
+            for _ in range(500):  # until it waits on the peers' changes (bounded)
+                if client.waiting == 1:
+                    break
+                await asyncio.sleep(0.01)
+            assert client.waiting == 1 and not waiting.done()
+            await peer.start()
+            assert await asyncio.wait_for(waiting, 10) == [ep]
+            try:  # nobody serves it: the timeout, with what it saw
+                await client.wait_for("nobody", timeout=200)
+                raise AssertionError("wait_for resolved for a method nobody serves")
+            except ZeromeshTimeoutError as err:
+                assert '0 of 1 peers serving "nobody"' in str(err)
+            try:
+                await client.wait_for("echo", count=0)
+                raise AssertionError("count=0 was taken")
+            except InvalidArgumentError:
+                pass
+        finally:
+            await client.close()
+            await peer.stop()
+    asyncio.run(asyncio.wait_for(main(), 30))

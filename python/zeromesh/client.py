@@ -344,6 +344,26 @@ class Client:
             self.counts["failed"][code] = self.counts["failed"].get(code, 0) + 1
             raise
 
+    async def wait_for(self, method: str, *, count: int = 1, timeout: int | None = None) -> list[str]:
+        """The endpoints of the up peers serving `method`, once there are `count` of them (as the
+        Node client's waitFor); ZeromeshTimeoutError after `timeout` ms (the client's timeout)."""
+        if self.closed:
+            raise ClosedError("zeromesh: the client is closed")
+        if not isinstance(count, int) or count < 1:
+            raise InvalidArgumentError("zeromesh: wait_for(count=...) must be a whole number, 1 or more")
+        self.start()
+        loop = asyncio.get_running_loop()
+        limit = self.timeout if timeout is None else timeout
+        deadline = loop.time() + limit / 1000
+        while True:
+            serving = [p.endpoint for p in self.peers_by_ep.values() if p.up and p.serves is not None and method in p.serves]
+            if len(serving) >= count:
+                return serving
+            left = deadline - loop.time()
+            if left <= 0 or self.closed:
+                raise ZeromeshTimeoutError(f'zeromesh: {len(serving)} of {count} peers serving "{method}" up within {limit} ms')
+            await self.changes(left)
+
     async def changes(self, timeout: float, at: PeerState | None = None) -> None:
         """Until the peers change (one up or down, a service answer), or with `at`, until a call
         of ours at that peer is over (a place there is free); `timeout` s at most."""
