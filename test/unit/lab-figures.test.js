@@ -46,7 +46,9 @@ describe('the lab\'s figures', () => {
       const restarts = [{ host: 'h2', stop: 1000, exited: 3000, ready: 5000 }, { host: 'h3', stop: 8000, exited: 9000, ready: null }]
       const list = [d('p@h1', 'q@h2', 2000), d('p@h1', 'q@h2', 4000), d('p@h1', 'q@h2', 5000 + FAULT_GRACE_MS), d('p@h1', 'q@h2', 5001 + FAULT_GRACE_MS),
         d('p@h1', 'q@h2', 999), d('p@h1', 'r@h3', 9500), d('p@h1', 's@h4', 2000)]
-      expect(deathsAroundRestarts(list, restarts, hostOf)).to.deep.equal({ draining: 1, down: 2, back: 1, other: 3 })
+      expect(deathsAroundRestarts(list, restarts, hostOf)).to.deep.equal({ draining: 1, down: 2, back: 1, backNew: 0, other: 3 })
+      const reborn = { ...d('p@h1', 'q@h2', 6000), incarnation: 4000 } // born after the old process exited (3000)
+      expect(deathsAroundRestarts([reborn, { ...reborn, incarnation: 100 }], restarts, hostOf)).to.deep.equal({ draining: 0, down: 0, back: 1, backNew: 1, other: 0 })
     })
   })
 

@@ -41,17 +41,19 @@ export function classifyDeaths (deaths, faults, hostOf) {
  * Where false deaths fell against the lab's graceful restarts (`restarts`: { host, stop, exited,
  * ready }, wall-clock ms; `ready` null while it is down): of a member whose host was draining
  * (`draining`: stop to exit), down (`down`: exit to ready), or back at most `grace` ms
- * (`back`: the old incarnation's death heard late, or the new one's), or `other`. Counts, for
- * the lab's diagnosis of a phase it does not count as a fault.
+ * (`back`: the old incarnation's death heard late; `backNew`: the new one's, an incarnation,
+ * a wall-clock start, from after the old process exited), or `other`. Counts, for the lab's
+ * diagnosis of a phase it does not count as a fault.
  */
 export function deathsAroundRestarts (deaths, restarts, hostOf, grace = FAULT_GRACE_MS) {
-  const out = { draining: 0, down: 0, back: 0, other: 0 }
+  const out = { draining: 0, down: 0, back: 0, backNew: 0, other: 0 }
   for (const d of deaths) {
     const h = hostOf(d.endpoint)
     const r = restarts.find((x) => x.host === h && d.at >= x.stop && (x.ready === null || d.at <= x.ready + grace))
     if (r === undefined) out.other++
     else if (d.at < r.exited) out.draining++
     else if (r.ready === null || d.at < r.ready) out.down++
+    else if (d.incarnation !== undefined && d.incarnation >= r.exited) out.backNew++
     else out.back++
   }
   return out
