@@ -109,10 +109,10 @@ export class PeerCluster {
     this.membership.setSeeds([...o.seeds, ...usable])
   }
 
-  /** Leaving: the leave announced to every member; resolves when it was acknowledged, `within` ms at most. */
-  leave (within) {
+  /** Leaving: the leave announced to every member; resolves when it went out. */
+  leave () {
     this.dns?.stop()
-    return this.membership.leave(within)
+    return this.membership.leave()
   }
 
   close () {

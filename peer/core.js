@@ -486,7 +486,7 @@ export class PeerCore {
     this.security.stop()
     const { clock, drainTimeout, logger } = this.options
     if (this.dispatcher !== null) logger.info({ inflight: this.dispatcher.inflight }, `draining: leaving the cluster, ${this.dispatcher.inflight} request${this.dispatcher.inflight === 1 ? '' : 's'} in flight`)
-    const leaving = this.cluster?.leave(drainTimeout) // a stop at once (drainTimeout 0) does not wait for acks either
+    const leaving = this.cluster?.leave()
     const durableDrained = this.dispatcher === null ? null : this.options.durable?.drain(drainTimeout) // takes no new durable event, gives back what it holds unstarted
     const drainEnd = clock.now() + drainTimeout
     if (this.dispatcher !== null) {

@@ -19,7 +19,7 @@ export const membershipDefaults = Object.freeze({
   syncTimeout: 1000, //       wait for a push-pull answer (a full member list)
   joinRetryMin: 100, //       first pause before retrying unreachable seeds...
   joinRetryMax: 5000, //      ...doubling up to this, with jitter
-  leaveTimeout: 2000, //      how long stop() waits at most for members to acknowledge the leave: a starved host's acks take over 300 ms, and a peer gone before its leave was heard is declared dead (the lab's roll at 120)
+  leaveTimeout: 300, //       how long stop() waits for members to acknowledge the leave
   maxCandidates: 64, //       members heard of second-hand and not yet verified by a probe, at most...
   candidateTimeout: 5000, //  ...each for this long: a flood of made-up endpoints costs bounded probing
   monitors: 8, //             members each peer probes, and that probe it, once it has more than 2 x this others (overlay.js); below, all (SWIM)

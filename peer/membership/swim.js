@@ -31,7 +31,6 @@ const STALL_ROUNDS = 3 //       no probe round for this many intervals: the proc
 const DEAD_PROBE_ROUNDS = 4 //  a member held dead is probed every this many probe rounds (1 s by default)
 const MAX_VERIFYING = 8 //       candidates probed at once
 const MAX_RECONNECT = 256 //     reaped dead members still tried by push-pull, at most
-const LEAVE_STRAGGLERS_MS = 300 // once half its targets acked the leave, the rest get this long
 
 export class Membership extends EventEmitter {
   /**
@@ -115,11 +114,9 @@ export class Membership extends EventEmitter {
   /**
    * Announces the leave directly to the members this peer talks to (every live member in a
    * small cluster; its subjects, observers and the members it holds connections to in a large
-   * one: the others hear of it by gossip, and see it left), then stops. It waits for their
-   * acks up to leaveTimeout (or `within` ms, when less: a stop at once), and once half have
-   * answered the rest get LEAVE_STRAGGLERS_MS.
+   * one: the others hear of it by gossip, as a death), bounded by leaveTimeout, then stops.
    */
-  async leave (within = Infinity) {
+  async leave () {
     if (!this.running) return
     const self = this.table.self
     this.table.leave()
@@ -128,9 +125,9 @@ export class Membership extends EventEmitter {
     const claim = this.claimOf(self)
     this.queue.enqueue(claim, true)
     const targets = this.leaveTargets()
-    await leaveAcks(targets.map((m) => this.o.net.request(m.endpoint, {
+    await Promise.all(targets.map((m) => this.o.net.request(m.endpoint, {
       type: 'probe', from: this.endpoint, target: m.endpoint, updates: [claim],
-    }, Math.min(this.c.leaveTimeout, within))), this.o.clock, LEAVE_STRAGGLERS_MS)
+    }, this.c.leaveTimeout)))
     this.stop()
     this.left = true // until the socket closes, it answers that it left (handle)
   }
@@ -816,29 +813,6 @@ export class Membership extends EventEmitter {
     }
     return list
   }
-}
-
-/**
- * Resolves once every ask in `asks` is over (each ends by its own timeout, leaveTimeout), or
- * `straggle` ms after half of them were answered: a leave waits for a starved host's slow
- * acks, not for the full timeout on a member that is gone but not yet declared so.
- */
-export function leaveAcks (asks, clock, straggle) {
-  if (asks.length === 0) return Promise.resolve()
-  return new Promise((resolve) => {
-    let over = 0
-    let answered = 0
-    let timer = null
-    const done = () => { if (timer !== null) clock.clearTimeout(timer); timer = null; resolve() }
-    for (const a of asks) {
-      a.then((answer) => {
-        over++
-        if (answer !== null && answer !== undefined) answered++
-        if (over === asks.length) return done()
-        if (timer === null && 2 * answered >= asks.length) timer = clock.setTimeout(done, straggle)
-      })
-    }
-  })
 }
 
 export function pushPullScale (n) {

@@ -42,7 +42,7 @@ class MembershipConfig:
     sync_timeout: int = 1000  #      wait for a SYNC answer
     join_retry_min: int = 100  #     first pause before retrying unreachable seeds, doubling...
     join_retry_max: int = 5000  #    ...up to this
-    leave_timeout: int = 2000  #     how long a leave waits at most for acknowledgements (the Node peer's leaveTimeout)
+    leave_timeout: int = 300  #      how long a leave waits for acknowledgements
     max_candidates: int = 64  #      members heard of second-hand, not yet verified, at most...
     candidate_timeout: int = 5000  # ...each for this long
     reap_after: int = 30000  #       dead and left members are forgotten after this
