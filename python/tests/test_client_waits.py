@@ -86,11 +86,15 @@ def test_wait_for_resolves_when_a_peer_serving_the_method_comes_up_and_times_out
         client = Client([ep], timeout=10000)
         peer = Peer(bind=ep, handlers={"echo": echo})
         try:
+            parked = asyncio.Event()  # set when wait_for parks on the peers' changes
+            changes = client.changes
+
+            def park(*a, **k):
+                parked.set()
+                return changes(*a, **k)
+            client.changes = park
             waiting = asyncio.ensure_future(client.wait_for("echo", timeout=10000))
-            for _ in range(100):  # loop turns until it waits on the peers' changes (bounded; no time passes)
-                if client.waiting == 1:
-                    break
-                await asyncio.sleep(0)
+            await asyncio.wait_for(parked.wait(), 5)
             assert client.waiting == 1 and not waiting.done()
             await peer.start()
             assert await asyncio.wait_for(waiting, 10) == [ep]
