@@ -16,7 +16,7 @@ export const RECONNECT_MAX_MS = 250
 // not 2: on a starved host (the lab's 120 peers and 24 clients on 2 cores) a CURVE handshake,
 // whose ZAP answer waits for a busy JS thread, took over 2 s; the listener dropped it, both
 // ends retried within 250 ms, and each retry cost another handshake's crypto: 17,576-31,766
-// failed handshakes in one cold start, converged in 78-94 s. At 10 s: 110, and 32 s. What it
+// failed handshakes in one cold start, converged in 78-94 s. At 10 s: 41-742, and 25-37 s. What it
 // costs: a TCP connection that never handshakes holds a descriptor up to 10 s (the security
 // guide's threat model says how to cap those).
 export const HANDSHAKE_TIMEOUT_MS = 10000
