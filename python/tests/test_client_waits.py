@@ -8,7 +8,7 @@ import socket
 import sys
 
 from zeromesh.client import Client
-from zeromesh.errors import InvalidArgumentError, ZeromeshTimeoutError
+from zeromesh.errors import ClosedError, InvalidArgumentError, ZeromeshTimeoutError
 from zeromesh.peer import Peer
 
 
@@ -111,4 +111,28 @@ def test_wait_for_resolves_when_a_peer_serving_the_method_comes_up_and_times_out
         finally:
             await client.close()
             await peer.stop()
+    asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_close_wakes_a_wait_for_and_a_call_waiting_for_a_peer_at_once():
+    async def main():
+        client = Client([free_endpoint()], timeout=30000)
+        both = asyncio.Event()  # set once both have parked on the peers' changes
+        changes = client.changes
+
+        def park(*a, **k):
+            if client.waiting >= 1:
+                both.set()
+            return changes(*a, **k)
+        client.changes = park
+        waiting = asyncio.ensure_future(client.wait_for("echo"))
+        call = asyncio.ensure_future(client.request("echo", 1))
+        await asyncio.wait_for(both.wait(), 5)
+        await client.close()
+        for f in (waiting, call):
+            try:
+                await asyncio.wait_for(f, 2)  # at once, not at their 30 s timeout
+                raise AssertionError("resolved after close")
+            except ClosedError:
+                pass
     asyncio.run(asyncio.wait_for(main(), 30))

@@ -129,6 +129,7 @@ class Client:
         if self.closed:
             return
         self.closed = True
+        self.notify()  # calls waiting for a peer look again, and see it closed
         for t in self.tasks:
             t.cancel()
         for fut in self.pending.values():
@@ -295,6 +296,8 @@ class Client:
         last: Exception | None = None
         try:
             while True:
+                if self.closed:
+                    raise ClosedError("zeromesh: the client was closed")
                 left = deadline - loop.time()
                 if left <= 0:
                     raise last if isinstance(last, (BusyError, DrainingError)) else ZeromeshTimeoutError(f'zeromesh: "{method}" got no reply within {timeout} ms ({attempts} attempts)')
@@ -359,8 +362,10 @@ class Client:
             serving = [p.endpoint for p in self.peers_by_ep.values() if p.up and p.serves is not None and method in p.serves]
             if len(serving) >= count:
                 return serving
+            if self.closed:
+                raise ClosedError("zeromesh: the client closed while waiting for peers")
             left = deadline - loop.time()
-            if left <= 0 or self.closed:
+            if left <= 0:
                 raise ZeromeshTimeoutError(f'zeromesh: {len(serving)} of {count} peers serving "{method}" up within {limit} ms')
             await self.changes(left)
 
