@@ -1,6 +1,6 @@
 // Client options and per-request options: defaults, one per line with the reason, and checks.
 import { headersProblem } from '../protocol/headers.js'
-import { checkOptions, int, num, bool, any, fn, loggerOption, windowOption } from '../runtime/options.js'
+import { checkOptions, checkGiven, int, num, bool, any, fn, loggerOption, windowOption } from '../runtime/options.js'
 import { invalidArgument } from '../protocol/errors.js'
 import { Limits } from '../protocol/constants.js'
 import { clockOption, MAX_TIMER_MS } from '../runtime/clock.js'
@@ -143,8 +143,9 @@ export function requestOptionsChecker (defaults) {
       return Object.keys(v).length === 0 ? null : Object.freeze({ ...v })
     },
   }
-  const none = Object.freeze({ timeout: defaults.timeout, idempotent: defaults.idempotent, attemptTimeout: defaults.attemptTimeout, hedge: defaults.hedge, signal: undefined, key: undefined, version: null, where: defaults.where, endpoint: null, values: false, headers: null })
-  return (given) => given === undefined ? none : checkOptions('request options', given, spec)
+  // what each checker makes of undefined: the options of a call that gives none, and the base of one that gives some
+  const none = Object.freeze({ ...Object.fromEntries(Object.entries(spec).map(([k, check]) => [k, check(undefined, k)])) })
+  return (given) => given === undefined ? none : checkGiven('request options', given, spec, none)
 }
 
 /**

@@ -163,12 +163,13 @@ export function isLoopback (ep) {
     const addr = p.host.slice(1, -1).replace(/%.*$/, '') // a zone id says which link, not which address
     return net.isIPv6(addr) && LOOPBACK.check(addr, 'ipv6')
   }
-  return net.isIPv4(p.host) && LOOPBACK.check(p.host, 'ipv4')
+  // net.isIPv4 admits only dotted decimal without leading zeros, so 127.0.0.0/8 is its prefix
+  // (BlockList.check builds a SocketAddress a call, and member lists ask this of every member)
+  return net.isIPv4(p.host) && p.host.startsWith('127.')
 }
 
-// 127.0.0.0/8, ::1 and IPv4-mapped 127.0.0.0/8 (::ffff:127.0.0.0/104), in any spelling.
+// ::1 and IPv4-mapped 127.0.0.0/8 (::ffff:127.0.0.0/104), in any spelling.
 const LOOPBACK = new net.BlockList()
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4')
 LOOPBACK.addAddress('::1', 'ipv6')
 LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6')
 

@@ -21,6 +21,25 @@ export function checkOptions (what, given, spec) {
   return { ...out }
 }
 
+/**
+ * checkOptions for options given often (per call): `defaults` holds what every checker makes
+ * of undefined, so only the keys given are checked; the result has the defaults' shape.
+ * @param {string} what
+ * @param {object} given
+ * @param {Record<string, (v: any, name: string) => any>} spec
+ * @param {object} defaults  spec's key -> check(undefined)
+ */
+export function checkGiven (what, given, spec, defaults) {
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw invalidArgument(`${what} must be an object`)
+  const out = { ...defaults }
+  for (const k in given) {
+    if (!Object.hasOwn(given, k)) continue
+    if (!Object.hasOwn(spec, k)) throw invalidArgument(`unknown ${what} key "${k}"; known keys: ${Object.keys(spec).join(', ')}`)
+    out[k] = spec[k](given[k], k)
+  }
+  return out
+}
+
 /** A whole number in [min, max], or `def` when undefined. */
 export function int (def, min, max = Number.MAX_SAFE_INTEGER) {
   return (v, name) => {

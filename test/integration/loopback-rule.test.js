@@ -28,7 +28,7 @@ describe('plain stays on loopback', () => {
 
   it('loopback is 127.0.0.0/8, ::1, ::ffff:127.0.0.0/104, ipc and inproc', () => {
     for (const ep of ['tcp://127.0.0.1:1', 'tcp://127.200.3.4:1', 'tcp://[::1]:1', 'tcp://[::ffff:127.0.0.1]:1', 'tcp://[0:0:0:0:0:0:0:1]:1', 'ipc:///tmp/x', 'inproc://x']) expect(isLoopback(ep), ep).to.equal(true)
-    for (const ep of [ROGUE, ROGUE6, 'tcp://[::2]:1', 'tcp://10.0.0.1:1', 'tcp://localhost.example:1', 'tcp://128.0.0.1:1']) expect(isLoopback(ep), ep).to.equal(false)
+    for (const ep of [ROGUE, ROGUE6, 'tcp://[::2]:1', 'tcp://10.0.0.1:1', 'tcp://localhost.example:1', 'tcp://128.0.0.1:1', 'tcp://1.127.0.0:1', 'tcp://27.0.0.1:1']) expect(isLoopback(ep), ep).to.equal(false)
   })
 
   it('a forged SYNC naming members off loopback: the plain peer refuses them before any connect, never admits or lists them', async () => {
