@@ -12,9 +12,13 @@
 // needed. Views that differ (a member not heard of yet) only move a few edges for a while.
 // Below `fullMeshBelow` other members every member is everyone's subject (classic SWIM).
 //
-// The hashes of an endpoint are computed once; the subjects are computed again only after the
-// live set changed (O(N x K), at most once a probe round), never per message.
+// The hashes of an endpoint are computed once, and each ring's subject and observer are kept
+// as members come and go: a member added is compared with them (O(K)); only a member removed
+// that was one of them makes that ring scan the live set again (O(N), for K of N removals).
+// Nothing here runs per message.
 import { fnv1a } from '../../protocol/fnv.js'
+
+const SPAN = 0x100000000 // the rings' circumference: 32-bit hashes
 
 export class Overlay {
   /**
@@ -30,20 +34,30 @@ export class Overlay {
     this.members = new Set() // live endpoints other than self
     this.hashes = new Map() //  endpoint -> Uint32Array(rings)
     this.own = ringHashes(self, rings)
-    this.dirty = true
+    this.next = new Array(rings).fill(null) //  per ring: the subject and its distance forward...
+    this.nextGap = new Array(rings).fill(Infinity)
+    this.prev = new Array(rings).fill(null) //  ...and the observer and its distance back
+    this.prevGap = new Array(rings).fill(Infinity)
+    this.stale = new Set() // rings whose subject or observer was removed: scanned again when asked
+    this.changed = true
     this.view = { subjects: [], observers: [] }
   }
 
   add (endpoint) {
     if (endpoint === this.self || this.members.has(endpoint)) return
     this.members.add(endpoint)
-    this.dirty = true
+    this.changed = true
+    const h = this.hashOf(endpoint)
+    for (let r = 0; r < this.rings; r++) this.consider(r, endpoint, h[r])
   }
 
   delete (endpoint) {
     if (!this.members.delete(endpoint)) return
     this.hashes.delete(endpoint)
-    this.dirty = true
+    this.changed = true
+    for (let r = 0; r < this.rings; r++) {
+      if (this.next[r] === endpoint || this.prev[r] === endpoint) this.stale.add(r)
+    }
   }
 
   /** Whether every live member is a subject (a small cluster). */
@@ -61,13 +75,34 @@ export class Overlay {
     return this.current().observers
   }
 
+  /** The view, rebuilt only after a change; an unchanged list stays the same array. */
   current () {
-    if (!this.dirty) return this.view
-    this.dirty = false
-    this.view = this.full
-      ? { subjects: [...this.members], observers: [...this.members] }
-      : neighbours(this.own, [...this.members], (ep) => this.hashOf(ep), this.rings)
+    if (!this.changed) return this.view
+    this.changed = false
+    for (const r of this.stale) this.rescan(r)
+    this.stale.clear()
+    const subjects = this.full ? [...this.members] : [...new Set(this.next.filter((ep) => ep !== null))]
+    const observers = this.full ? subjects : [...new Set(this.prev.filter((ep) => ep !== null))]
+    this.view = {
+      subjects: same(subjects, this.view.subjects) ? this.view.subjects : subjects,
+      observers: same(observers, this.view.observers) ? this.view.observers : observers,
+    }
     return this.view
+  }
+
+  /** Ring `r`'s subject and observer from every live member (after one of them was removed). */
+  rescan (r) {
+    this.next[r] = null; this.nextGap[r] = Infinity
+    this.prev[r] = null; this.prevGap[r] = Infinity
+    for (const ep of this.members) this.consider(r, ep, this.hashOf(ep)[r])
+  }
+
+  /** Member `ep`, at hash `h` on ring `r`, replaces the ring's subject or observer if nearer (ties by endpoint). */
+  consider (r, ep, h) {
+    const after = distance(this.own[r], h)
+    const before = SPAN - after || SPAN
+    if (after < this.nextGap[r] || (after === this.nextGap[r] && ep < this.next[r])) { this.next[r] = ep; this.nextGap[r] = after }
+    if (before < this.prevGap[r] || (before === this.prevGap[r] && ep < this.prev[r])) { this.prev[r] = ep; this.prevGap[r] = before }
   }
 
   hashOf (endpoint) {
@@ -77,12 +112,38 @@ export class Overlay {
   }
 }
 
+/** How far forward `h` is from `mine` on a ring; equal hashes sort as far as can be. */
+function distance (mine, h) {
+  return (h - mine + SPAN) % SPAN || SPAN
+}
+
+function same (a, b) {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 /**
  * The K hashes of an endpoint, one per ring: FNV-1a of "r#endpoint", finished with
  * MurmurHash3's fmix32 (FNV alone keeps endpoints that differ in their last digit, such as
  * the ports of one host, next to each other on every ring).
  */
 export function ringHashes (endpoint, rings) {
+  let known = HASHED.get(rings)
+  if (known === undefined) HASHED.set(rings, known = new Map())
+  let h = known.get(endpoint)
+  if (h !== undefined) return h
+  if (known.size >= HASHED_MAX) known.clear()
+  known.set(endpoint, h = hashRings(endpoint, rings))
+  return h
+}
+
+// Endpoints hashed already, for every overlay of the process (a simulation holds a thousand
+// peers, each hashing the same thousand members); never changed once made.
+const HASHED = new Map() // rings -> endpoint -> Uint32Array
+const HASHED_MAX = 65536
+
+function hashRings (endpoint, rings) {
   const h = new Uint32Array(rings)
   for (let r = 0; r < rings; r++) h[r] = fmix32(fnv1a(`${r}#${endpoint}`))
   return h
@@ -99,7 +160,8 @@ function fmix32 (h) {
 
 /**
  * On each ring, the member right after `own` (the subject) and right before it (the
- * observer), wrapping around; ties by endpoint. Pure.
+ * observer), wrapping around; ties by endpoint. Pure: what the Overlay keeps as members come
+ * and go, computed from scratch.
  * @param {Uint32Array} own  this peer's ring hashes
  * @param {string[]} members  the others
  * @param {(endpoint: string) => Uint32Array} hashOf
@@ -115,8 +177,8 @@ export function neighbours (own, members, hashOf, rings) {
     let prev = null; let prevGap = Infinity
     for (const ep of members) {
       const h = hashOf(ep)[r]
-      const after = (h - mine + 0x100000000) % 0x100000000 || 0x100000000 // distance forward; equal hashes sort as far
-      const before = 0x100000000 - after || 0x100000000
+      const after = distance(mine, h)
+      const before = SPAN - after || SPAN
       if (after < nextGap || (after === nextGap && ep < next)) { next = ep; nextGap = after }
       if (before < prevGap || (before === prevGap && ep < prev)) { prev = ep; prevGap = before }
     }

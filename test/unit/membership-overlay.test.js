@@ -62,6 +62,37 @@ describe('membership overlay: rings (pure)', () => {
     expect(a.subjects()).to.deep.equal(neighbours(ringHashes(all[0], K), all.slice(1).filter((e) => e !== gone), (e) => ringHashes(e, K), K).subjects)
   })
 
+  it('kept as members come and go, the subjects and observers are what a scan of the live set gives; an unchanged view stays the same array', () => {
+    // 2,000 random joins and leaves around 120 members, some of them of a current subject or observer
+    let seed = 7
+    const random = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed / 0x100000000 }
+    const self = ep(0)
+    const o = new Overlay({ self, rings: K, fullMeshBelow: 2 * K + 1 })
+    const live = new Set()
+    const scan = () => neighbours(ringHashes(self, K), [...live], (e) => ringHashes(e, K), K)
+    let removedNear = 0
+    for (let step = 0; step < 2000; step++) {
+      if (live.size < 120 || random() < 0.5) {
+        const e = ep(1 + Math.floor(random() * 400))
+        o.add(e); if (e !== self) live.add(e)
+      } else {
+        const near = o.subjects().concat(o.observers())
+        const e = random() < 0.3 && !o.full ? near[Math.floor(random() * near.length)] : [...live][Math.floor(random() * live.size)]
+        if (near.includes(e)) removedNear++
+        o.delete(e); live.delete(e)
+      }
+      if (step % 7 === 0 && !o.full) {
+        const want = scan()
+        expect(o.subjects(), `step ${step}`).to.deep.equal(want.subjects)
+        expect(o.observers(), `step ${step}`).to.deep.equal(want.observers)
+      }
+    }
+    expect(removedNear).to.be.above(100) // the rescans were reached
+    const view = o.subjects()
+    o.add(view[0]) // known already: no change
+    expect(o.subjects()).to.equal(view)
+  })
+
   it('with 2 x K others or fewer, every member is a subject (SWIM as before)', () => {
     const all = Array.from({ length: 2 * K + 1 }, (_, i) => ep(i))
     const o = overlayOf(all[0], all)
