@@ -11,6 +11,8 @@
 // behind it (ArrayBuffers' backing stores, the threads' heaps, collected on a message) are not
 // given back at once, and read at once a collection looked to give back nothing, so the gap
 // doubled, and after a barrage the next collection was minutes away.
+import { systemClock } from '../runtime/clock.js'
+
 /**
  * @param {object} o
  * @param {() => number} o.activity  a count that grows with each request (idle while it does not)
@@ -21,17 +23,25 @@
  * @param {number} [o.minGapMs]
  * @param {number} [o.everyMs]
  * @param {() => number} [o.rss]
+ * @param {{ now(): number, setTimeout(fn: () => void, ms: number): unknown, clearTimeout(t: unknown): void }} [o.clock]  the peer's
  * @returns {{ stop(): void }}
  */
-export function collectWhenIdle ({ activity, collect, onCollect = () => {}, slackBytes = 32 * 1024 * 1024, idleMs = 2000, minGapMs = 10000, everyMs = 1000, rss = () => process.memoryUsage.rss() }) {
+export function collectWhenIdle ({ activity, collect, onCollect = () => {}, slackBytes = 32 * 1024 * 1024, idleMs = 2000, minGapMs = 10000, everyMs = 1000, rss = () => process.memoryUsage.rss(), clock = systemClock }) {
   let floor = rss() // the lowest RSS seen: what an idle peer needs
   let lastActivity = activity()
-  let quietSince = Date.now()
+  let quietSince = clock.now()
   let lastCollect = -Infinity
   let gap = minGapMs // doubles (to 5 min) while collections give back little
   let collected = null // the RSS before the last collection, until the next tick reads what it gave back
-  const timer = setInterval(() => {
-    const now = Date.now()
+  let timer = null
+  let stopped = false
+  const every = () => { // a tick each everyMs; it never keeps the process alive
+    if (stopped) return
+    timer = clock.setTimeout(() => { tick(); every() }, everyMs)
+    timer?.unref?.()
+  }
+  const tick = () => {
+    const now = clock.now()
     if (collected !== null) {
       const before = collected
       const after = rss()
@@ -47,7 +57,7 @@ export function collectWhenIdle ({ activity, collect, onCollect = () => {}, slac
     lastCollect = now
     collect()
     collected = before
-  }, everyMs)
-  timer.unref()
-  return { stop: () => clearInterval(timer) }
+  }
+  every()
+  return { stop: () => { stopped = true; clock.clearTimeout(timer) } }
 }

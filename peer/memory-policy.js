@@ -13,7 +13,7 @@ const mb = (x) => Math.round(x / (1024 * 1024))
  * Starts what the options ask for; returns { limiter, stop() }: the limit's watch (null
  * without a memoryLimit), whose `pressed` and `room` the admission reads.
  * @param {object} o
- * @param {{ collectWhenIdle: boolean, memoryLimit: number, logger: object }} o.options
+ * @param {{ collectWhenIdle: boolean, memoryLimit: number, logger: object, clock: object }} o.options  (`clock`: the peer's, which the idle collector ticks on)
  * @param {() => number} o.activity  a count that grows with each message received
  * @param {() => void} o.collect  a full collection of every heap (the main thread's, the handler threads')
  * @param {() => void} o.shed  closes every connection
@@ -25,6 +25,7 @@ export function startMemoryPolicy ({ options: o, activity, collect, shed, counts
     : collectWhenIdle({
       activity,
       collect,
+      clock: o.clock,
       onCollect: ({ before, after, floor }) => {
         o.logger.debug({ rssBefore: before, rssAfter: after }, `idle after a burst: collected, RSS ${mb(before)} -> ${mb(after)} MB`)
         // Memory the allocator settings would have given back, held: the moment to say so (allocator-advice.js).
