@@ -41,10 +41,9 @@ export class SimCluster {
    */
   addConverged (endpoints) {
     const nodes = endpoints.map((ep) => this.add(ep, []))
+    const claims = nodes.map((other) => other.claimOf(other.table.self))
     for (const m of nodes) {
-      for (const other of nodes) {
-        if (other !== m) m.absorb([other.claimOf(other.table.self)], other.endpoint, true)
-      }
+      nodes.forEach((other, i) => { if (other !== m) m.absorb([claims[i]], other.endpoint, true) })
       m.queue.clear() // nothing left to gossip about
     }
     return nodes
