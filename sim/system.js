@@ -118,6 +118,11 @@ export class SystemSim {
     }
   }
 
+  /** From now on each client loop pauses `ms` between its requests (a lighter load while a test only waits). */
+  pace (ms) {
+    this.o.think = ms
+  }
+
   /** The peer at `endpoint` dies (SIGKILL): its host leaves the network, its sockets close. */
   kill (endpoint) {
     this.faulty.add(endpoint)

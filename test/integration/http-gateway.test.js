@@ -44,19 +44,20 @@ describe('the HTTP gateway (real peers on loopback)', function () {
 
   async function ordersMesh () {
     const ran = { get: 0, list: 0, countdown: 0 }
+    const wakers = [] // sleep's callers, woken by wake() before their time
     const peer = await h.peer({
       handlers: [
         implement(orders, {
           get: ({ id, qty }) => { ran.get++; return { id, qty } },
           async * list ({ n }) { ran.list++; for (let i = 0; i < n; i++) yield { i } },
         }, { events: [] }),
-        { countdown: () => { ran.countdown++; return 'done' }, whoami: () => 'me', async * ticks ({ n }) { for (let i = 0; i < n; i++) { await new Promise((resolve) => setTimeout(resolve, 50)); yield i } }, sleep: ({ ms }) => new Promise((resolve) => setTimeout(() => resolve('slept'), ms)) },
+        { countdown: () => { ran.countdown++; return 'done' }, whoami: () => 'me', async * ticks ({ n }) { for (let i = 0; i < n; i++) { await new Promise((resolve) => setTimeout(resolve, 50)); yield i } }, sleep: ({ ms }) => new Promise((resolve) => { const t = setTimeout(() => resolve('slept'), ms); wakers.push(() => { clearTimeout(t); resolve('slept') }) }) },
       ],
       events: { 'orders.placed': { group: 'billing', handler: () => {} } },
     })
     const client = h.client({ seeds: [peer.endpoint] })
     await client.waitFor('orders.get')
-    return { ran, peer, client }
+    return { ran, peer, client, wake: () => { for (const w of wakers.splice(0)) w() } }
   }
 
   it('serves a contract\'s methods at POST /{contract}/{method}, GET / mapped to a method without a contract, the peers\' other methods, and 404 for the rest', async () => {
@@ -245,9 +246,9 @@ describe('the HTTP gateway (real peers on loopback)', function () {
   })
 
   it('with abortOnClose, a caller that hangs up aborts its call: the client holds it no longer', async () => {
-    const { client } = await ordersMesh()
+    const { client, wake } = await ordersMesh()
     const base = await listen(gateway(client, { routes: { 'POST /sleep': 'sleep' }, abortOnClose: true }))
-    const r = post(`${base}/sleep`, { ms: 4000 }, { 'x-zeromesh-timeout': '10000' }) // still running when the other is aborted
+    const r = post(`${base}/sleep`, { ms: 9000 }, { 'x-zeromesh-timeout': '10000' }) // still running when the other is aborted, until woken
     await eventually(() => expect(client.stats().inflight).to.equal(1))
     const hangUp = new AbortController()
     const call = fetch(`${base}/sleep`, { method: 'POST', body: JSON.stringify({ ms: 8000 }), headers: { 'content-type': 'application/json', 'x-zeromesh-timeout': '10000' }, signal: hangUp.signal }).catch((err) => err.name)
@@ -255,6 +256,7 @@ describe('the HTTP gateway (real peers on loopback)', function () {
     hangUp.abort()
     expect(await call).to.equal('AbortError')
     await eventually(() => expect(client.stats().inflight).to.equal(1), { timeout: 1000 }) // the aborted one gone, long before either sleep ends; the other runs on
+    wake()
     expect(await (await r).json()).to.equal('slept')
   })
 

@@ -28,11 +28,11 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
     for (const a of apps.splice(0)) await a.close()
   })
 
-  async function microservice (options = {}, setup = () => {}) {
+  async function microservice (options = {}, setup = () => {}, owners = apps) {
     const server = new ZeromeshServer({ bind: 'tcp://127.0.0.1:0', ...options })
     setup(server)
     const app = await NestFactory.createMicroservice(AppModule, { strategy: server, logger: false })
-    apps.push(app)
+    owners.push(app)
     await app.listen()
     return { app, server, endpoint: server.unwrap().endpoint }
   }
@@ -45,9 +45,15 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
   for (const threads of [0, 2]) {
     describe(threads === 0 ? 'handlers on the main thread' : 'handlers in 2 worker threads', () => {
       const options = threads === 0 ? {} : { threads, module: APP_MODULE, threadLogger: false }
+      // The cases that ask nothing of the server's options or its end share one application
+      // (its threads take a second or more to start), closed after them.
+      const kept = []
+      let shared = null
+      const sharedMicroservice = () => (shared ??= microservice(options, undefined, kept))
+      after(async () => { for (const a of kept.splice(0)) await a.close() })
 
       it('@MessagePattern handlers answer send(): string and object patterns, every value of an Observable, headers and the deadline in the RPC context', async () => {
-        const { endpoint, server } = await microservice(options)
+        const { endpoint, server } = await sharedMicroservice()
         const c = client(endpoint)
         expect(await lastValueFrom(c.send('echo', { a: 1 }))).to.deep.equal({ a: 1 })
         expect(await lastValueFrom(c.send({ cmd: 'run', service: 'typed' }, 5))).to.deep.equal({ cmd: 'typed', data: 5 }) // keys in any order: Nest sorts them
@@ -66,7 +72,7 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
       })
 
       it('every value of a plain @MessagePattern\'s Observable reaches the caller in order (Nest\'s sum-rpc "streaming"); a zeromesh request gets the last', async () => {
-        const { endpoint } = await microservice(options)
+        const { endpoint } = await sharedMicroservice()
         const c = client(endpoint)
         expect(await lastValueFrom(c.send({ cmd: 'streaming' }, [1, 2, 3, 4, 5]).pipe(scan((a, b) => a + b)))).to.equal(15)
         expect(await lastValueFrom(c.send({ cmd: 'streaming' }, []).pipe(toArray()))).to.deep.equal([])
@@ -80,7 +86,7 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
       })
 
       it('replies from several servers (Nest\'s broadcast and multicast specs): with all: true each server\'s values come as emitted, and the caller\'s take(2) ends them', async () => {
-        const one = await microservice(options)
+        const one = await sharedMicroservice()
         const two = await microservice({ ...options, seeds: [one.endpoint] })
         const c = client(one.endpoint)
         await eventually(() => expect(c.unwrap().peers().filter((p) => p.state === 'up')).to.have.length(2))
@@ -163,7 +169,7 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
       })
 
       it('an RpcException reaches the caller with its message and code; any other error as Nest hides it', async () => {
-        const { endpoint } = await microservice(options)
+        const { endpoint } = await sharedMicroservice()
         const c = client(endpoint)
         const err = await rejection(c.send('rpcFail', {}))
         expect(err).to.be.instanceOf(RemoteError)
@@ -173,7 +179,7 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
       })
 
       it('guards, interceptors and pipes apply as with any Nest transport', async () => {
-        const { endpoint } = await microservice(options)
+        const { endpoint } = await sharedMicroservice()
         const c = client(endpoint)
         expect((await rejection(c.send('guarded', {}))).message).to.equal('Forbidden resource')
         expect(await lastValueFrom(c.send('guarded', new ZeromeshRecord({}, { headers: { tenant: 'acme' } })))).to.equal('let in')
@@ -182,7 +188,7 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
       })
 
       it('a pattern marked { stream: true } streams: send() gives each value, and the peer says so before the first byte', async () => {
-        const { endpoint } = await microservice(options)
+        const { endpoint } = await sharedMicroservice()
         const c = client(endpoint)
         expect(await lastValueFrom(c.send('ticks', { n: 5 }).pipe(toArray()))).to.deep.equal([0, 1, 2, 3, 4].map((i) => ({ i })))
         expect(c.unwrap().streaming('ticks')).to.equal(true)
@@ -192,7 +198,7 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
       })
 
       it('emit() publishes to the @EventPattern\'s group and gives { delivered } once the handler\'s Observable completed; a handler\'s error reaches the publisher', async () => {
-        const { endpoint } = await microservice(options)
+        const { endpoint } = await sharedMicroservice()
         const c = client(endpoint)
         const handled = []
         const channel = new BroadcastChannel('zeromesh-nest-app') // the handlers post what they finished, from any thread
@@ -214,7 +220,7 @@ describe('NestJS on zeromesh (zeromesh/nest)', function () {
       })
 
       it('a contract\'s pattern checks its input on both sides: a bad input never leaves the client, and a raw one is refused by the peer with its issues', async () => {
-        const { endpoint, server } = await microservice(options)
+        const { endpoint, server } = await sharedMicroservice()
         const c = client(endpoint)
         expect(await lastValueFrom(c.send(sums.methods.add, { a: 1, b: 2 }))).to.deep.equal({ sum: 3 })
         const local = await rejection(c.send(sums.methods.add, { a: 'one', b: 2 }))
