@@ -45,7 +45,7 @@ for (const W of WORLDS) {
       const c = await clientOf([a], { timeout: 4000 })
       const d = c.deadline()
       expect(d.timeout).to.equal(4000)
-      await w.pass(250)
+      await w.pass(250) // the subject, not a condition: time passes, and what is left shrinks
       expect(d.left()).to.be.within(1, 3800)
       expect(d.passed).to.equal(false)
       const short = c.deadline(100)

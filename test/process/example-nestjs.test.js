@@ -10,6 +10,8 @@ import path from 'node:path'
 import { runScript, killAll } from '../helpers/processes.js'
 import { buildNestExample } from '../../bench/lib/nest-example.js'
 import { eventually } from '../helpers/eventually.js'
+import { rawAsker } from '../helpers/raw.js'
+import { encodeRequest } from '../../protocol/index.js'
 
 /** Starts dist/`script` with `env`; resolves with the process once its first stdout line matches `ready`. */
 async function start (dist, script, env, ready) {
@@ -58,7 +60,11 @@ describe('examples/nestjs (processes, real Nest packages)', function () {
     const gw = await gateway(dist, ms.line, 30000)
     expect((await fetch(`${gw.line}/heavy?n=1000`)).status).to.equal(200) // the client knows the peer
     const inflight = Array.from({ length: 6 }, () => fetch(`${gw.line}/heavy?n=200000000`).then((r) => r.status, (err) => err.message))
-    await new Promise((resolve) => setTimeout(resolve, 300)) // they reached the gateway: the last of the 6 ends ~1 s after it (three rounds of ~0.3 s on 2 threads)
+    // All 6 reached the gateway, which called the microservice with each: the load its replies carry says it holds 6
+    const raw = rawAsker()
+    try {
+      await eventually(async () => expect((await raw.ask(ms.line, encodeRequest([[1, 'no.such.method', null, 1000]]))).msg.meta.load).to.equal(6), { timeout: 10000 })
+    } finally { raw.close() }
     process.kill(gw.pid, 'SIGTERM')
     expect(await Promise.all(inflight)).to.deep.equal([200, 200, 200, 200, 200, 200])
     expect(await gw.exited).to.deep.equal({ code: null, signal: 'SIGTERM' }) // Nest's shutdown hooks close the app, then raise the signal again

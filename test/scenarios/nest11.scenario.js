@@ -12,6 +12,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runScript, killAll } from '../helpers/processes.js'
+import { eventually } from '../helpers/eventually.js'
+import { rawAsker } from '../helpers/raw.js'
+import { encodeRequest } from '../../protocol/index.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -87,7 +90,11 @@ describe('zeromesh/nest on NestJS 11, installed from the packed tarball', functi
     expect(await (await fetch(`${url}/heavy?n=1000`)).json()).to.include({ count: 1000 })
     expect((await fetch(`${url}/heavy?n=abc`)).status).to.equal(400)
     const inflight = Array.from({ length: 6 }, () => fetch(`${url}/heavy?n=200000000`).then((r) => r.status, (err) => err.message))
-    await new Promise((resolve) => setTimeout(resolve, 300)) // they reached the gateway
+    // All 6 reached the gateway, which called the microservice with each: the load its replies carry says it holds 6
+    const raw = rawAsker()
+    try {
+      await eventually(async () => expect((await raw.ask(endpoint, encodeRequest([[1, 'no.such.method', null, 1000]]))).msg.meta.load).to.equal(6), { timeout: 10000 })
+    } finally { raw.close() }
     process.kill(gw.pid, 'SIGTERM')
     expect(await Promise.all(inflight)).to.deep.equal([200, 200, 200, 200, 200, 200])
     await gw.exited

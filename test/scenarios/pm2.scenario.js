@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import net from 'node:net'
 import { Client } from '../../index.js'
+import { eventually } from '../helpers/eventually.js'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const PM2 = path.join(ROOT, 'node_modules', 'pm2', 'bin', 'pm2')
@@ -72,14 +73,15 @@ describe('pm2 (examples/pm2): reload under load', function () {
       if (up < minUp) { minUp = up; lowest = view.map((p) => `${p.endpoint.split(':').pop()} ${p.state}${p.lastError ? ` (${p.lastError})` : ''}`).join(', ') }
     }, 10)
     try {
-      const deadline = Date.now() + 10000
-      while (client.peers().filter((p) => p.state === 'up').length < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      const allUp = () => expect(client.peers().filter((p) => p.state === 'up')).to.have.length(3)
+      await eventually(allUp, { timeout: 10000 })
       minUp = Infinity
       const loops = Array.from({ length: 8 }, loop)
       const t0 = Date.now()
       await pm2(['reload', ECOSYSTEM], { PM2_CONCURRENT_ACTIONS: '1' })
       const reloadMs = Date.now() - t0
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      const okAtReload = ok // the load goes on over the new processes, all of them known to the client
+      await eventually(() => { allUp(); expect(ok).to.be.above(okAtReload + 100) }, { timeout: 10000 })
       stop = true
       await Promise.all(loops)
       const after = await pids()

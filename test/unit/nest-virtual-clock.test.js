@@ -17,9 +17,10 @@ const memory = WORLDS.find((W) => W.canKill) // the memory network on a virtual 
 describe('zeromesh/nest on the virtual clock', function () {
   this.timeout(20000)
   let w
+  let slowBegun = 0 // slow handlers that began
   const apps = []
   const clients = []
-  beforeEach(() => { w = memory.make() })
+  beforeEach(() => { w = memory.make(); slowBegun = 0 })
   afterEach(async () => {
     for (const c of clients.splice(0)) await w.settle(c.close())
     for (const a of apps.splice(0)) await w.settle(a.close())
@@ -31,7 +32,7 @@ describe('zeromesh/nest on the virtual clock', function () {
     class Handlers {
       echo (x) { return x }
       many () { return of(1, 2, 3) }
-      slow (ms) { return new Promise((resolve) => w.clock.setTimeout(() => resolve({ slept: ms }), ms)) }
+      slow (ms) { slowBegun++; return new Promise((resolve) => w.clock.setTimeout(() => resolve({ slept: ms }), ms)) }
       placed (order) { events.push(order.id) }
     }
     const m = (name) => Object.getOwnPropertyDescriptor(Handlers.prototype, name)
@@ -92,7 +93,7 @@ describe('zeromesh/nest on the virtual clock', function () {
     const patient = client([endpoint], { drainTimeout: 10000 })
     await w.settle(lastValueFrom(patient.send('echo', {})))
     const slow = lastValueFrom(patient.send('slow', 3000)).then((v) => v, (err) => err)
-    await w.pass(10) // the call is out
+    await w.until(() => expect(slowBegun).to.equal(1)) // the call is out: its handler began
     let t0 = w.clock.now()
     await w.settle(patient.close())
     expect(w.clock.now() - t0).to.be.within(2900, 3200)
@@ -100,7 +101,7 @@ describe('zeromesh/nest on the virtual clock', function () {
     const hasty = client([endpoint], { drainTimeout: 1000 })
     await w.settle(lastValueFrom(hasty.send('echo', {})))
     const cut = lastValueFrom(hasty.send('slow', 3000)).then((v) => v, (err) => err)
-    await w.pass(10)
+    await w.until(() => expect(slowBegun).to.equal(2))
     t0 = w.clock.now()
     await w.settle(hasty.close())
     expect(w.clock.now() - t0).to.be.within(1000, 1100)
