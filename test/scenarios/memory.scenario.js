@@ -12,7 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as zmq from 'zeromq'
 import { Client } from '../../index.js'
-import { eventually } from '../helpers/eventually.js'
+import { eventually, sampleUntil, steady } from '../helpers/eventually.js'
 import { encodeRequest } from '../../protocol/index.js'
 import { barrage } from '../../bench/cluster/barrage.js'
 import { rssOf } from '../helpers/processes.js'
@@ -22,6 +22,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const BIN = path.join(ROOT, 'bin', 'zeromesh.js')
 const MB = 1024 * 1024
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+const atRest = (read) => steady(read, { tolerance: 2 * MB }) //  a baseline: the RSS once it holds still
+const connected = (socket) => new Promise((resolve) => socket.events.on('connect', resolve))
+
+/** Removes a cgroup once the processes killed in it are gone (the kernel empties it a moment later). */
+const removeCgroup = (dir) => eventually(() => fs.rmdirSync(dir), { timeout: 5000, interval: 100 }).catch(() => {})
 
 /** The manifest's container memory limit, in bytes. */
 function manifestLimit () {
@@ -76,19 +81,16 @@ describe('memory after hostile input (zeromesh peer as a command)', function () 
   after(async () => {
     for (const s of sockets) s.close()
     await client?.close()
-    if (peer !== null && peer.exitCode === null) peer.kill('SIGKILL')
-    await delay(200)
-    if (cgroup?.dir) { try { fs.rmdirSync(cgroup.dir) } catch { /* still emptying */ await delay(1000); try { fs.rmdirSync(cgroup.dir) } catch {} } }
+    if (peer !== null && peer.exitCode === null && peer.signalCode === null) { peer.kill('SIGKILL'); await new Promise((resolve) => peer.once('exit', resolve)) }
+    if (cgroup?.dir) await removeCgroup(cgroup.dir)
   })
 
   const rss = () => rssOf(peer.pid)
 
   /** Waits up to 30 s for the RSS to be within `base` + 64 MB; returns [ms it took, rss]. */
   async function comesBack (base) {
-    const t0 = Date.now()
-    let now = rss()
-    while (now > base + 64 * MB && Date.now() - t0 < 30000) { await delay(500); now = rss() }
-    return [Date.now() - t0, now]
+    const { ms, value } = await sampleUntil(rss, (now) => now <= base + 64 * MB, { timeout: 30000, interval: 500 })
+    return [ms, value]
   }
 
   it('starts in a cgroup limited to the manifest\'s memory limit (or says why not)', async () => {
@@ -111,8 +113,7 @@ describe('memory after hostile input (zeromesh peer as a command)', function () 
   it('a burst of 200 requests of 900 KiB with fresh ids: back within baseline + 64 MB in 30 s', async () => {
     client = new Client({ seeds: [peer.endpoint], timeout: 30000 })
     await client.request('echo', 'warm')
-    await delay(2000)
-    const base = rss()
+    const base = await atRest(rss)
     const big = Buffer.alloc(900 * 1024, 7)
     const answers = await Promise.all(Array.from({ length: 200 }, () => client.request('echo', big).then((b) => b.length, (err) => err.code)))
     const peak = rss()
@@ -191,24 +192,21 @@ describe('memory after a slow reader, for a Peer embedded in a process of its ow
   for (const threads of [0, 1]) {
     it(`handlers ${threads === 0 ? 'on the main thread' : 'on a thread'}: with the allocator settings, back within baseline + 64 MB 30 s after a slow reader hung up, by itself`, async () => {
       const p = await embedded(threads, SETTINGS)
-      await delay(1500)
-      const base = p.rss()
+      const base = await atRest(p.rss)
       const s = new zmq.Dealer({ linger: 0, receiveHighWaterMark: 1, sendHighWaterMark: 100000, sendTimeout: 5000 })
+      const up = connected(s)
       s.connect(p.endpoint)
-      await delay(300)
+      await up
       const big = Buffer.alloc(900 * 1024, 7)
       let peak = base
       for (let i = 1; i <= 410; i++) {
         await s.send(encodeRequest([[i, 'echo', big, 60000]]))
         if (i % 20 === 0) peak = Math.max(peak, p.rss())
       }
-      await delay(2000)
-      peak = Math.max(peak, p.rss())
+      peak = Math.max(peak, await atRest(p.rss)) // the peer took in what it would
       s.close()
-      const t0 = Date.now()
-      let now = p.rss()
-      while (now > base + 64 * MB && Date.now() - t0 < 30000) { await delay(500); now = p.rss() }
-      console.log(`      baseline ${Math.round(base / MB)} MB, peak ${Math.round(peak / MB)} MB, ${Math.round(now / MB)} MB ${((Date.now() - t0) / 1000).toFixed(1)} s after the hang-up`)
+      const { value: now, ms } = await sampleUntil(p.rss, (rss) => rss <= base + 64 * MB, { timeout: 30000, interval: 500 })
+      console.log(`      baseline ${Math.round(base / MB)} MB, peak ${Math.round(peak / MB)} MB, ${Math.round(now / MB)} MB ${(ms / 1000).toFixed(1)} s after the hang-up`)
       expect(peak - base, 'the attack did grow it').to.be.above(64 * MB)
       expect(now).to.be.at.most(base + 64 * MB)
       expect(p.stderr()).to.not.include('ZEROMESH_ALLOCATOR') // the settings are there: nothing to say
@@ -223,17 +221,18 @@ describe('memory after a slow reader, for a Peer embedded in a process of its ow
   for (const [requests, held] of [[10, false], [410, true]]) {
     it(`without the settings, a Peer says nothing at start, and ${held ? 'says so once, naming them, when a collection after a burst leaves its memory held' : 'nothing after a burst that cannot leave 64 MiB held'}`, async () => {
       const p = await embedded(1, {})
-      await delay(1500)
+      await atRest(p.rss)
       expect(p.stderr()).to.not.include('ZEROMESH_ALLOCATOR') // not at every start (a user's unit tests)
       const s = new zmq.Dealer({ linger: 0, receiveHighWaterMark: 1, sendHighWaterMark: 100000, sendTimeout: 5000 })
+      const up = connected(s)
       s.connect(p.endpoint)
-      await delay(300)
+      await up
       const big = Buffer.alloc(900 * 1024, 7)
       for (let i = 1; i <= requests; i++) await s.send(encodeRequest([[i, 'echo', big, 60000]]))
-      await delay(2000)
+      await atRest(p.rss) // the peer took in what it would
       s.close()
       if (held) await eventually(() => expect(p.stderr()).to.include('ZEROMESH_ALLOCATOR'), { timeout: 30000 })
-      else await delay(8000) // idle long enough for a collection, were there 32 MiB to collect
+      else await delay(8000) // the subject, not a condition: idle long enough for a collection, were there 32 MiB to collect
       p.child.stdin.write('quit\n')
       await new Promise((resolve) => p.child.once('exit', resolve))
       const warnings = p.stderr().split('\n').filter((l) => l.includes('[ZEROMESH_ALLOCATOR]'))
@@ -268,9 +267,8 @@ describe('the hostile barrage, every kind in a row', function () {
   const started = []
   const cgroups = []
   after(async () => {
-    for (const c of started) if (c.exitCode === null) c.kill('SIGKILL')
-    await delay(300)
-    for (const g of cgroups) { try { fs.rmdirSync(g.dir) } catch { await delay(1000); try { fs.rmdirSync(g.dir) } catch {} } }
+    await Promise.all(started.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => { c.kill('SIGKILL'); return new Promise((resolve) => c.once('exit', resolve)) }))
+    for (const g of cgroups) await removeCgroup(g.dir)
   })
 
   for (const [name, argv, env, bound = 'limit'] of targets) {
@@ -287,8 +285,7 @@ describe('the hostile barrage, every kind in a row', function () {
         child.stdout.once('data', (d) => resolve(d.toString().trim()))
         child.once('exit', (code, signal) => reject(new Error(`exited ${code ?? signal}: ${stderr}`)))
       })
-      await delay(2000)
-      const base = rssOf(child.pid)
+      const base = await atRest(() => rssOf(child.pid))
       let peak = base
       const sampler = setInterval(() => { try { peak = Math.max(peak, rssOf(child.pid)) } catch {} }, 10)
       const lines = []
@@ -298,12 +295,10 @@ describe('the hostile barrage, every kind in a row', function () {
         clearInterval(sampler)
       }
       expect(child.exitCode, `died: ${child.signalCode} ${stderr}`).to.equal(null)
-      const t0 = Date.now()
-      let now = rssOf(child.pid)
-      while (now > base + 64 * MB && Date.now() - t0 < 30000) { await delay(500); now = rssOf(child.pid) }
+      const { value: now, ms } = await sampleUntil(() => rssOf(child.pid), (rss) => rss <= base + 64 * MB, { timeout: 30000, interval: 500 })
       const sheds = (stderr.match(/closing every connection/g) ?? []).length
       const charged = cgroup.dir ? cgroup.peak() : NaN
-      console.log(`      baseline ${Math.round(base / MB)} MB, peak RSS ${Math.round(peak / MB)} MB${cgroup.dir ? ` (the cgroup's peak charge ${Math.round(charged / MB)} MB)` : ''}${bound === 'limit' ? ` of a ${limit / MB} MB limit` : ', no limit'}, ${Math.round(now / MB)} MB ${((Date.now() - t0) / 1000).toFixed(1)} s after the last kind; connections closed ${sheds} time(s) for memory`)
+      console.log(`      baseline ${Math.round(base / MB)} MB, peak RSS ${Math.round(peak / MB)} MB${cgroup.dir ? ` (the cgroup's peak charge ${Math.round(charged / MB)} MB)` : ''}${bound === 'limit' ? ` of a ${limit / MB} MB limit` : ', no limit'}, ${Math.round(now / MB)} MB ${(ms / 1000).toFixed(1)} s after the last kind; connections closed ${sheds} time(s) for memory`)
       for (const l of lines) console.log(`        ${l}`)
       // Below the limit as the kernel counts it: in a cgroup, what is charged to it (RSS also
       // counts pages of the node binary and libraries charged elsewhere, and was seen at 553 MB
