@@ -10,10 +10,8 @@ import { Limits } from '../protocol/constants.js'
  */
 export function checkOptions (what, given, spec) {
   if (given === undefined) given = {}
-  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw invalidArgument(`${what} must be an object`)
-  for (const k of Object.keys(given)) {
-    if (!Object.hasOwn(spec, k)) throw invalidArgument(`unknown ${what} key "${k}"; known keys: ${Object.keys(spec).join(', ')}`)
-  }
+  mustBeObject(what, given)
+  for (const k of Object.keys(given)) knownKey(what, k, spec)
   const out = {}
   for (const [k, check] of Object.entries(spec)) out[k] = check(given[k], k)
   // A copy with fast properties: this many keys added one by one leave V8 an object in
@@ -30,14 +28,22 @@ export function checkOptions (what, given, spec) {
  * @param {object} defaults  spec's key -> check(undefined)
  */
 export function checkGiven (what, given, spec, defaults) {
-  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw invalidArgument(`${what} must be an object`)
+  mustBeObject(what, given)
   const out = { ...defaults }
   for (const k in given) {
     if (!Object.hasOwn(given, k)) continue
-    if (!Object.hasOwn(spec, k)) throw invalidArgument(`unknown ${what} key "${k}"; known keys: ${Object.keys(spec).join(', ')}`)
+    knownKey(what, k, spec)
     out[k] = spec[k](given[k], k)
   }
   return out
+}
+
+function mustBeObject (what, given) {
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw invalidArgument(`${what} must be an object`)
+}
+
+function knownKey (what, k, spec) {
+  if (!Object.hasOwn(spec, k)) throw invalidArgument(`unknown ${what} key "${k}"; known keys: ${Object.keys(spec).join(', ')}`)
 }
 
 /** A whole number in [min, max], or `def` when undefined. */
