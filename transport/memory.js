@@ -13,7 +13,8 @@
 //   retransmissions holds back those behind it. A connector with heartbeats runs the ZeroMQ
 //   connector's own (transport/heartbeats.js, protocol PINGs): a connection from which nothing
 //   came for heartbeatTimeout is taken down (onDown), then dialled again.
-// - A listener that closes (a process stopped or killed) takes its connections down at once.
+// - A listener that closes takes its connections down: after what it sent (a process stopped),
+//   or at once (killed).
 // - A frozen host runs nothing: its timers and deliveries wait for the thaw (SIGSTOP/SIGCONT).
 // Everything runs on the given clock and random source, so a seeded run replays exactly.
 
@@ -179,7 +180,7 @@ class Host {
   kill () {
     this.frozen = true
     this.held = []
-    for (const s of this.sockets) s.close()
+    for (const s of this.sockets) s.close(true)
     this.gone(this)
   }
 
@@ -267,11 +268,19 @@ export class MemoryListener {
     if (this.endpoint !== null) this.o.onMessage(pipe.id, frames)
   }
 
-  async close () {
+  /**
+   * Stops listening. What it sent before arrives first, then its connections end (TCP's FIN
+   * behind the data: a stopping peer's last replies reach their clients); `abrupt` (a kill)
+   * takes them down at once.
+   */
+  async close (abrupt = false) {
     if (this.endpoint === null) return
     this.wires.listeners.delete(this.endpoint)
     this.endpoint = null
-    for (const pipe of this.pipes.values()) pipe.connector.lost(pipe)
+    for (const pipe of this.pipes.values()) {
+      const end = () => pipe.connector.lost(pipe)
+      if (abrupt || !this.wires.carry(pipe, this.end.at, pipe.connector.at, end)) end()
+    }
     this.pipes.clear()
   }
 }

@@ -1,8 +1,8 @@
 // What a request does, in every world (test/helpers/worlds.js: the in-memory network on a
 // virtual clock, and real ZeroMQ on 127.0.0.1): a reply of any value, the handler's context,
 // the errors by code, a deadline, a busy peer's place waited for, a caller's abort, closing,
-// round robin, the peers' states; and in the memory world a peer killed under load. Argument
-// and size checks: request-checks.test.js; a stopping peer: stop.test.js.
+// round robin, the peers' states. Argument and size checks: request-checks.test.js; a stopping
+// peer: stop.test.js; retries, refusals and peers lost: failover.test.js.
 import { expect } from 'chai'
 import { WORLDS, failure } from '../helpers/worlds.js'
 import { Values } from '../../runtime/values.js'
@@ -229,21 +229,5 @@ for (const W of WORLDS) {
       expect(events).to.deep.equal(['up'])
       expect(c.stats()).to.include({ requests: 1, ok: 1, inflight: 0 })
     })
-
-    if (W.canKill) {
-      it('a peer killed under idempotent load: no call fails, the others take its share', async () => {
-        const a = await w.peer({ handlers: { work: (args, ctx) => new Promise((resolve) => setTimeout(resolve, 0, ctx.endpoint)) } })
-        const b = await w.peer({ seeds: [a.endpoint], handlers: { work: (args, ctx) => ctx.endpoint } })
-        const d = await w.peer({ seeds: [a.endpoint], handlers: { work: (args, ctx) => ctx.endpoint } })
-        const c = w.client({ seeds: [a.endpoint, b.endpoint, d.endpoint] })
-        await w.until(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(3))
-        const calls = Array.from({ length: 60 }, () => c.request('work', null, { idempotent: true, timeout: 5000 }))
-        w.kill(b)
-        const out = await w.settle(Promise.allSettled(calls))
-        expect(out.filter((r) => r.status === 'rejected').map((r) => r.reason.code)).to.deep.equal([])
-        const after = await w.settle(Promise.all(Array.from({ length: 20 }, () => c.request('work', null, { idempotent: true, timeout: 5000 }))))
-        expect(after).to.not.include(b.endpoint)
-      })
-    }
   })
 }

@@ -58,7 +58,7 @@ export class FakeNetwork {
   define (ep, { behave = (r) => ['ok', r.args], latency = 1, batched = false, service = null, serviceLatency = 0 } = {}) {
     const p = { up: false, behave, latency, batched, service: null, serviceLatency, asked: 0, pinged: 0, decided: [], listener: null }
     if (service !== null) this.serve(ep, service, p)
-    this.peers.get(ep)?.listener.close() // defined again: the new behaviour replaces the old
+    this.peers.get(ep)?.listener.close(true) // defined again: the new behaviour replaces the old, at once
     this.peers.set(ep, p)
     this.net.partition([CLIENT], [ep])
     const host = this.net.host(ep)

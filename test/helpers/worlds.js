@@ -27,10 +27,14 @@ function memoryWorld () {
   const hosts = new Map() // Peer -> its host
   let nextPort = 7200
   let nextHost = 0
+  // Handlers in worker threads do real work in real time: with one in the world the clock
+  // keeps to real time's pace (a step waits its 5 ms), or a deadline would pass in virtual time
+  // before a thread's answer could come (a pool takes ~100 ms to start).
+  let paced = false
   /** Moves the clock a step and lets real I/O callbacks (setImmediate: the outboxes) run. */
   const step = async () => {
     await clock.advance(STEP_MS)
-    await new Promise((resolve) => setImmediate(resolve))
+    await new Promise((resolve) => paced ? setTimeout(resolve, STEP_MS) : setImmediate(resolve))
   }
   return {
     name: 'memory network, virtual clock',
@@ -38,6 +42,7 @@ function memoryWorld () {
     clock,
     async peer (options = {}) {
       const host = net.host(`peer-${nextHost++}`)
+      if (options.handlers instanceof URL || typeof options.handlers === 'string') paced ||= options.threads !== 0 // a module: threads unless told 0
       const p = new Peer({ bind: `tcp://127.0.0.1:${nextPort++}`, clock: host.clock, transport: host.transport, random: seededRandom(nextPort), ...options })
       hosts.set(p, host)
       peers.push(p)

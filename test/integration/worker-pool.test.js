@@ -1,5 +1,8 @@
-// Handlers in worker threads: results, errors, a thread that exits, one that runs past its
-// deadline, a full queue, and the main thread staying responsive while every thread works.
+// Handlers in worker threads, what the pool's own timing and its threads' ends show: a thread
+// that exits, one that runs past its deadline or its grace, a stall, hand-offs, the queue's
+// time bound, recycling, and the main thread staying responsive while every thread works.
+// What a client sees of the pool (results, errors, failover, busy, the drain) is specified
+// once, in both worlds: test/behaviour/worker-pool.test.js.
 import { expect } from 'chai'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { harness, rejectsWith } from '../helpers/cluster.js'
@@ -15,51 +18,6 @@ describe('worker-thread handlers', function () {
   this.timeout(30000)
   const h = harness()
   afterEach(() => h.cleanup())
-
-  it('runs a module\'s methods in threads, with ctx, over several threads', async () => {
-    const p = await h.peer({ handlers: WORK, threads: 2 })
-    const c = h.client({ seeds: [p.endpoint] })
-    const where = await c.request('whereAmI')
-    expect(where.threadId).to.be.above(0) // not the main thread
-    expect(where.endpoint).to.equal(p.endpoint)
-    expect(where.left).to.equal(true)
-    const ids = new Set((await Promise.all(Array.from({ length: 8 }, () => c.request('busyFor', { ms: 30 })))))
-    expect(ids.size).to.equal(2)
-    expect(p.stats().threads.busyMs).to.be.within(8 * 25, 8 * 30 + 200) // time the threads ran requests (busyFor counts in whole ms)
-    await rejectsWith(c.request('nope'), 'ERR_ZEROMESH_UNKNOWN_METHOD')
-  })
-
-  it('threads: 0 runs the module on the main thread (no thread hop for I/O-bound handlers)', async () => {
-    const p = await h.peer({ handlers: WORK, threads: 0 })
-    const c = h.client({ seeds: [p.endpoint] })
-    expect((await c.request('whereAmI')).threadId).to.equal(0)
-    expect(p.stats().threads).to.equal(null)
-  })
-
-  it('a thrown error is ERR_ZEROMESH_REMOTE with its code; a result that cannot be encoded is a coded error too', async () => {
-    const p = await h.peer({ handlers: WORK, threads: 1 })
-    const c = h.client({ seeds: [p.endpoint] })
-    const err = await rejectsWith(c.request('fail'), 'ERR_ZEROMESH_REMOTE')
-    expect(err.message).to.equal('failed in a thread')
-    expect(err.remoteCode).to.equal('E_THREAD')
-    const plain = await rejectsWith(c.request('failPlain'), 'ERR_ZEROMESH_REMOTE')
-    expect(plain.remoteCode).to.equal(null) // no code, as the same handler on the main thread (it read ERR_ZEROMESH)
-    const enc = await rejectsWith(c.request('notEncodable'), 'ERR_ZEROMESH_REMOTE')
-    expect(enc.remoteCode).to.equal('ERR_ZEROMESH_ENCODE') // as the same handler on the main thread
-  })
-
-  it('an idempotent request whose thread ended goes to another peer once; one that ends every thread it reaches takes down two, never more', async () => {
-    const a = await h.peer({ handlers: WORK, threads: 1 })
-    const b = await h.peer({ handlers: WORK, threads: 1, seeds: [a.endpoint] })
-    const aFirst = { select: (peers) => peers.find((p) => p.endpoint === a.endpoint) ?? peers[0] }
-    const c = h.client({ seeds: [a.endpoint, b.endpoint], strategy: aFirst })
-    await eventually(() => expect(c.peers().filter((p) => p.state === 'up')).to.have.length(2))
-    expect(await c.request('exitOn', { endpoint: a.endpoint })).to.equal('ok') // ended a's thread, answered by b
-    expect(a.stats().threads.crashed).to.equal(1)
-    const err = await rejectsWith(c.request('exit', null), 'ERR_ZEROMESH_REMOTE') // a poison request
-    expect(err.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
-    expect(a.stats().threads.crashed + b.stats().threads.crashed).to.equal(3) // the first, then two for the poison one (maxAttempts is 3)
-  })
 
   it('a thread that calls process.exit() gives a coded error reply, is replaced, is logged once with its error and counted in the metrics, and the peer serves the next request', async () => {
     const logged = []
@@ -117,22 +75,6 @@ describe('worker-thread handlers', function () {
     expect(p.stats().threads.abandoned).to.equal(0)
     expect(await c.request('busyFor', { ms: 1 }, { timeout: 3000 })).to.be.a('number')
     expect(p.stats().threads).to.include({ abandoned: 0, replaced: 0 })
-  })
-
-  it('beyond threads + maxQueue a peer answers busy at once, and the client waits for a place; queued work past its deadline is never run', async () => {
-    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 2 })
-    const c = h.client({ seeds: [p.endpoint], maxAttempts: 1 })
-    await c.request('spin', { n: 10 })
-    const running = c.request('busyFor', { ms: 600 }, { timeout: 3000 })
-    const queued = [c.request('busyFor', { ms: 1 }, { timeout: 100 }), c.request('busyFor', { ms: 1 }, { timeout: 100 })]
-    await eventually(() => expect(p.stats().inflight).to.equal(3), { interval: 2 })
-    const waiting = c.request('busyFor', { ms: 1 }, { timeout: 2000 }) // refused busy: waits for a place
-    await eventually(() => expect(c.stats().waiting).to.equal(1), { interval: 2 })
-    for (const q of queued) await rejectsWith(q, 'ERR_ZEROMESH_TIMEOUT')
-    await running
-    expect(await waiting).to.be.a('number') // ran once the running one freed its place
-    await eventually(() => expect(p.stats().threads.expired).to.equal(2)) // dropped unrun
-    expect(p.stats().busy).to.equal(1) // refused once: its requests in flight there told the client when a place freed
   })
 
   it('the queue is bounded by time too (maxQueueMs): about maxQueueMs of work by the measured time per request; the rest wait in the client', async () => {
@@ -378,27 +320,6 @@ describe('worker-thread handlers', function () {
     }
     await eventually(() => expect(p.state).to.equal('stopped'))
     await eventually(() => expect(other.members().find((m) => m.endpoint === p.endpoint)?.state).to.equal('left'))
-  })
-
-  it('at the drain timeout, queued work is answered DRAINING (never run, the client goes elsewhere) and running work a remote error at once', async () => {
-    const p = await h.peer({ handlers: WORK, threads: 1, maxQueue: 4, drainTimeout: 200 })
-    const other = await h.peer({ handlers: { busyFor: () => 'the other peer' } })
-    const prefer = { select: (peers) => peers.find((x) => x.endpoint === p.endpoint) ?? peers[0] }
-    const c = h.client({ seeds: [p.endpoint, other.endpoint], strategy: prefer, discover: false })
-    await eventually(() => expect(c.peers().filter((x) => x.state === 'up')).to.have.length(2))
-    const running = c.request('busyFor', { ms: 1500 }, { idempotent: false, timeout: 10000 }).catch((e) => e)
-    await eventually(() => expect(p.stats().threads.load).to.equal(1))
-    const queued = [1, 2].map(() => c.request('busyFor', { ms: 10 }, { idempotent: false, timeout: 10000 }))
-    await eventually(() => expect(p.stats().threads.load).to.equal(3))
-    const t0 = Date.now()
-    const stopped = p.stop()
-    expect(await Promise.all(queued)).to.deep.equal(['the other peer', 'the other peer'])
-    expect(p.stats().threads.ran).to.equal(1)
-    const cut = await running // it ran, and was cut short: a remote error, answered, not left hanging
-    expect(cut.code).to.equal('ERR_ZEROMESH_REMOTE')
-    expect(cut.remoteCode).to.equal('ERR_ZEROMESH_WORKER_EXIT')
-    expect(Date.now() - t0).to.be.below(2000)
-    await stopped
   })
 })
 

@@ -57,6 +57,22 @@ describe('the in-memory transport', () => {
     await c.close()
   })
 
+  it('a listener that closes (a peer that stops) delivers what it sent before the connection goes down; a killed host\'s is lost', async () => {
+    for (const [how, want] of [['close', [['up', EP], ['message', MessageType.PONG], ['down', EP]]], ['kill', [['up', EP], ['down', EP]]]]) {
+      const clock = new VirtualClock()
+      const net = new MemoryNetwork({ clock, random: () => 0.5, delay: 1 })
+      const server = net.host('server')
+      const l = server.listener({ bind: EP, onMessage: (id) => { l.send(id, [encodePong(1, { mv: 0, inc: 1, st: 0 })]); if (how === 'close') l.close(); else server.kill() } })
+      l.bind()
+      const { c, events } = connector(net)
+      c.connect(EP)
+      c.send(EP, [encodePing(1)], () => {})
+      await clock.advance(10)
+      expect(events, how).to.deep.equal(want)
+      await c.close()
+    }
+  })
+
   it('a connection whose messages are held back by retransmissions past heartbeatTimeout is taken down and dialled again; PONGs are not passed on', async () => {
     const clock = new VirtualClock()
     let lossy = false
