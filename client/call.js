@@ -35,6 +35,7 @@ export class Call {
     this.hedge = o.hedge ?? null // { delayMs }
     this.group = undefined //   an event's subscribing group (null: any group), undefined for a method
     this.pin = null //          the one endpoint it may go to (a broadcast's delivery), or null
+    this.placing = null //      where it goes is not known yet (an event's subscribers): { find, spread, recheckAt, timedOut } (calls.js place())
     this.ack = true //          an event's delivery asks for an ack (false: over once ZeroMQ took it)
     // Timers the lifecycle holds for it:
     this.deadlineTimer = null // in the lifecycle's deadlines (TimerLists)

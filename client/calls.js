@@ -115,6 +115,7 @@ export class Calls {
   /** Sends the call's next attempt where the call path says, or makes it wait. */
   dispatch (call, now) {
     if (call.settled) return
+    if (call.placing !== null && !this.place(call, now ?? this.clock.now())) return
     const d = this.o.path.route(call, false, now)
     if (d.peer !== undefined) return this.attempt(call, d.peer, now)
     if (d.park) return this.parked.add(call) // until the routes change (a peer up, a list, a service)
@@ -131,6 +132,34 @@ export class Calls {
       return
     }
     this.settle(call, d.error)
+  }
+
+  /**
+   * A call that does not know yet where it goes (an event before any peer subscribes: its
+   * `placing`) parks as any call with no peer does, until `find(now)` gives where; looked at
+   * again as the routes change, and at `recheckAt` (what it finds changes with time: the
+   * client's learning of the cluster). Then `spread(found, call, now)` places it, and starts
+   * its siblings (one delivery per group or subscriber); false: it is wanted nowhere, and
+   * ends with no outcome of its own (its owner has been told). Returns whether it goes on.
+   */
+  place (call, now) {
+    const p = call.placing
+    const found = p.find(now)
+    if (found === null) {
+      this.parked.add(call)
+      if (p.recheckAt > now && p.recheckAt < call.deadline && call.retryTimer === null) {
+        call.retryTimer = this.clock.setTimeout(() => { call.retryTimer = null; this.parked.delete(call); this.dispatch(call) }, p.recheckAt - now)
+      }
+      return false
+    }
+    call.placing = null
+    if (call.retryTimer !== null) { this.clock.clearTimeout(call.retryTimer); call.retryTimer = null }
+    if (p.spread(found, call, now)) {
+      if (call.diagnostics !== null) call.diagnostics.group = call.group ?? null
+      return true
+    }
+    this.settle(call, null, undefined, true)
+    return false
   }
 
   /** The call's attempt on `peer`: packed by its kind, tracked, timed, and sent. */
@@ -424,7 +453,9 @@ export class Calls {
   onDeadline (call) {
     call.deadlineTimer = null
     let err
-    if ((call.peer !== null && call.sent) || call.lost) {
+    if (call.placing !== null) {
+      err = call.placing.timedOut() // it never learnt where to go: no subscriber within its deadline
+    } else if ((call.peer !== null && call.sent) || call.lost) {
       // An attempt is out, or was lost in flight: the call may have run, no answer came.
       err = call.kind.timedOut(call)
     } else if (call.lastError !== null) {

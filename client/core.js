@@ -99,7 +99,6 @@ export class ClientCore {
         learning: () => mesh.learning(),
         reach: (endpoint) => mesh.reach(endpoint),
         called: (key) => mesh.called(key),
-        methodWaiters: mesh.methodWaiters,
       },
     })
     this.gathering = new Gather({

@@ -26,8 +26,13 @@ export function eventCodec () {
     entry: eventEntry,
     frame: encodeEvent,
     joined: eventFrame,
-    /** The delivery is over: its fan-out hears it (call.owner), and what its ack carried (how many threads ran it, or nil). */
+    /**
+     * The delivery is over: its fan-out hears it (call.owner), and what its ack carried (how
+     * many threads ran it, or nil). One that never learnt where to go (calls.js place()) fails
+     * the whole fan-out: no delivery was made.
+     */
     deliver (call, err, value) {
+      if (call.placing !== null) return call.owner.fail(err)
       if (err === null && call.attempts > 1) counts.redelivered++
       call.owner.delivered(call, err, value)
     },

@@ -63,11 +63,15 @@ export class Publish {
 }
 
 export class Broadcast {
-  /** @param {Array<{ endpoint: string, reason: string }>} gone  subscribers the member lists show dead or left: unreached from the start */
-  constructor (gone) {
+  constructor () {
     this.left = 0
-    this.out = { delivered: [], failed: [], unreached: [...gone] }
+    this.out = { delivered: [], failed: [], unreached: [] }
     this.promise = new Promise((resolve, reject) => { this.resolve = resolve; this.reject = reject })
+  }
+
+  /** Subscribers the member lists show dead or left: unreached from the start. */
+  unreached (gone) {
+    this.out.unreached.push(...gone)
   }
 
   expect (count) {
@@ -98,6 +102,9 @@ export class Broadcast {
     this.resolve(this.out)
   }
 }
+
+/** The owner of a delivery that turned out to be wanted nowhere (a broadcast whose subscribers are all gone): it hears nothing. */
+export const UNNEEDED = Object.freeze({ delivered () {}, fail () {} })
 
 /** A delivery's outcome with `threads`, when its ack said how many threads ran it (PROTOCOL.md 4.11). */
 function withThreads (d, value) {

@@ -1,12 +1,13 @@
 // What client.publish() and client.broadcast() do before their deliveries: find who gets the
-// event (the subscribing groups, or every subscribing peer), wait for one within the deadline
-// when there is none yet, then make one call of the event kind (events.js) per delivery on the
-// one lifecycle (calls.js), all owned by one fan-out (fan-out.js) that answers the caller.
+// event (the subscribing groups, or every subscribing peer), then make one call of the event
+// kind (events.js) per delivery on the one lifecycle (calls.js), all owned by one fan-out
+// (fan-out.js) that answers the caller. When there is none yet, the first delivery parks on
+// the lifecycle until there is (its deadline, abort and timers are the lifecycle's).
 import { Call } from './call.js'
 import { msLeft } from './deadline.js'
-import { Publish, Broadcast } from './fan-out.js'
+import { Publish, Broadcast, UNNEEDED } from './fan-out.js'
 import { Roster } from './roster.js'
-import { NoSubscribersError, AbortError, invalidArgument } from '../protocol/errors.js'
+import { NoSubscribersError, invalidArgument } from '../protocol/errors.js'
 import { isName } from '../protocol/events.js'
 import { Limits } from '../protocol/constants.js'
 
@@ -22,7 +23,7 @@ export class Publishing {
    * @param {object} o.kind  the event kind (events.js)
    * @param {(call: Call, now: number) => void} o.start  starts a call on the lifecycle
    * @param {object} o.view  what the mesh knows of subscribers (mesh.js): groupsOf(event),
-   *   subscribersOf(event), learning(), reach(endpoint), called(key), and methodWaiters
+   *   subscribersOf(event), learning(), reach(endpoint), called(key)
    */
   constructor (o) {
     this.o = o
@@ -39,16 +40,23 @@ export class Publishing {
     const view = this.o.view
     const pub = new Publish(o.ack)
     view.called(Roster.eventKey(event)) // the subset takes its subscribers in
-    const deliver = (groups, now, opts = o) => {
+    const deliver = (groups, now, opts) => {
       pub.expect(groups.length)
       for (const g of groups) this.deliver(pub, event, payload, opts, now, (call) => { call.group = g })
     }
-    if (o.groups !== null) { deliver(o.groups, this.o.clock.now()); return pub.promise }
-    const learnt = this.learnt(o)
-    const found = () => { const g = view.groupsOf(event); return g.length > 0 && learnt() ? g : null }
-    const now = found()
-    if (now !== null) deliver(now, this.o.clock.now())
-    else this.whenSubscribed(event, o, pub, found, deliver)
+    const now = this.o.clock.now()
+    if (o.groups !== null) { deliver(o.groups, now, o); return pub.promise }
+    const learnt = this.learnt(o, now)
+    const found = (t) => { const g = view.groupsOf(event); return g.length > 0 && learnt(t) ? g : null }
+    const groups = found(now)
+    if (groups !== null) deliver(groups, now, o)
+    else {
+      this.whenSubscribed(event, payload, o, pub, found, learnt.at, (them, call, t) => {
+        call.group = them[0]
+        deliver(them.slice(1), t, { ...o, timeout: msLeft(call.deadline, o.timeout, t) })
+        return true
+      })
+    }
     return pub.promise
   }
 
@@ -61,23 +69,34 @@ export class Publishing {
       return Promise.reject(err)
     }
     const view = this.o.view
-    const learnt = this.learnt(o)
-    const found = () => { const s = view.subscribersOf(event); return s.targets.length + s.gone.length > 0 && learnt() ? s : null }
-    const deliver = ({ targets, gone }, now, opts = o) => {
-      const bc = new Broadcast(gone)
+    const now = this.o.clock.now()
+    const learnt = this.learnt(o, now)
+    const found = (t) => { const s = view.subscribersOf(event); return s.targets.length + s.gone.length > 0 && learnt(t) ? s : null }
+    const bc = new Broadcast()
+    const deliver = (targets, t, opts) => {
       bc.expect(targets.length)
       for (const ep of targets) {
         view.reach(ep) // a member outside the subset is connected for it
-        this.deliver(bc, event, payload, opts, now, (call) => { call.group = null; call.pin = ep })
+        this.deliver(bc, event, payload, opts, t, (call) => { call.group = null; call.pin = ep })
       }
-      if (targets.length === 0) bc.finish()
+    }
+    const them = found(now)
+    if (them !== null) {
+      bc.unreached(them.gone)
+      deliver(them.targets, now, o)
+      if (them.targets.length === 0) bc.finish()
       return bc.promise
     }
-    const now = found()
-    if (now !== null) return deliver(now, this.o.clock.now())
-    const waiting = new Broadcast([])
-    this.whenSubscribed(event, o, waiting, found, (s, t, opts) => deliver(s, t, opts).then((out) => waiting.resolve(out), (err) => waiting.reject(err)))
-    return waiting.promise
+    this.whenSubscribed(event, payload, o, bc, found, learnt.at, ({ targets, gone }, call, t) => {
+      bc.unreached(gone)
+      if (targets.length === 0) { call.owner = UNNEEDED; bc.expect(-1); bc.finish(); return false }
+      view.reach(targets[0])
+      call.group = null
+      call.pin = targets[0]
+      deliver(targets.slice(1), t, { ...o, timeout: msLeft(call.deadline, o.timeout, t) })
+      return true
+    })
+    return bc.promise
   }
 
   /** The options of `what` (publish or broadcast) as `check` makes them, by the client's prologue. */
@@ -86,15 +105,17 @@ export class Publishing {
   }
 
   /**
-   * Whether the client knows enough of who subscribes to deliver an event: it is no longer
-   * learning the cluster (mesh.js learning()), or it has waited membersTimeout (at most the
-   * event's deadline) for that; a fresh client would otherwise reach its seeds' groups alone.
+   * Whether, at a time given, the client knows enough of who subscribes to deliver an event:
+   * it is no longer learning the cluster (mesh.js learning()), or it has waited membersTimeout
+   * (at most the event's deadline) since `now` for that; a fresh client would otherwise reach
+   * its seeds' groups alone. Its `at`: when waiting makes it true.
    */
-  learnt (o) {
+  learnt (o, now) {
     if (!this.o.view.learning()) return LEARNT
-    const clock = this.o.clock
-    const by = clock.now() + Math.min(o.timeout, this.o.membersTimeout)
-    return () => !this.o.view.learning() || clock.now() >= by
+    const by = now + Math.min(o.timeout, this.o.membersTimeout)
+    const test = (t) => !this.o.view.learning() || t >= by
+    test.at = by
+    return test
   }
 
   /** One delivery of `event` for fan-out `owner`, a call of the event kind on the lifecycle; `place` sets its group or pin. */
@@ -107,29 +128,30 @@ export class Publishing {
   }
 
   /**
-   * No peer subscribes to `event` yet: `owner` waits for `found()` to give its subscribers
-   * (looked at whenever the routes change), then `deliver(them, now)` goes on with the time
-   * left; it fails with NoSubscribersError at the deadline, AbortError on an abort.
+   * No peer subscribes to `event` yet (or the client is still learning who does): the first
+   * delivery starts on the lifecycle without a place, and parks there as any call with no peer
+   * (calls.js place(): the lifecycle's one deadline, abort and timers), until `found(now)`
+   * gives its subscribers; then `spread(them, call, now)` places it and starts the others with
+   * the time left. At its deadline the fan-out fails NoSubscribersError, AbortError on an abort.
    */
-  whenSubscribed (event, o, owner, found, deliver) {
-    const clock = this.o.clock
-    const t0 = clock.now()
-    const watch = this.o.view.methodWaiters.watch(found, o.timeout, () => new NoSubscribersError(`zeromesh: no peer subscribed to "${event}" within ${o.timeout} ms`), Math.min(o.timeout, this.o.membersTimeout))
-    const onAbort = () => watch.cancel(new AbortError(`zeromesh: event "${event}" was aborted`, { cause: o.signal.reason }))
-    o.signal?.addEventListener('abort', onAbort, { once: true })
-    if (o.signal?.aborted) onAbort()
-    watch.promise.then((them) => {
-      o.signal?.removeEventListener('abort', onAbort)
-      const now = clock.now()
-      deliver(them, now, { ...o, timeout: msLeft(t0 + o.timeout, o.timeout, now) })
-    }, (err) => {
-      o.signal?.removeEventListener('abort', onAbort)
-      owner.fail(err)
-    })
+  whenSubscribed (event, payload, o, owner, found, recheckAt, spread) {
+    const now = this.o.clock.now()
+    const call = new Call(this.o.kind, this.o.newId(), event, payload, o, now)
+    call.ack = o.ack
+    call.owner = owner
+    call.group = null
+    call.placing = {
+      find: found,
+      spread,
+      recheckAt,
+      timedOut: () => new NoSubscribersError(`zeromesh: no peer subscribed to "${event}" within ${o.timeout} ms`),
+    }
+    owner.expect(1)
+    this.o.start(call, now)
   }
 }
 
-const LEARNT = () => true
+const LEARNT = Object.assign(() => true, { at: -Infinity })
 
 /** An event name given to publish() or broadcast(): 1 to Limits.maxEventLength characters. */
 /** Throws when `event` is not an event's name (`what`: publish or broadcast, for the message). */

@@ -122,6 +122,32 @@ for (const W of WORLDS) {
       expect(a.unsubscribe('orders.placed')).to.equal(false)
     })
 
+    it('waiting for subscribers: an abort fails a publish and a broadcast at once with its reason; one that comes in time gets each once', async () => {
+      const a = await w.peer({ handlers: { echo: (x) => x } })
+      const b = await w.peer({ seeds: [a.endpoint], handlers: { echo: (x) => x } })
+      const c = await clientOf([a, b])
+      for (const call of [(signal) => c.publish('later', 0, { timeout: 5000, signal }), (signal) => c.broadcast('later', 0, { timeout: 5000, signal })]) {
+        const ac = new AbortController()
+        const t0 = w.now()
+        const waiting = call(ac.signal)
+        await w.pass(50) // the subject: a while into the wait
+        ac.abort(new Error('enough'))
+        const err = await failure(w, waiting)
+        expect(err.code).to.equal('ERR_ZEROMESH_ABORTED')
+        expect(err.cause?.message).to.equal('enough')
+        expect(w.now() - t0).to.be.below(1000)
+      }
+      const got = []
+      const published = c.publish('later', 1, { timeout: 5000 })
+      const broadcast = c.broadcast('later', 2, { timeout: 5000 })
+      await w.pass(100) // the subject: the subscriber comes a while into the wait
+      b.subscribe('later', (n, ctx) => { got.push([n, ctx.endpoint]) }, { group: 'two' })
+      expect((await w.settle(published)).delivered).to.deep.equal([{ group: 'two', endpoint: b.endpoint }])
+      expect((await w.settle(broadcast)).delivered).to.deep.equal([{ endpoint: b.endpoint }])
+      expect(got).to.deep.equal([[1, b.endpoint], [2, b.endpoint]])
+      expect(c.stats()).to.include({ inflight: 0 })
+    })
+
     it('a broadcast reaches every subscriber and reports each one; a handler that never finishes is held to the deadline', async () => {
       const a = await w.peer({ events: { tick: () => {} } })
       const b = await w.peer({ events: { tick: { group: 'other', handler: () => { throw Object.assign(new Error('nope'), { code: 'E_NOPE' }) } } } })
