@@ -285,6 +285,7 @@ export class ClientCore {
       inflight: calls.pending.size,
       waiting: this.capacity.size,
       waited: this.capacity.counts.waited,
+      probes: this.capacity.counts.probes,
       memberLists: mesh.discovery.counts.lists,
       memberFetches: mesh.discovery.counts.fetches,
     }

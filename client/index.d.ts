@@ -308,6 +308,8 @@ export interface ClientStats {
   waiting: number
   /** Requests and streams that have waited for capacity, since the client started. */
   waited: number
+  /** Waiting calls sent to a busy peer as a probe for a place (it freed none of ours for a while, or it may have gained places); each one it refuses is one more BUSY answer there. */
+  probes: number
   /** Member lists taken in. */
   memberLists: number
   /** Member lists asked for (MEMBERS_GET sent). */
