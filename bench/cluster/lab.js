@@ -194,9 +194,11 @@ async function main () {
     if (graceful) { restarts.push(r); h.proc.tell('stop'); await Promise.race([h.proc.exited, sleep(30000)]) }
     await h.proc.kill()
     r.exited = Date.now()
+    const f = graceful ? fault('gone', [h.name]) : null // its old incarnations are gone: their deaths are true, if late
     startHost(h)
     await h.proc.ready()
     r.ready = Date.now()
+    if (f !== null) f.to = r.ready
   }
 
   // ---- cold start -------------------------------------------------------------------------
@@ -334,7 +336,7 @@ async function main () {
     for (const h of added) inService.delete(h.name)
     reloadDns()
     for (const h of added) h.proc.tell('stop')
-    await Promise.all(added.map((h) => Promise.race([h.proc.exited, sleep(30000)])))
+    await Promise.all(added.map((h) => Promise.race([h.proc.exited.then(() => { fault('gone', [h.name]) }), sleep(30000)])))
     const gone = await waitFor(converged, 60000, 250)
     return { members: ms(members), share: ms(shareMs), scaleIn: ms(gone), note: '2 hosts out and back in' }
   })
@@ -376,7 +378,7 @@ async function main () {
   const warnings = {}
   for (const r of reports) for (const [k, n] of Object.entries(r.warnings ?? {})) warnings[k] = (warnings[k] ?? 0) + n
   for (const r of reports) for (const [name, b] of Object.entries(r.phases ?? {})) addOutcomes((outcomes[name] ??= {}), b)
-  const { caused, falseDeaths } = classifyDeaths(deaths, faults, (ep) => hostOf.get(ep))
+  const { caused, falseDeaths, unheardLeaves } = classifyDeaths(deaths, faults, (ep) => hostOf.get(ep))
   const inPhase = (list, row) => list.filter((d) => d.at >= row.from && d.at <= row.to + 1000).length
   for (const row of rows) {
     const out = outcomes[row.phase] ?? {}
@@ -387,6 +389,7 @@ async function main () {
     row.failed = { idempotent: out.idempotent?.failed ?? {}, nonIdempotent: out.nonIdempotent?.failed ?? {}, publish: out.publish?.failed ?? {} }
     row.deaths = inPhase(caused, row)
     row.falseDeaths = inPhase(falseDeaths, row)
+    row.unheardLeaves = inPhase(unheardLeaves, row)
   }
   const text = [
     `lab: ${H} hosts x ${P} peers = ${H * P} peers, ${Z} zones, ${C} clients (${Z} client hosts), CURVE; ${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
@@ -400,7 +403,7 @@ async function main () {
       ['non-idempotent', (r) => r.nonIdempotent],
       ['publish', (r) => r.publish],
       ['deaths (false)', (r) => `${r.deaths} (${r.falseDeaths})`],
-      ['notes', (r) => [r.note, r.share && `new peers at their share in ${r.share}, scale-in converged ${r.scaleIn}`, r.load && `load max/mean ${r.load.maxOverMean.toFixed(2)}x, p99/mean ${r.load.p99OverMean.toFixed(2)}x over ${Math.round(r.load.mean)} requests a peer (${r.windowS} s); connections max/mean ${r.connections.maxOverMean.toFixed(2)}x`, r.gossipBytesPerS !== undefined && `gossip ${r.gossipBytesPerS} B/s, CPU ${r.cpuMsPerS} ms/s, RSS ${r.rssMB} MB (heap ${r.heapMB} MB)`].filter(Boolean).join('; ')],
+      ['notes', (r) => [r.note, r.unheardLeaves > 0 && `${r.unheardLeaves} of the deaths of members gone after a graceful stop (their leave not heard)`, r.share && `new peers at their share in ${r.share}, scale-in converged ${r.scaleIn}`, r.load && `load max/mean ${r.load.maxOverMean.toFixed(2)}x, p99/mean ${r.load.p99OverMean.toFixed(2)}x over ${Math.round(r.load.mean)} requests a peer (${r.windowS} s); connections max/mean ${r.connections.maxOverMean.toFixed(2)}x`, r.gossipBytesPerS !== undefined && `gossip ${r.gossipBytesPerS} B/s, CPU ${r.cpuMsPerS} ms/s, RSS ${r.rssMB} MB (heap ${r.heapMB} MB)`].filter(Boolean).join('; ')],
     ]),
   ].join('\n')
   const failures = rows.filter((r) => Object.values(r.failed).some((f) => Object.keys(f).length > 0)).map((r) => `${r.phase}: ${JSON.stringify(r.failed)}`)

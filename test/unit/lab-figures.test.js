@@ -42,6 +42,17 @@ describe('the lab\'s figures', () => {
       expect(b.falseDeaths).to.deep.equal([d('p@h1', 'r@h3')])
     })
 
+    it('a peer gone after a graceful stop: its old incarnation\'s death is true, however late; the new one\'s, one still draining, or one of unknown incarnation is false', () => {
+      const faults = [{ kind: 'gone', hosts: new Set(['h2']), from: 3000, to: 5000 }, { kind: 'down', hosts: new Set(['h3']), from: 0, to: null }]
+      const old = (when) => ({ ...d('p@h1', 'q@h2', when), incarnation: 100 })
+      const late = old(5000 + 10 * FAULT_GRACE_MS)
+      const deaths = [old(4000), late, { ...d('p@h1', 'q@h2', 6000), incarnation: 4000 }, d('p@h1', 'q@h2', 4000), old(2999), { ...d('p@h1', 'r@h3'), incarnation: 100 }]
+      const { caused, falseDeaths, unheardLeaves } = classifyDeaths(deaths, faults, hostOf)
+      expect(caused).to.deep.equal([old(4000), late, { ...d('p@h1', 'r@h3'), incarnation: 100 }])
+      expect(falseDeaths).to.have.length(3)
+      expect(unheardLeaves).to.deep.equal([old(4000), late]) // the killed host's death is no unheard leave
+    })
+
     it('against graceful restarts: draining, down, back within the grace, or other', () => {
       const restarts = [{ host: 'h2', stop: 1000, exited: 3000, ready: 5000 }, { host: 'h3', stop: 8000, exited: 9000, ready: null }]
       const list = [d('p@h1', 'q@h2', 2000), d('p@h1', 'q@h2', 4000), d('p@h1', 'q@h2', 5000 + FAULT_GRACE_MS), d('p@h1', 'q@h2', 5001 + FAULT_GRACE_MS),

@@ -16,25 +16,35 @@ export function spread (values) {
 export const FAULT_GRACE_MS = 15000
 
 /**
- * Splits deaths ({ viewer, endpoint, at }) into those the lab caused and false ones. `faults`:
- * { kind: 'down' | 'blackhole' | 'cut', hosts: Set of host names (for a cut: one side), from,
- * to (null while it lasts) }; `hostOf(endpoint)` names a peer's host.
+ * Splits deaths ({ viewer, endpoint, incarnation, at }) into those the lab caused and false
+ * ones (a live peer declared dead). `faults`: { kind: 'down' | 'gone' | 'blackhole' | 'cut',
+ * hosts: Set of host names (for a cut: one side), from, to (null while it lasts) };
+ * `hostOf(endpoint)` names a peer's host. 'down' is a host killed: any death of its peers
+ * until the grace after its return. 'gone' is a host whose processes exited after a graceful
+ * stop (`from`: when they had exited), back at `to` or never: a death of one of its peers in
+ * an incarnation begun before `from` (the process that exited, wherever the news of it is
+ * late) is true; one of the incarnation after it, or of a peer still draining, is false.
+ * `unheardLeaves`: the caused deaths that only a 'gone' fault explains (a graceful leave that
+ * did not reach the viewer: the member is gone, but ended dead, not left).
  */
 export function classifyDeaths (deaths, faults, hostOf) {
   const caused = []
   const falseDeaths = []
+  const unheardLeaves = []
   for (const d of deaths) {
     const v = hostOf(d.viewer)
     const e = hostOf(d.endpoint)
-    const explained = faults.some((f) => {
-      if (d.at < f.from || (f.to !== null && d.at > f.to + FAULT_GRACE_MS)) return false
+    const by = faults.filter((f) => {
+      if (d.at < f.from || (f.to !== null && f.kind !== 'gone' && d.at > f.to + FAULT_GRACE_MS)) return false
       if (f.kind === 'down') return f.hosts.has(e)
+      if (f.kind === 'gone') return f.hosts.has(e) && d.incarnation !== undefined && d.incarnation < f.from
       if (f.kind === 'blackhole') return f.hosts.has(e) || f.hosts.has(v)
       return f.hosts.has(v) !== f.hosts.has(e) // a cut: one on each side
     })
-    ;(explained ? caused : falseDeaths).push(d)
+    ;(by.length > 0 ? caused : falseDeaths).push(d)
+    if (by.length > 0 && by.every((f) => f.kind === 'gone')) unheardLeaves.push(d)
   }
-  return { caused, falseDeaths }
+  return { caused, falseDeaths, unheardLeaves }
 }
 
 /**
