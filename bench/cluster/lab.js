@@ -378,6 +378,8 @@ async function main () {
   const warnings = {}
   for (const r of reports) for (const [k, n] of Object.entries(r.warnings ?? {})) warnings[k] = (warnings[k] ?? 0) + n
   for (const r of reports) for (const [name, b] of Object.entries(r.phases ?? {})) addOutcomes((outcomes[name] ??= {}), b)
+  const samples = {} // the first failures by phase, a few from each client that had some
+  for (const r of reports) for (const [name, b] of Object.entries(r.phases ?? {})) if (b.samples?.length > 0 && (samples[name] ??= []).length < 6) samples[name].push(...b.samples.slice(0, 2))
   const { caused, falseDeaths, unheardLeaves } = classifyDeaths(deaths, faults, (ep) => hostOf.get(ep))
   const inPhase = (list, row) => list.filter((d) => d.at >= row.from && d.at <= row.to + 1000).length
   for (const row of rows) {
@@ -409,7 +411,7 @@ async function main () {
   const failures = rows.filter((r) => Object.values(r.failed).some((f) => Object.keys(f).length > 0)).map((r) => `${r.phase}: ${JSON.stringify(r.failed)}`)
   for (const h of live()) h.proc.tell('stop')
   await Promise.all(live().map((h) => Promise.race([h.proc.exited, sleep(15000)])))
-  const diagnosis = `\n\nfailed: ${failures.join('; ')}\nfalse deaths: ${falseDeaths.length} (against the graceful restarts: ${JSON.stringify(deathsAroundRestarts(falseDeaths, restarts, (ep) => hostOf.get(ep)))}), the first: ${JSON.stringify(falseDeaths.slice(0, 3))}\nclient warnings: ${JSON.stringify(warnings)}\npeers' refusals: ${JSON.stringify(refusals)}`
+  const diagnosis = `\n\nfailed: ${failures.join('; ')}\nfalse deaths: ${falseDeaths.length} (against the graceful restarts: ${JSON.stringify(deathsAroundRestarts(falseDeaths, restarts, (ep) => hostOf.get(ep)))}), the first: ${JSON.stringify(falseDeaths.slice(0, 3))}\nfailures seen by clients (ms since the client began; peers up when the call began and when it failed): ${JSON.stringify(samples)}\nclient warnings: ${JSON.stringify(warnings)}\npeers' refusals: ${JSON.stringify(refusals)}`
   return { text: failures.length || falseDeaths.length ? text + diagnosis : text, rows, falseDeaths, size: { hosts: H, peers: P, zones: Z, clients: C } }
 }
 

@@ -37,12 +37,15 @@ let n = 0
 const phases = new Map()
 function bucket () {
   let b = phases.get(phase)
-  if (b === undefined) phases.set(phase, (b = { idempotent: { ok: 0, failed: {} }, nonIdempotent: { ok: 0, failed: {}, inDoubt: 0 }, publish: { ok: 0, failed: {} }, servedBy: {} }))
+  if (b === undefined) phases.set(phase, (b = { idempotent: { ok: 0, failed: {} }, nonIdempotent: { ok: 0, failed: {}, inDoubt: 0 }, publish: { ok: 0, failed: {} }, servedBy: {}, samples: [] }))
   return b
 }
 
+const began = Date.now()
 async function call () {
   const b = bucket()
+  const at = Date.now()
+  const upThen = up().length
   const kind = n % 10 === 9 ? 'publish' : n % 10 === 8 ? 'nonIdempotent' : 'idempotent'
   n++
   inflight++
@@ -58,6 +61,9 @@ async function call () {
     const code = err.code ?? String(err)
     b[kind].failed[code] = (b[kind].failed[code] ?? 0) + 1
     if (kind === 'nonIdempotent' && IN_DOUBT.has(code)) b[kind].inDoubt++
+    // The first few failures, for the lab's diagnosis: when (ms since this client began), with
+    // how many peers up then and now, and what the error said.
+    if (b.samples.length < 3) b.samples.push({ kind, startedMs: at - began, took: Date.now() - at, upThen, upNow: up().length, message: String(err.message).slice(0, 160) })
   } finally {
     inflight--
   }
