@@ -48,6 +48,7 @@ const { values: o } = parseArgs({
     'steady-min': { type: 'string', default: '2000' }, // requests a peer in the steady window, at least
     'fault-seconds': { type: 'string', default: '12' }, // how long a cut or a blackhole lasts
     phases: { type: 'string', default: ALL_PHASES.join(',') },
+    'attempt-timeout': { type: 'string' }, //           the clients' attemptTimeout (ms); unset: the client's default
     json: { type: 'boolean', default: false },
   },
 })
@@ -132,7 +133,7 @@ async function main () {
   const clients = []
   const startClient = (i) => {
     const ch = clientHosts[i % Z]
-    const config = { seeds: [`dns://${DNS_NAME}:${BASE_PORT}`], dns, zone: ch.zone, rate: Number(o.rate), expectPeers: Math.min(SUBSET, H * P), security: { clusterPublicKey: cluster.publicKey, secretKey: clientKeys.secretKey } }
+    const config = { seeds: [`dns://${DNS_NAME}:${BASE_PORT}`], dns, zone: ch.zone, rate: Number(o.rate), expectPeers: Math.min(SUBSET, H * P), ...(o['attempt-timeout'] !== undefined ? { attemptTimeout: Number(o['attempt-timeout']) } : {}), security: { clusterPublicKey: cluster.publicKey, secretKey: clientKeys.secretKey } }
     const c = new LabProc(net.spawn(ch.name, [process.execPath, CLIENT_JS, JSON.stringify(config)]), `client ${i + 1} (${ch.zone})`)
     c.zone = ch.zone
     clients.push(c)
@@ -199,6 +200,7 @@ async function main () {
     await h.proc.ready()
     r.ready = Date.now()
     if (f !== null) f.to = r.ready
+    r.lagMaxMs = (await h.proc.ask('stats').catch(() => ({}))).lagMaxMs ?? null // the new process's worst loop delay, start-up included
   }
 
   // ---- cold start -------------------------------------------------------------------------
@@ -254,7 +256,10 @@ async function main () {
       per.push(back === null ? null : Date.now() - start)
     }
     const done = per.filter((x) => x !== null)
-    return { hostsRestarted: per.length, note: `per host until every peer sees every member: median ${ms(median(done))}, max ${ms(Math.max(...done))}${done.length < per.length ? `; ${per.length - done.length} never converged within 60 s` : ''}` }
+    const rolled = restarts.slice(-per.length)
+    const startUp = rolled.map((r) => r.ready - r.exited)
+    const lags = rolled.map((r) => r.lagMaxMs).filter((x) => x !== null)
+    return { hostsRestarted: per.length, note: `per host until every peer sees every member: median ${ms(median(done))}, max ${ms(Math.max(...done))}${done.length < per.length ? `; ${per.length - done.length} never converged within 60 s` : ''}; a new host process serving after median ${ms(median(startUp))} (max ${ms(Math.max(...startUp))}), its loop's worst delay by then median ${ms(median(lags))} (max ${ms(Math.max(...lags))})` }
   })
 
   await phase('host-loss', async () => {

@@ -25,6 +25,7 @@ const client = new Client({
   security: config.security,
   dns: config.dns,
   timeout: config.timeout ?? 5000,
+  ...(config.attemptTimeout !== undefined ? { attemptTimeout: config.attemptTimeout } : {}),
 })
 const TICK_MS = 10
 const IN_DOUBT = new Set(['ERR_ZEROMESH_CONNECTION_LOST', 'ERR_ZEROMESH_TIMEOUT'])
