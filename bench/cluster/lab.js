@@ -383,8 +383,12 @@ async function main () {
   const warnings = {}
   for (const r of reports) for (const [k, n] of Object.entries(r.warnings ?? {})) warnings[k] = (warnings[k] ?? 0) + n
   for (const r of reports) for (const [name, b] of Object.entries(r.phases ?? {})) addOutcomes((outcomes[name] ??= {}), b)
-  const samples = {} // the first failures by phase, a few from each client that had some
-  for (const r of reports) for (const [name, b] of Object.entries(r.phases ?? {})) if (b.samples?.length > 0 && (samples[name] ??= []).length < 6) samples[name].push(...b.samples.slice(0, 2))
+  const samples = {} // the first failures by phase and kind, from the first clients that had some
+  for (const r of reports) {
+    for (const [name, b] of Object.entries(r.phases ?? {})) {
+      for (const x of b.samples ?? []) if ((samples[name] ??= []).filter((y) => y.kind === x.kind).length < 3) samples[name].push(x)
+    }
+  }
   const { caused, falseDeaths, unheardLeaves } = classifyDeaths(deaths, faults, (ep) => hostOf.get(ep))
   const inPhase = (list, row) => list.filter((d) => d.at >= row.from && d.at <= row.to + 1000).length
   for (const row of rows) {

@@ -62,9 +62,9 @@ async function call () {
     const code = err.code ?? String(err)
     b[kind].failed[code] = (b[kind].failed[code] ?? 0) + 1
     if (kind === 'nonIdempotent' && IN_DOUBT.has(code)) b[kind].inDoubt++
-    // The first few failures, for the lab's diagnosis: when (ms since this client began), with
-    // how many peers up then and now, and what the error said.
-    if (b.samples.length < 3) b.samples.push({ kind, startedMs: at - began, took: Date.now() - at, upThen, upNow: up().length, message: String(err.message).slice(0, 160) })
+    // The first few failures of each kind, for the lab's diagnosis: when (ms since this client
+    // began), with how many peers up then and now, and what the error said.
+    if (b.samples.filter((x) => x.kind === kind).length < 2) b.samples.push({ kind, startedMs: at - began, took: Date.now() - at, upThen, upNow: up().length, message: String(err.message).slice(0, 160) })
   } finally {
     inflight--
   }
