@@ -100,3 +100,13 @@ def test_the_blocking_client_for_scripts(procs):
     with SyncClient([a]) as c:
         assert c.request("echo", {"n": 1}) == {"n": 1}
         assert [p["endpoint"] for p in c.peers()] == [a]
+
+
+def test_a_retry_prefers_a_peer_at_another_address_than_those_tried():
+    # The Node client's rule (test/unit/call-path.test.js): peers of one host share its faults.
+    from zeromesh.client import PeerState, elsewhere, host_of
+    a1, a2, b1 = (PeerState(ep) for ep in ("tcp://10.0.0.1:1001", "tcp://10.0.0.1:1002", "tcp://10.0.0.2:1001"))
+    assert host_of("tcp://10.0.0.1:1001") == "10.0.0.1" and host_of("tcp://[::1]:5555") == "[::1]" and host_of("ipc:///tmp/x") == "ipc:///tmp/x"
+    assert elsewhere([a2, b1], {a1.endpoint}) == [b1]
+    assert elsewhere([a2], {a1.endpoint}) == [a2]  # one host only: another peer on it
+    assert elsewhere([a1, a2, b1], set()) == [a1, a2, b1]

@@ -39,6 +39,23 @@ BUSY_RECHECK_MS = 50  #  a call refused busy everywhere looks again after this a
 PROOF_WAIT_MS = 1000  #  a secured connection waits this long for the challenge to prove its key with
 
 
+def host_of(endpoint: str) -> str:
+    """The host of a tcp:// endpoint ("tcp://10.0.0.1:5555" -> "10.0.0.1"); any other endpoint is its own."""
+    if not endpoint.startswith("tcp://"):
+        return endpoint
+    colon = endpoint.rfind(":")
+    return endpoint[6:colon] if colon > 6 else endpoint
+
+
+def elsewhere(peers: list, tried: set) -> list:
+    """Those of `peers` at another address than every endpoint `tried`, while there is one (peers of
+    one host share its faults: the Node client's rule, client/call-path.js); else `peers`."""
+    if not tried:
+        return peers
+    hosts = {host_of(ep) for ep in tried}
+    return [p for p in peers if host_of(p.endpoint) not in hosts] or peers
+
+
 @dataclass
 class PeerState:
     endpoint: str
@@ -257,7 +274,7 @@ class Client:
     def pick(self, method: str, tried: set) -> PeerState | None:
         """The power of two choices over the up peers serving `method`, not tried yet when others are."""
         serving = [p for p in self.peers_by_ep.values() if p.up and p.serves is not None and method in p.serves]
-        fresh = [p for p in serving if p.endpoint not in tried] or serving
+        fresh = elsewhere([p for p in serving if p.endpoint not in tried] or serving, tried)
         if not fresh:
             return None
         a, b = (self.rng.sample(fresh, 2) if len(fresh) > 1 else (fresh[0], fresh[0]))
