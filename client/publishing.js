@@ -135,19 +135,16 @@ export class Publishing {
    * the time left. At its deadline the fan-out fails NoSubscribersError, AbortError on an abort.
    */
   whenSubscribed (event, payload, o, owner, found, recheckAt, spread) {
-    const now = this.o.clock.now()
-    const call = new Call(this.o.kind, this.o.newId(), event, payload, o, now)
-    call.ack = o.ack
-    call.owner = owner
-    call.group = null
-    call.placing = {
-      find: found,
-      spread,
-      recheckAt,
-      timedOut: () => new NoSubscribersError(`zeromesh: no peer subscribed to "${event}" within ${o.timeout} ms`),
-    }
     owner.expect(1)
-    this.o.start(call, now)
+    this.deliver(owner, event, payload, o, this.o.clock.now(), (call) => {
+      call.group = null
+      call.placing = {
+        find: found,
+        spread,
+        recheckAt,
+        timedOut: () => new NoSubscribersError(`zeromesh: no peer subscribed to "${event}" within ${o.timeout} ms`),
+      }
+    })
   }
 }
 
