@@ -440,7 +440,8 @@ export class WorkerPool {
   }
 
   lost (t, message) {
-    if (!this.threads.includes(t)) return
+    // A stopping pool ends its threads itself (stop: terminate), and has answered what they held.
+    if (this.closed || !this.threads.includes(t)) return
     this.o.onCrash?.(message) // said once, with its error: the peer logs it (handlers.js)
     // The request it ran, or (before it began the next one) the last one it answered.
     const progress = t.at

@@ -34,6 +34,20 @@ describe('worker-thread handlers', function () {
     expect(await peerMetrics(p).metrics()).to.match(/^zeromesh_peer_thread_crashes_total 1$/m)
   })
 
+  // Seen on every SIGTERM of `zeromesh peer --threads 2`: the stop's own terminate() of each
+  // thread was taken for a crash, and logged as an error ("handler thread exited with code 1;
+  // a new thread takes its place") before "stopped".
+  it('a peer that stops logs no thread crash and counts none: the threads it ends are not lost', async () => {
+    const logged = []
+    const logger = { debug () {}, info () {}, warn () {}, error: (fields, message) => logged.push(message) }
+    const p = await h.peer({ handlers: WORK, threads: 2, logger })
+    const c = h.client({ seeds: [p.endpoint] })
+    expect((await c.request('spin', { n: 1000 })).x).to.be.a('number')
+    await p.stop()
+    expect(logged).to.deep.equal([])
+    expect(p.stats().threads).to.include({ crashed: 0, replaced: 0 })
+  })
+
   it('a handler still running at its deadline is abandoned and its thread recycled', async () => {
     const p = await h.peer({ handlers: WORK, threads: 1 })
     const c = h.client({ seeds: [p.endpoint] })
