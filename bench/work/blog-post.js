@@ -9,17 +9,20 @@
 // route's p99, errors, per-round ratios to cluster (and the gateway's to the front), and CPU per
 // answered request by process and thread (from /proc: the front's main thread and its others,
 // the peer's main thread, its handler threads and ZeroMQ's I/O threads; cluster's workers
-// whole).
+// whole). With --against DIR (another checkout, say an issue's starting commit, its
+// node_modules linked), the hand-written front and its peer run from DIR as one more way, in the
+// same rounds: its req/s and its front's main-thread CPU per request beside this checkout's.
 //
 // Usage: node bench/work/blog-post.js [--connections 100] [--http-seconds 10] [--rounds 1] [--threads N]
-//        [--ways cluster,zeromesh,gateway] [--json]
+//        [--ways cluster,zeromesh,gateway] [--against DIR] [--json]
 import { readFileSync } from 'node:fs'
+import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import os from 'node:os'
 import autocannon from 'autocannon'
 import { child } from '../../bin/bench/harness.js'
-import { BIN, cheapRoute, inTurn, lowerMedian as med, stopped } from '../lib/apps.js'
+import { cheapRoute, inTurn, lowerMedian as med, stopped } from '../lib/apps.js'
 import { threadStats } from '../lib/proc-threads.js'
 
 const { values } = parseArgs({
@@ -29,12 +32,14 @@ const { values } = parseArgs({
     'http-seconds': { type: 'string', default: '10' },
     rounds: { type: 'string', default: '1' },
     ways: { type: 'string', default: 'cluster,zeromesh,gateway' },
+    against: { type: 'string' },
     json: { type: 'boolean' },
   },
 })
 const THREADS = Number(values.threads)
-const POST_SERVER = fileURLToPath(new URL('../lib/post-server.js', import.meta.url))
-const COUNTDOWN = fileURLToPath(new URL('../lib/countdown-handlers.js', import.meta.url))
+const HERE = fileURLToPath(new URL('../..', import.meta.url))
+/** The checkout's own pieces: its CLI, its app's server, its handlers. */
+const checkout = (root) => ({ bin: path.join(root, 'bin/zeromesh.js'), postServer: path.join(root, 'bench/lib/post-server.js'), countdown: path.join(root, 'bench/lib/countdown-handlers.js') })
 
 /** The PIDs of process `pid`'s children (Linux), cluster's workers. */
 function childrenOf (pid) {
@@ -58,9 +63,10 @@ function cpuByRole (pids, roleOf) {
  * autocannon on GET /, GET /cheap at 50 a second beside it; then stopped. CPU by role over
  * the run, in us per answered heavy request.
  */
-async function measurePost (mode) {
-  const started = mode !== 'cluster' ? [await child([BIN, 'peer', '--handlers', COUNTDOWN, '--threads', String(THREADS), '--log-level', 'error'])] : []
-  const server = await child([POST_SERVER, mode, mode === 'cluster' ? String(THREADS) : started[0].line])
+async function measurePost (mode, root = HERE) {
+  const at = checkout(root)
+  const started = mode !== 'cluster' ? [await child([at.bin, 'peer', '--handlers', at.countdown, '--threads', String(THREADS), '--log-level', 'error'])] : []
+  const server = await child([at.postServer, mode, mode === 'cluster' ? String(THREADS) : started[0].line])
   const base = `http://127.0.0.1:${server.line}`
   const front = server.child.pid
   const peerPid = started[0]?.child.pid
@@ -97,8 +103,10 @@ const all = [[`cluster x${THREADS}`, 'cluster'], [`front + zeromesh, 1 peer x ${
 const asked = values.ways.split(',')
 if (asked.some((w) => !all.some(([, m]) => m === w))) throw new Error('--ways takes cluster, zeromesh and gateway, comma-separated')
 const ways = all.filter(([, m]) => asked.includes(m))
+if (values.against !== undefined && !asked.includes('zeromesh')) throw new Error('--against compares the hand-written front: --ways must include zeromesh')
+if (values.against !== undefined) ways.push([`front + zeromesh at ${values.against}`, 'zeromesh', path.resolve(values.against)])
 const rounds = Number(values.rounds)
-const got = await inTurn(ways, rounds, ([, mode]) => measurePost(mode))
+const got = await inTurn(ways, rounds, ([, mode, root]) => measurePost(mode, root))
 const of = (mode) => got[ways.findIndex(([, m]) => m === mode)] ?? null
 const perRound = (f, a, b, digits = 2) => a === null || b === null ? [] : a.map((run, r) => +(f(run) / f(b[r])).toFixed(digits))
 const report = {
@@ -119,6 +127,13 @@ const report = {
   zeromeshVsCluster: { perSecond: perRound((x) => x.perSecond, of('zeromesh'), of('cluster')), heavyP99: perRound((x) => x.heavyP99, of('zeromesh'), of('cluster')) },
   gatewayVsFront: perRound((x) => x.perSecond, of('gateway'), of('zeromesh'), 3),
 }
+if (values.against !== undefined) {
+  const other = got[ways.length - 1]
+  report.againstOther = {
+    perSecond: perRound((x) => x.perSecond, of('zeromesh'), other, 3),
+    frontMainCpu: perRound((x) => x.cpuUsPerRequest.frontMain, of('zeromesh'), other, 3),
+  }
+}
 report.gatewayVsFrontMedian = med(report.gatewayVsFront)
 
 if (values.json) console.log(JSON.stringify(report))
@@ -129,7 +144,8 @@ else {
   console.log('| --- | ---: | ---: | ---: | ---: |')
   for (const r of p.runs) console.log(`| ${r.name} | ${r.perSecond} | ${r.heavyP99} | ${r.cheapP99} | ${r.errors} |`)
   console.log(`zeromesh / cluster per round: req/s ${p.zeromeshVsCluster.perSecond.join(', ')}; GET / p99 ${p.zeromeshVsCluster.heavyP99.join(', ')}`)
-  console.log(`gateway / hand-written front per round: req/s ${p.gatewayVsFront.join(', ')}; median ${p.gatewayVsFrontMedian}`)
+  if (of('gateway') !== null) console.log(`gateway / hand-written front per round: req/s ${p.gatewayVsFront.join(', ')}; median ${p.gatewayVsFrontMedian}`)
+  if (p.againstOther !== undefined) console.log(`this checkout / ${values.against} per round: req/s ${p.againstOther.perSecond.join(', ')}; front main-thread CPU per request ${p.againstOther.frontMainCpu.join(', ')}`)
   for (const r of p.runs) for (const [i, e] of r.each.entries()) console.log(`CPU us per request, ${r.name}, round ${i + 1}: ${JSON.stringify(e.cpuUsPerRequest)}`)
 }
 process.exit(0)
