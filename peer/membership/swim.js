@@ -31,6 +31,7 @@ const STALL_ROUNDS = 3 //       no probe round for this many intervals: the proc
 const DEAD_PROBE_ROUNDS = 4 //  a member held dead is probed every this many probe rounds (1 s by default)
 const MAX_VERIFYING = 8 //       candidates probed at once
 const MAX_RECONNECT = 256 //     reaped dead members still tried by push-pull, at most
+const LAST_CALL = 2 //           members asked whether they heard a refutation before a suspicion ends in a death
 
 export class Membership extends EventEmitter {
   /**
@@ -602,11 +603,39 @@ export class Membership extends EventEmitter {
           this.put({ endpoint, incarnation: m.incarnation, state: State.LEFT, meta: m.meta })
           return
         }
-        this.counts.died++
-        this.o.debug?.({ member: endpoint, incarnation: m.incarnation, by: m.by }, `suspicion of ${endpoint} (raised by ${m.by ?? this.endpoint}) ran out without a refutation: dead`)
-        this.put({ endpoint, incarnation: m.incarnation, state: State.DEAD, meta: m.meta })
+        this.lastCall(m)
       },
     }))
+  }
+
+  /**
+   * A suspicion of `m` ran out. Before it ends in a death, the suspicion rides in a probe to
+   * LAST_CALL members this peer is connected to (never the suspect: no connection is made): one
+   * that holds the member's refutation answers with it (correct), and the member lives. Seen
+   * after a healed partition, where a refutation made at once reached one peer 3 s late, in a
+   * rush of claims, after its own sends of the suspicion had gone to peers that had not heard
+   * the refutation yet. One probe round trip later than before, the death.
+   */
+  async lastCall (m) {
+    const { endpoint, incarnation } = m
+    let pool = this.probeable().filter((x) => x.state === State.ALIVE && x.endpoint !== endpoint)
+    if (this.o.net.connected !== undefined) {
+      const connected = new Set(this.o.net.connected())
+      pool = pool.filter((x) => connected.has(x.endpoint))
+    }
+    if (pool.length > 0) { // else nobody to ask: dead at once
+      const claim = this.claimOf(m)
+      const timeout = this.awareness.scale(this.c.probeTimeout)
+      await Promise.all(this.shuffle(pool).slice(0, LAST_CALL).map(async (x) => {
+        const ack = await this.o.net.request(x.endpoint, { type: 'probe', from: this.endpoint, target: x.endpoint, updates: [claim] }, timeout)
+        if (this.running && ack?.type === 'ack') this.absorb(ack.updates, x.endpoint, true)
+      }))
+    }
+    const now = this.table.get(endpoint)
+    if (!this.running || now === undefined || now.state !== State.SUSPECT || now.incarnation !== incarnation || this.suspicions.has(endpoint)) return // refuted, or suspected anew, meanwhile
+    this.counts.died++
+    this.o.debug?.({ member: endpoint, incarnation, by: now.by }, `suspicion of ${endpoint} (raised by ${now.by ?? this.endpoint}) ran out without a refutation: dead`)
+    this.put({ endpoint, incarnation, state: State.DEAD, meta: now.meta })
   }
 
   // ---- applying claims ---------------------------------------------------------------
@@ -725,6 +754,7 @@ export class Membership extends EventEmitter {
         // answer carries this peer's refutation whatever the queue holds, since the queue's
         // few sends of it may have gone on answers nobody waited for any more.
         if (this.doubted(msg.updates) && !ack.updates.some((u) => u.endpoint === this.endpoint)) ack.updates.push(this.claimOf(this.table.self))
+        this.correct(msg.updates, ack.updates)
         return ack
       }
       case 'probe-req': {
@@ -786,6 +816,25 @@ export class Membership extends EventEmitter {
     if (!Array.isArray(updates)) return false
     const self = this.table.self
     return updates.some((u) => u.endpoint === self.endpoint && u.state !== State.ALIVE && u.incarnation <= self.incarnation)
+  }
+
+  /**
+   * Adds to `out` (an answer's claims) this peer's alive claim of each member that `updates`
+   * doubts (suspect, dead or left) at an incarnation below the one it holds that member alive
+   * at: the member refuted since, and the sender, still waiting on its suspicion, learns it now
+   * instead of when gossip reaches it. Seen after a partition healed: the cut-off side's
+   * suspicions of a member arrived everywhere at once, the member refuted within a
+   * millisecond, and one peer, reached by few of the refutation's sends in the rush of claims,
+   * declared it dead 2.6 s later (test/unit/membership.test.js, the healed partition).
+   */
+  correct (updates, out) {
+    if (!Array.isArray(updates)) return
+    for (const u of updates) {
+      if (u === null || typeof u !== 'object' || u.state === State.ALIVE) continue
+      const m = this.table.get(u.endpoint)
+      if (m === undefined || m === this.table.self || m.state !== State.ALIVE || !(m.incarnation > u.incarnation)) continue
+      if (!out.some((x) => x.endpoint === m.endpoint)) out.push(this.claimOf(m))
+    }
   }
 
   /** An ack that also tells `to` what we think of it when that is not "alive", so it refutes. */

@@ -226,3 +226,28 @@ def test_a_forged_list_of_a_thousand_members_admits_none_and_holds_at_most_64_ca
         assert all(sorted(states(net.members[ep])) == sorted(eps) for ep in eps)
         await net.close()
     run(main)
+
+
+def test_a_suspicion_that_runs_out_asks_a_live_member_first_who_answers_with_the_refutation_it_heard():
+    # The Node peer's rule (PROTOCOL.md 4.6): after a healed partition, a member's refutation
+    # reached one peer after its suspicion ran out, and it was declared dead.
+    async def main():
+        clock, net, eps = world(3)
+        await clock.advance(3000)
+        me, other, third = net.members[eps[0]], eps[1], net.members[eps[2]]
+        net.cut.add(frozenset((eps[0], other)))  # this peer cannot hear the member itself
+        held = me.table[other]
+        me.suspect(held)
+        doubted = held.incarnation
+        third.table[other].incarnation = doubted + 1  # the member refuted, and the third heard it
+        # A probe that doubts it is answered with the refutation...
+        answer = codec.decode(third.on_probe(1, {"type": "probe", "from": eps[0], "target": eps[2], "updates": [held.claim()]}))
+        assert {"endpoint": other, "incarnation": doubted + 1, "state": 0} in [{k: u[k] for k in ("endpoint", "incarnation", "state")} for u in answer["gossip"]["updates"]]
+        # ...and the suspicion, when it runs out, asks the third first: the member lives.
+        held.suspicion.cancel()
+        me.suspicion_over(held, doubted)
+        await clock.advance(1000)
+        assert states(me)[other] == "alive" and me.table[other].incarnation == doubted + 1
+        assert me.counts["died"] == 0
+        await net.close()
+    run(main)

@@ -53,6 +53,7 @@ class MembershipConfig:
 STALL_ROUNDS = 3  #          no probe round for this many intervals: this process was stalled
 DEAD_PROBE_ROUNDS = 4  #     a member held dead is probed every this many rounds
 DEAD_SYNC_CHANCE = 0.25  #   share of push-pulls sent to a member held dead
+LAST_CALL = 2  #             live members asked whether they heard a refutation before a suspicion ends in a death
 MAX_RECONNECT = 256  #       members reaped while dead still tried, at most...
 RECONNECT_MS = 86_400_000  # ...for this long
 
@@ -356,6 +357,27 @@ class Membership:
             self.counts["left_relayed"] += 1
             self.apply(m, inc, MemberState.LEFT, {"meta": m.meta, "service": m.service})
             return
+        pool = [x for x in self.table.values() if x.state == MemberState.ALIVE and x.endpoint not in (m.endpoint, self.endpoint)]
+        if not pool:  # nobody to ask
+            self.apply(m, inc, MemberState.DEAD, {"meta": m.meta, "service": m.service})
+            return
+        self.background(self.last_call(m, inc, self.rng.sample(pool, min(LAST_CALL, len(pool)))))
+
+    async def last_call(self, m: Member, inc: int, asked: list[Member]) -> None:
+        """A suspicion ran out: before it ends in a death, it rides in a probe to `asked` (up to
+        LAST_CALL live members, never the suspect); one that holds the member's refutation
+        answers with it, and the member lives (PROTOCOL.md 4.6, the Node peer's lastCall())."""
+        claim = m.claim()
+        timeout = self.scaled(self.config.probe_timeout)
+
+        async def ask(ep: str) -> None:
+            answer = await self.ask(ep, lambda seq: codec.encode_gossip(seq, {"type": "probe", "from": self.endpoint, "target": ep, "updates": [claim]}), timeout)
+            if answer is not None and answer.get("gossip", {}).get("type") == "ack" and not self.left:
+                self.merge(answer["gossip"].get("updates", []), ep, True)
+
+        await asyncio.gather(*(ask(x.endpoint) for x in asked))
+        if self.left or m.state != MemberState.SUSPECT or m.incarnation != inc or m.suspicion is not None:
+            return  # refuted, or suspected anew, meanwhile
         self.apply(m, inc, MemberState.DEAD, {"meta": m.meta, "service": m.service})
 
     def suspect(self, m: Member) -> None:
@@ -388,7 +410,23 @@ class Membership:
         held = self.table.get(sender)
         if held is not None and held.state != MemberState.ALIVE:
             updates.append(held.claim())  # the prober learns what is said of it, and refutes
+        self.correct(msg.get("updates", []), updates)
         return codec.encode_gossip(seq, {"type": "ack", "from": self.endpoint, "updates": updates})
+
+    def correct(self, claims: list, out: list) -> None:
+        """Adds to `out` this peer's alive claim of each member that `claims` doubt (suspect, dead
+        or left) at an incarnation below the one it holds that member alive at: the member
+        refuted since, and the prober, still waiting on its suspicion, learns it now (PROTOCOL.md
+        4.6, the Node peer's correct())."""
+        for c in claims:
+            if not isinstance(c, dict) or c.get("state") == MemberState.ALIVE:
+                continue
+            m = self.table.get(c.get("endpoint"))
+            inc = c.get("incarnation")
+            if m is None or m.state != MemberState.ALIVE or not isinstance(inc, int) or m.incarnation <= inc:
+                continue
+            if all(x["endpoint"] != m.endpoint for x in out):
+                out.append(m.claim())
 
     async def on_probe_req(self, seq: int, msg: dict) -> bytes:
         if self.left:

@@ -213,6 +213,35 @@ describe('membership: clusters on an in-memory network (fake clock)', function (
     expect(t).to.be.within(0, 3000) // members held dead are probed every second
   })
 
+  // Seen in the lab at 60 (a zone cut off for 12 s, then healed): a peer on the side that
+  // stayed whole declared a member of its own side dead 4.6 s after the heal. The cut-off
+  // side's suspicions of that member arrived everywhere at once, with their confirmations; the
+  // member refuted within milliseconds, but in the rush of claims its refutation reached some
+  // peers 3 s late, after their suspicions ran out. Now a peer answers a probe that doubts a
+  // member it holds alive at a later incarnation with that claim, and a suspicion that runs
+  // out asks two connected members before it ends in a death. These runs each lost a member
+  // of the whole side that way before (12 same-side deaths in 48 runs at 24 to 60 members).
+  it('a healed partition kills no one on the side that stayed whole: every peer hears a refutation before its suspicion runs out', async () => {
+    for (const [n, cut, seed] of [[24, 8, 14], [40, 12, 1], [60, 20, 4]]) {
+      sim = new SimCluster({ seed })
+      const list = eps(n)
+      list.forEach((ep, i) => sim.add(ep, i === 0 ? [] : [list[i - 1]]))
+      expect(await sim.until(() => list.every((ep) => sim.allSee(ep, ['alive'])), { max: 20000 })).to.be.at.least(0)
+      const small = list.slice(0, cut)
+      const falseDeaths = [] // a member declared dead by a peer on its own side of the cut
+      for (const [viewer, m] of sim.nodes) {
+        m.on('member', (x) => { if (x.state === 'dead' && small.includes(viewer) === small.includes(x.endpoint)) falseDeaths.push(`${viewer} declared ${x.endpoint}`) })
+      }
+      sim.net.partition(small, list.slice(cut))
+      await sim.run(15000)
+      sim.net.heal()
+      await sim.run(20000)
+      expect(falseDeaths, `${n} members, ${cut} cut off, seed ${seed}`).to.deep.equal([])
+      expect(list.every((ep) => sim.allSee(ep, ['alive']))).to.equal(true)
+      sim.stop()
+    }
+  })
+
   // Lifeguard: a member on a slow link (220 ms each way: every round trip it makes, 440 ms,
   // outlasts even the direct retry's 400 ms) suspects healthy members all the time on its own
   // (437 suspicions over these three runs); when its local health slows it down it hardly does
