@@ -20,7 +20,7 @@
 // false ones (a live, reachable peer declared dead), and the spread. Root only; everything it
 // made (namespaces, rules, processes by PID) is removed at the end and on any failure.
 //
-//   sudo node bench/cluster/lab.js [--hosts 6] [--peers 5] [--zones 3] [--clients 6]
+//   sudo node bench/cluster/lab.js [--hosts 12] [--peers 10] [--zones 3] [--clients 24]
 //        [--rate 20] [--steady-rate 200] [--steady-min 2000] [--phases cold,steady,...] [--json]
 import { parseArgs } from 'node:util'
 import { spawnSync } from 'node:child_process'

@@ -5,6 +5,8 @@
 //   node bench/lib/post-server.js zeromesh SEEDS   one process; the count runs on zeromesh peers
 //   node bench/lib/post-server.js gateway SEEDS    the same front written with zeromesh/http's
 //                                                  gateway (GET / mapped to countdown)
+//   node bench/lib/post-server.js timer MS         one process; GET / answered after a timer of
+//                                                  MS, no work anywhere: the front's HTTP alone
 // Prints the port once it listens; SIGTERM stops it.
 import { serveClustered } from './cluster-serve.js'
 import http from 'node:http'
@@ -41,7 +43,12 @@ if (mode === 'cluster') {
   const server = http.createServer((req, res) => front(req, res, () => { if (req.url !== '/cheap') res.statusCode = 404; res.end('ok') }))
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`))
   process.on('SIGTERM', () => { server.close(); client.close().then(() => process.exit(0)) })
+} else if (mode === 'timer') {
+  const ms = Number(arg ?? 300)
+  const server = listen(() => new Promise((resolve) => setTimeout(() => resolve('done'), ms)))
+  server.on('listening', () => process.stdout.write(`${server.address().port}\n`))
+  process.on('SIGTERM', () => { server.close(); process.exit(0) })
 } else {
-  console.error('usage: node bench/lib/post-server.js cluster N | zeromesh SEEDS | gateway SEEDS')
+  console.error('usage: node bench/lib/post-server.js cluster N | zeromesh SEEDS | gateway SEEDS | timer MS')
   process.exit(2)
 }
