@@ -11,8 +11,11 @@ describe('the attempt limit (client/attempt-limit.js)', () => {
       [[true, 300, 1000, null, 0], { step: 300, until: 300 }], // a fixed limit, before the deadline
       [[true, 300, 0, null, 0], { step: 300, until: 300 }], //    no deadline at all
       [[true, 300, 300, null, 0], null], //                      not before the deadline: none
-      [[true, 'auto', 1000, null, 0], null], //                  a method never measured
-      [[true, 'auto', 1000, undefined, 0], null],
+      [[true, 'auto', 5000, null, 0], { step: 1250, until: Infinity }], // a method never measured: 1/4 of the time left, renewed to the deadline
+      [[true, 'auto', 1000, undefined, 0], { step: 250, until: Infinity }],
+      [[true, 'auto', 300, null, 0], { step: 100, until: Infinity }], // at least 100 ms
+      [[true, 'auto', 100, null, 0], null], //                   the step would not come first
+      [[true, 'auto', 0, null, 0], null], //                     never measured, no deadline: none
       [[true, 'auto', 1000, 5, 0], { step: 100, until: 100 }], // at least 100 ms
       [[true, 'auto', 1000, 30, 0], { step: 170, until: 170 }], // 4 x 30 + 50
       [[true, 'auto', 1000, 31, 0], { step: 180, until: 180 }], // in 10 ms steps, rounded up
