@@ -21,7 +21,7 @@
 // made (namespaces, rules, processes by PID) is removed at the end and on any failure.
 //
 //   sudo node bench/cluster/lab.js [--hosts 12] [--peers 10] [--zones 3] [--clients 24]
-//        [--rate 20] [--steady-rate 200] [--steady-min 2000] [--phases cold,steady,...] [--json]
+//        [--rate 20] [--steady-rate 200] [--steady-min 2000] [--phases cold,steady,...] [--skip-cost] [--json]
 import { parseArgs } from 'node:util'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -49,6 +49,7 @@ const { values: o } = parseArgs({
     'fault-seconds': { type: 'string', default: '12' }, // how long a cut or a blackhole lasts
     phases: { type: 'string', default: ALL_PHASES.join(',') },
     'attempt-timeout': { type: 'string' }, //           the clients' attemptTimeout (ms); unset: the client's default
+    'skip-cost': { type: 'boolean', default: false }, // a whole run ends with membership's cost at 30, 60 and 120 (membership-cost.js): not this time
     json: { type: 'boolean', default: false },
   },
 })
@@ -93,6 +94,13 @@ try {
 }
 if (o.json) process.stdout.write(JSON.stringify(result) + '\n')
 else process.stdout.write(result.text + '\n')
+// A whole run (every phase) ends with what membership costs a peer at rest at 30, 60 and 120
+// members, in the same sitting (on loopback, after the namespaces are gone).
+if (!o.json && !o['skip-cost'] && ALL_PHASES.every((p) => phases.includes(p))) {
+  process.stdout.write('\n')
+  const cost = spawnSync(process.execPath, [fileURLToPath(new URL('./membership-cost.js', import.meta.url)), '--hosts', '3,6,12', '--peers', String(P)], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 900000 })
+  if (cost.status !== 0) process.exitCode = 1
+}
 
 async function main () {
   const zones = Array.from({ length: Z }, (_, z) => String.fromCharCode(97 + z))
