@@ -180,6 +180,13 @@ async function main () {
     return ups.every((up) => up.every((ep) => !endpoints.includes(ep)))
   }
   const stats = async () => Object.fromEntries((await Promise.all(live().map((h) => h.proc.ask('stats').then((s) => [h.name, s])))))
+  /** Replies the peers of the host processes running now dropped (a client gone, or not reading for 2 s), by reason. */
+  const dropsNow = async () => {
+    const out = {}
+    for (const s of Object.values(await stats().catch(() => ({})))) for (const p of s.peers) for (const [k, n] of Object.entries(p.drops ?? {})) out[k] = (out[k] ?? 0) + n
+    return out
+  }
+  const dropsNote = (d) => (Object.keys(d).length === 0 ? '' : `; replies dropped by peers ${JSON.stringify(d)}`)
   const setRate = (rate) => { for (const c of clients) c.tell('rate', { rate }) }
 
   async function phase (name, fn) {
@@ -229,7 +236,7 @@ async function main () {
     const want = Math.min(SUBSET, H * P)
     cold.subsetMs = (await waitFor(async () => (await Promise.all(clients.map(clientUp))).every((up) => up.length >= want), 120000, 250)) === null ? null : Date.now() - start
   }
-  rows.push({ phase: 'cold', from: T0, to: Date.now(), seconds: (Date.now() - T0) / 1000, members: ms(cold.membersMs), subsets: ms(cold.subsetMs), note: `hosts up in ${ms(cold.startedMs)}` })
+  rows.push({ phase: 'cold', from: T0, to: Date.now(), seconds: (Date.now() - T0) / 1000, members: ms(cold.membersMs), subsets: ms(cold.subsetMs), note: `hosts up in ${ms(cold.startedMs)}${dropsNote(await dropsNow())}` })
   for (const c of clients) c.tell('phase', { name: 'cold' }) // calls so far counted under 'start'
 
   await phase('steady', async () => {
@@ -386,6 +393,7 @@ async function main () {
       refusals.memberHandshakeFailures = (refusals.memberHandshakeFailures ?? 0) + (p.handshakeFailures ?? 0)
     }
   }
+  const endDrops = await dropsNow()
   const reports = await Promise.all(clients.map((c) => c.ask('stop', {}, 30000).catch((err) => ({ error: err.message }))))
   const outcomes = {}
   const warnings = {}
@@ -428,7 +436,7 @@ async function main () {
   const failures = rows.filter((r) => Object.values(r.failed).some((f) => Object.keys(f).length > 0)).map((r) => `${r.phase}: ${JSON.stringify(r.failed)}`)
   for (const h of live()) h.proc.tell('stop')
   await Promise.all(live().map((h) => Promise.race([h.proc.exited, sleep(15000)])))
-  const diagnosis = `\n\nfailed: ${failures.join('; ')}\nfalse deaths: ${falseDeaths.length} (against the graceful restarts: ${JSON.stringify(deathsAroundRestarts(falseDeaths, restarts, (ep) => hostOf.get(ep)))}), the first: ${JSON.stringify(falseDeaths.slice(0, 3))}\nfailures seen by clients (ms since the client began; peers up when the call began and when it failed): ${JSON.stringify(samples)}\nclient warnings: ${JSON.stringify(warnings)}\npeers' refusals: ${JSON.stringify(refusals)}`
+  const diagnosis = `\n\nfailed: ${failures.join('; ')}\nfalse deaths: ${falseDeaths.length} (against the graceful restarts: ${JSON.stringify(deathsAroundRestarts(falseDeaths, restarts, (ep) => hostOf.get(ep)))}), the first: ${JSON.stringify(falseDeaths.slice(0, 3))}\nfailures seen by clients (ms since the client began; peers up when the call began and when it failed): ${JSON.stringify(samples)}\nclient warnings: ${JSON.stringify(warnings)}\npeers' refusals: ${JSON.stringify(refusals)}\nreplies dropped by the peers running at the end: ${JSON.stringify(endDrops)}`
   return { text: failures.length || falseDeaths.length ? text + diagnosis : text, rows, falseDeaths, size: { hosts: H, peers: P, zones: Z, clients: C } }
 }
 

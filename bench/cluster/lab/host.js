@@ -10,7 +10,7 @@
 // Prints one JSON line once every peer serves ({ ready, endpoints }), then answers each JSON
 // line on stdin ({ id, cmd }) with one line ({ id, ... }): `view` (each peer's member list),
 // `deaths` (the members its peers declared dead since the last ask, with when),
-// `stats` (requests and events each peer handled, the process's CPU and memory), `stop`
+// `stats` (requests and events each peer handled, replies it dropped by reason, the process's CPU and memory), `stop`
 // (every peer drains and leaves, then the process exits 0). stdin closed: it stops too.
 import { createInterface } from 'node:readline'
 import { Peer } from '../../../index.js'
@@ -67,7 +67,7 @@ const answers = {
   stats: () => {
     const m = process.memoryUsage()
     return {
-      peers: peers.map((p) => { const s = p.stats(); return { endpoint: p.endpoint, requests: s.requests, events: s.events?.handled ?? 0, membership: s.membership, refused: s.security.refused, handshakeFailures: s.security.handshakeFailures } }),
+      peers: peers.map((p) => { const s = p.stats(); return { endpoint: p.endpoint, requests: s.requests, events: s.events?.handled ?? 0, membership: s.membership, refused: s.security.refused, handshakeFailures: s.security.handshakeFailures, drops: s.drops } }),
       cpu: process.cpuUsage(),
       lagMaxMs: lag.max / 1e6,
       lagP99Ms: lag.percentile(99) / 1e6,
