@@ -829,11 +829,13 @@ export class Membership extends EventEmitter {
    */
   correct (updates, out) {
     if (!Array.isArray(updates)) return
+    let room = this.c.maxPiggyback // an answer grows by at most a message's worth of claims, whatever the probe carried
     for (const u of updates) {
+      if (room === 0) return
       if (u === null || typeof u !== 'object' || u.state === State.ALIVE) continue
       const m = this.table.get(u.endpoint)
       if (m === undefined || m === this.table.self || m.state !== State.ALIVE || !(m.incarnation > u.incarnation)) continue
-      if (!out.some((x) => x.endpoint === m.endpoint)) out.push(this.claimOf(m))
+      if (!out.some((x) => x.endpoint === m.endpoint)) { out.push(this.claimOf(m)); room-- }
     }
   }
 

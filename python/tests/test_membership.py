@@ -9,7 +9,7 @@ import random
 
 from zeromesh import codec
 from zeromesh.constants import MessageType
-from zeromesh.membership import Membership, MembershipConfig
+from zeromesh.membership import Member, Membership, MembershipConfig
 
 INTERVAL = MembershipConfig().probe_interval
 
@@ -249,5 +249,20 @@ def test_a_suspicion_that_runs_out_asks_a_live_member_first_who_answers_with_the
         await clock.advance(1000)
         assert states(me)[other] == "alive" and me.table[other].incarnation == doubted + 1
         assert me.counts["died"] == 0
+        await net.close()
+    run(main)
+
+
+def test_a_probe_doubting_many_members_gets_at_most_a_messages_worth_of_corrections():
+    async def main():
+        clock, net, eps = world(1)
+        me = net.members[eps[0]]
+        others = [f"tcp://10.0.1.{i + 1}:5555" for i in range(20)]
+        for ep in others:
+            me.table[ep] = Member(ep, 5, 0, {})
+        doubts = [{"endpoint": ep, "incarnation": 4, "state": 1, "meta": {}} for ep in others]
+        answer = codec.decode(me.on_probe(1, {"type": "probe", "from": "tcp://10.0.0.66:5555", "target": eps[0], "updates": doubts}))
+        corrections = [u for u in answer["gossip"]["updates"] if u["endpoint"] in others and u["incarnation"] == 5 and u["state"] == 0]
+        assert len(corrections) == MembershipConfig().max_piggyback
         await net.close()
     run(main)

@@ -418,7 +418,10 @@ class Membership:
         or left) at an incarnation below the one it holds that member alive at: the member
         refuted since, and the prober, still waiting on its suspicion, learns it now (PROTOCOL.md
         4.6, the Node peer's correct())."""
+        room = self.config.max_piggyback  # an answer grows by at most a message's worth of claims
         for c in claims:
+            if room == 0:
+                return
             if not isinstance(c, dict) or c.get("state") == MemberState.ALIVE:
                 continue
             m = self.table.get(c.get("endpoint"))
@@ -427,6 +430,7 @@ class Membership:
                 continue
             if all(x["endpoint"] != m.endpoint for x in out):
                 out.append(m.claim())
+                room -= 1
 
     async def on_probe_req(self, seq: int, msg: dict) -> bytes:
         if self.left:

@@ -115,6 +115,21 @@ describe('membership under forged claims (in-memory cluster, virtual clock)', fu
     return seen
   }
 
+  // A peer answers a probe that doubts a member it holds alive at a later incarnation with that
+  // claim (a healed partition's stale suspicions, swim.js correct()). A probe of forged doubts
+  // about every member must not make the answer as large as the member list.
+  it('a probe doubting 40 members gets at most a message\'s worth (16) of corrections in its answer', async () => {
+    const list = await cluster(42)
+    const [a, eve, ...rest] = list
+    const doubts = rest.map((ep) => ({ endpoint: ep, incarnation: sim.nodes.get(a).table.get(ep).incarnation - 1, state: SUSPECT, meta: {} }))
+    const ack = await forged(a, 1, { type: 'probe', from: eve, target: a, updates: doubts })
+    const corrections = ack.updates.filter((u) => rest.includes(u.endpoint) && u.state === ALIVE)
+    expect(corrections.length).to.equal(16)
+    // And one doubt is answered: the prober learns the member's later incarnation.
+    const one = await forged(a, 2, { type: 'probe', from: eve, target: a, updates: doubts.slice(0, 1) })
+    expect(one.updates.find((u) => u.endpoint === rest[0])).to.include({ state: ALIVE, incarnation: doubts[0].incarnation + 1 })
+  })
+
   it('a forged left at incarnation 2^53-1 "from" the victim is refused: it stays alive everywhere', async () => {
     const [a, victim] = await cluster(5)
     await forged(a, 1, { type: 'probe', from: victim, target: a, updates: [{ endpoint: victim, incarnation: 2 ** 53 - 1, state: LEFT, meta: {} }] })
