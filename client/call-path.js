@@ -7,6 +7,7 @@
 // peer refused this client, the DNS names resolved again when nothing is up, a wait for
 // capacity when every peer is busy, an UnknownMethodError when no peer may ever take it.
 import { NoPeersError } from '../protocol/errors.js'
+import { hostOf } from '../protocol/endpoint.js'
 import { pickByKey } from './strategies/rendezvous.js'
 import { allRefused, refusalError } from './refusals.js'
 import { ANY } from './services.js'
@@ -172,11 +173,4 @@ function elsewhere (peers, tried) {
   for (let i = 0; i < tried.length; i++) hosts.add(hostOf(tried[i]))
   const other = peers.filter((p) => !hosts.has(hostOf(p.endpoint)))
   return other.length > 0 ? other : peers
-}
-
-/** The host of a tcp:// endpoint ("tcp://10.0.0.1:5555" -> "10.0.0.1", IPv6 in brackets kept); any other endpoint is its own. */
-function hostOf (endpoint) {
-  if (!endpoint.startsWith('tcp://')) return endpoint
-  const colon = endpoint.lastIndexOf(':')
-  return colon > 6 ? endpoint.slice(6, colon) : endpoint
 }

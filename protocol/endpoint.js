@@ -179,6 +179,12 @@ export function portOf (ep) {
   return p.transport === 'tcp' ? p.port : null
 }
 
+/** The host of a tcp endpoint ("tcp://10.0.0.1:5555" -> "10.0.0.1", an IPv6 one in brackets); any other endpoint is its own. */
+export function hostOf (ep) {
+  const p = parseEndpoint(ep, { bind: true })
+  return p.transport === 'tcp' ? p.host : ep
+}
+
 function describe (v) {
   return v === undefined ? 'undefined' : JSON.stringify(v) ?? String(v)
 }

@@ -274,7 +274,7 @@ async function main () {
     const rolled = restarts.slice(-per.length)
     const startUp = rolled.map((r) => r.ready - r.exited)
     const lags = rolled.map((r) => r.lagMaxMs).filter((x) => x !== null)
-    return { hostsRestarted: per.length, note: `per host until every peer sees every member: median ${ms(median(done))}, max ${ms(Math.max(...done))}${done.length < per.length ? `; ${per.length - done.length} never converged within 60 s` : ''}; a new host process serving after median ${ms(median(startUp))} (max ${ms(Math.max(...startUp))}), its loop's worst delay by then median ${ms(median(lags))} (max ${ms(Math.max(...lags))})` }
+    return { hostsRestarted: per.length, note: `per host until every peer sees every member: median ${ms(median(done))}, max ${ms(Math.max(...done))}${done.length < per.length ? `; ${per.length - done.length} never converged within 60 s` : ''}; a new host process serving after median ${ms(median(startUp))} (max ${ms(Math.max(...startUp))}), its loop's worst delay by then ${lags.length === 0 ? 'not known' : `median ${ms(median(lags))} (max ${ms(Math.max(...lags))})`}` }
   })
 
   await phase('host-loss', async () => {
