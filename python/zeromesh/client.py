@@ -23,7 +23,7 @@ import zmq.asyncio
 
 from . import codec
 from .constants import MemberState, Status
-from .endpoint import normalize_remote
+from .endpoint import host_of, normalize_remote
 from .errors import (BusyError, ClosedError, ConnectionLostError, DrainingError, InvalidArgumentError,
                      NoPeersError, RemoteError, UnknownMethodError, ZeromeshTimeoutError, REMOTE_WORKER_EXIT)
 from .failover import LOST, REFUSED, THREAD_ENDED, Call, decide
@@ -37,14 +37,6 @@ STALE_ANSWERS = 16  #    a peer's latency estimate is stale once this many answe
 UNROUTABLE_MS = 500  #   once every peer up said what it serves, a method none serves for this long fails UNKNOWN_METHOD
 BUSY_RECHECK_MS = 50  #  a call refused busy everywhere looks again after this at most (other clients' calls end unseen)
 PROOF_WAIT_MS = 1000  #  a secured connection waits this long for the challenge to prove its key with
-
-
-def host_of(endpoint: str) -> str:
-    """The host of a tcp:// endpoint ("tcp://10.0.0.1:5555" -> "10.0.0.1"); any other endpoint is its own."""
-    if not endpoint.startswith("tcp://"):
-        return endpoint
-    colon = endpoint.rfind(":")
-    return endpoint[6:colon] if colon > 6 else endpoint
 
 
 def elsewhere(peers: list, tried: set) -> list:

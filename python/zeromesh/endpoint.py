@@ -114,3 +114,12 @@ def is_loopback(ep: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return host == "localhost"
+
+
+def host_of(endpoint: str) -> str:
+    """The host of a tcp:// endpoint ("tcp://10.0.0.1:5555" -> "10.0.0.1", an IPv6 one in brackets);
+    any other endpoint is its own (the Node protocol/endpoint.js hostOf)."""
+    if not endpoint.startswith("tcp://"):
+        return endpoint
+    host, colon, _ = endpoint[6:].rpartition(":")
+    return host if colon and host else endpoint
